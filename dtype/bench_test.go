@@ -1,0 +1,179 @@
+package dtype
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// Benchmarks report message bytes per second (b.SetBytes(len(dst))), as
+// nccl-tests' algbw does: dst = op(a, b) moves three times that through
+// memory, copy(dst, a) twice. Compare BenchmarkReduce against BenchmarkCopy
+// at the same size. Avg is left out: it runs the Sum kernel.
+
+const (
+	bigSize   = 64 << 20 // far beyond the caches
+	smallSize = 1 << 20  // fits in L2 on most servers
+)
+
+// benchBufs holds the dst, a and b buffers per size, allocated once.
+var benchBufs = map[int][3][]byte{}
+
+// buffers returns dst, a and b of size bytes, with a and b holding a Sum
+// pattern of dt (ordinary finite values, so the half-precision encoder
+// takes its common branch).
+func buffers(dt DType, size int) (dst, a, b []byte) {
+	bufs, ok := benchBufs[size]
+	if !ok {
+		bufs = [3][]byte{make([]byte, size), make([]byte, size), make([]byte, size)}
+		benchBufs[size] = bufs
+	}
+	p := Pattern{dt, Sum, 2}
+	p.Fill(bufs[1], 0, 0)
+	p.Fill(bufs[2], 1, 0)
+	return bufs[0], bufs[1], bufs[2]
+}
+
+func benchReduce(b *testing.B, size int) {
+	for _, dt := range All() {
+		for _, op := range []ReduceOp{Sum, Prod, Max, Min} {
+			b.Run(fmt.Sprintf("%v/%v", dt, op), func(b *testing.B) {
+				dst, x, y := buffers(dt, size)
+				red := Reducer(dt, op)
+				b.SetBytes(int64(len(dst)))
+				for b.Loop() {
+					red(dst, x, y)
+				}
+			})
+		}
+	}
+}
+
+func benchCopy(b *testing.B, size int) {
+	dst, x, _ := buffers(Uint8, size)
+	b.SetBytes(int64(len(dst)))
+	for b.Loop() {
+		copy(dst, x)
+	}
+}
+
+// BenchmarkReduce runs every kernel as dst = op(a, b) on 64 MiB buffers.
+func BenchmarkReduce(b *testing.B) { benchReduce(b, bigSize) }
+
+// BenchmarkReduce1MiB is BenchmarkReduce on cache-resident 1 MiB buffers.
+func BenchmarkReduce1MiB(b *testing.B) { benchReduce(b, smallSize) }
+
+// BenchmarkCopy is copy(dst, a) on the 64 MiB buffers: the memory ceiling.
+func BenchmarkCopy(b *testing.B) { benchCopy(b, bigSize) }
+
+// BenchmarkCopy1MiB is copy(dst, a) on the 1 MiB buffers.
+func BenchmarkCopy1MiB(b *testing.B) { benchCopy(b, smallSize) }
+
+// blockHalfSum is the layout the half-precision kernels do not use: decode
+// 256 elements of a and b into float32 arrays, add them with the unrolled
+// float32 kernel, encode back.
+func blockHalfSum(decode func(dst []float32, src []uint16), encode func(dst []uint16, src []float32)) ReduceFunc {
+	return func(dst, a, b []byte) {
+		d, x, y := halfViews(dst, a, b)
+		x, y = x[:len(d)], y[:len(d)]
+		var fx, fy [256]float32
+		for len(d) > 0 {
+			m := min(len(d), len(fx))
+			decode(fx[:m], x[:m])
+			decode(fy[:m], y[:m])
+			sumKernel(fx[:m], fx[:m], fy[:m])
+			encode(d[:m], fx[:m])
+			d, x, y = d[m:], x[m:], y[m:]
+		}
+	}
+}
+
+func decodeF16Block(dst []float32, src []uint16) {
+	dst = dst[:len(src)]
+	for i, h := range src {
+		dst[i] = f16ToF32Table[h]
+	}
+}
+
+func encodeF16Block(dst []uint16, src []float32) {
+	src = src[:len(dst)]
+	for i, f := range src {
+		if u := math.Float32bits(f); f16IsNormal(u) {
+			dst[i] = f16RoundNormal(u)
+		} else {
+			dst[i] = f32ToF16Rare(u)
+		}
+	}
+}
+
+func decodeBF16Block(dst []float32, src []uint16) {
+	dst = dst[:len(src)]
+	for i, h := range src {
+		dst[i] = BF16ToF32(h)
+	}
+}
+
+func encodeBF16Block(dst []uint16, src []float32) {
+	src = src[:len(dst)]
+	for i, f := range src {
+		dst[i] = F32ToBF16(f)
+	}
+}
+
+// BenchmarkHalfLayout compares the one-element-at-a-time kernels that
+// Reducer returns for fp16 and bf16 sum with the block layout.
+func BenchmarkHalfLayout(b *testing.B) {
+	kernels := []struct {
+		name string
+		dt   DType
+		red  ReduceFunc
+	}{
+		{"fp16/block", FP16, blockHalfSum(decodeF16Block, encodeF16Block)},
+		{"fp16/element", FP16, Reducer(FP16, Sum)},
+		{"bf16/block", BF16, blockHalfSum(decodeBF16Block, encodeBF16Block)},
+		{"bf16/element", BF16, Reducer(BF16, Sum)},
+	}
+	for _, size := range []int{bigSize, smallSize} {
+		for _, k := range kernels {
+			b.Run(fmt.Sprintf("%s/%dKiB", k.name, size>>10), func(b *testing.B) {
+				dst, x, y := buffers(k.dt, size)
+				b.SetBytes(int64(len(dst)))
+				for b.Loop() {
+					k.red(dst, x, y)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFill and BenchmarkCountWrong show that generating and checking
+// patterns run near copy speed (compare BenchmarkCopy).
+func BenchmarkFill(b *testing.B) {
+	for _, dt := range []DType{Int8, FP16, FP32, FP64} {
+		b.Run(dt.String(), func(b *testing.B) {
+			buf, _, _ := buffers(dt, bigSize)
+			p := Pattern{dt, Sum, 8}
+			b.SetBytes(int64(len(buf)))
+			for b.Loop() {
+				p.Fill(buf, 3, 12345)
+			}
+		})
+	}
+}
+
+func BenchmarkCountWrong(b *testing.B) {
+	for _, dt := range []DType{Int8, FP16, FP32, FP64} {
+		b.Run(dt.String(), func(b *testing.B) {
+			buf, _, _ := buffers(dt, bigSize)
+			p := Pattern{dt, Sum, 8}
+			p.Fill(buf, 3, 12345)
+			tmpl := p.Template(3)
+			b.SetBytes(int64(len(buf)))
+			for b.Loop() {
+				if CountWrong(dt, buf, tmpl, 12345) != 0 {
+					b.Fatal("pattern mismatch")
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,236 @@
+package dtype
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+)
+
+// Period is the number of elements after which every pattern repeats. It is
+// prime, so a block misplaced by any whole number of typical chunk sizes
+// (powers of two) lands on different values.
+const Period = 509
+
+// Pattern describes the inputs of one run: element type, reduction, number
+// of ranks. Its values are small integers chosen so that reducing them is
+// exact in DType for every reduction order: every partial result of a sum
+// or product stays an integer in [0, L], where L is the largest integer such
+// that all of [0, L] is exactly representable in DType (127 for int8, 2048
+// for fp16, 256 for bf16, 2^24 for fp32 and, to keep patterns alike, for
+// the 32- and 64-bit integers; 2^53 for fp64). So the result a collective
+// computes can be checked bit for bit, whatever algorithm it used.
+//
+// A Pattern is a plain value; its methods are safe for concurrent use.
+type Pattern struct {
+	DType DType    // element type
+	Op    ReduceOp // reduction the inputs are chosen for
+	Ranks int      // number of contributing ranks, >= 1
+}
+
+// exactLimit returns L: every integer in [0, L] is exact in dt and fits it.
+func exactLimit(dt DType) int64 {
+	switch dt {
+	case Int8:
+		return 127
+	case Uint8:
+		return 255
+	case Int16:
+		return 32767
+	case Uint16:
+		return 65535
+	case FP16:
+		return 2048
+	case BF16:
+		return 256
+	case FP64:
+		return 1 << 53
+	}
+	return 1 << 24 // fp32; 32- and 64-bit integers by choice
+}
+
+// mix hashes (rank, j) into 64 well-spread bits (splitmix64 finaliser).
+func mix(rank, j int) uint64 {
+	h := uint64(rank)*0x9e3779b97f4a7c15 ^ uint64(j)*0xc2b2ae3d27d4eb4f
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// Value returns input element i of rank (0 <= rank < Ranks). It depends on
+// i only through i % Period and is a non-negative integer exact in DType:
+//
+//   - Sum, Avg: in [0, L/Ranks]; about half the ranks, chosen per index,
+//     hold a level that depends on i only, the others a hash of (rank, i).
+//     If L < Ranks: a 1 for between L/2 and L of the ranks (how many and
+//     which depend on i), 0 for the rest.
+//   - Prod: 1 or 2, with at most floor(log2 L) twos per index over all
+//     ranks, the count and the ranks holding them varying with i.
+//   - Max, Min: in [0, min(L, 1000)], a per-index base plus a per-rank
+//     offset, so that both the maximum and the minimum vary with i.
+//
+// Value panics if Ranks < 1.
+func (p Pattern) Value(rank, i int) float64 {
+	if p.Ranks < 1 {
+		panic(fmt.Sprintf("dtype.Pattern: %d ranks", p.Ranks))
+	}
+	j := phase(i)
+	lim := exactLimit(p.DType)
+	n := int64(p.Ranks)
+	switch p.Op {
+	case Prod:
+		twos := int64(bits.Len64(uint64(lim)) - 1)
+		c := int64(j) % (min(twos, n) + 1)
+		if (int64(j)*7+int64(rank))%n < c {
+			return 2
+		}
+		return 1
+	case Max, Min:
+		w := min(lim, 1000)
+		span := w / 4
+		base := int64(mix(-1, j) % uint64(w-span+1))
+		return float64(base + int64(mix(rank, j)%uint64(span+1)))
+	default: // Sum, Avg
+		if m := uint64(lim / n); m >= 1 {
+			// Half the ranks, chosen per index, hold a per-index level and
+			// the rest noise, so that sums and averages (truncated ones
+			// too) spread over the range instead of all sitting near the
+			// mean of Ranks uniform values.
+			if h := mix(rank, j); h&1 == 1 {
+				return float64((h >> 1) % (m + 1))
+			}
+			return float64(mix(-1, j) % (m + 1))
+		}
+		c := lim - int64(j)%(lim/2+1)
+		if (int64(j)+int64(rank))%n < c {
+			return 1
+		}
+		return 0
+	}
+}
+
+// Reduced returns the expected result element i: Op over ranks 0..Ranks-1
+// of Value(rank, i), computed in float64 without the kernels. For Avg it is
+// the sum divided by Ranks as DivideBy defines it: truncated for integers,
+// rounded to nearest-even in DType for floats (the value Encode would
+// store). The result is exact in DType.
+func (p Pattern) Reduced(i int) float64 {
+	acc := p.Value(0, i)
+	for r := 1; r < p.Ranks; r++ {
+		v := p.Value(r, i)
+		switch p.Op {
+		case Prod:
+			acc *= v
+		case Max:
+			acc = max(acc, v)
+		case Min:
+			acc = min(acc, v)
+		default:
+			acc += v
+		}
+	}
+	if p.Op == Avg {
+		if !p.DType.IsFloat() {
+			return float64(int64(acc) / int64(p.Ranks))
+		}
+		return roundFloat(p.DType, acc/float64(p.Ranks))
+	}
+	return acc
+}
+
+// Template returns the encoded elements 0 .. 2*Period-1 of Value(src, ·)
+// for src >= 0, or of Reduced(·) for src == -1. Two periods let any phase
+// be sliced out as one contiguous period: elements first .. first+Period-1
+// of the pattern are Template(src)[(first%Period)*size:][:Period*size].
+// The slice is newly allocated and owned by the caller.
+func (p Pattern) Template(src int) []byte {
+	if src < -1 {
+		panic(fmt.Sprintf("dtype.Pattern.Template: source %d < -1", src))
+	}
+	s := p.DType.Size()
+	t := make([]byte, 2*Period*s)
+	for k := range Period {
+		if src == -1 {
+			Encode(p.DType, t, k, p.Reduced(k))
+		} else {
+			Encode(p.DType, t, k, p.Value(src, k))
+		}
+	}
+	copy(t[Period*s:], t[:Period*s])
+	return t
+}
+
+// fillChunk is the size of the phase-aligned block Fill repeats: a whole
+// number of periods near 64 KiB, small enough to stay in L2 while it is
+// copied over a large buffer, so Fill runs at memory write speed.
+const fillChunk = 64 << 10
+
+// Fill encodes Value(rank, first+k) into element k of buf, for every
+// element of buf; first is the index of buf's first element in the whole
+// input (a chunk's offset in elements). len(buf) must be a multiple of
+// DType.Size(). Fill encodes one template and copies it, so it runs at
+// memory write speed.
+func (p Pattern) Fill(buf []byte, rank, first int) {
+	s := p.DType.Size()
+	if s == 0 || len(buf)%s != 0 {
+		panic(fmt.Sprintf("dtype.Pattern.Fill: %d bytes is not a whole number of %v elements", len(buf), p.DType))
+	}
+	one := onePeriod(p.Template(rank), s, first)
+	// Build a chunk of whole periods by doubling within buf itself, then
+	// copy that chunk, which is periodic from its start, along the rest.
+	n := copy(buf, one)
+	for n < len(buf) && n < fillChunk {
+		n += copy(buf[n:], buf[:n])
+	}
+	for n < len(buf) {
+		n += copy(buf[n:], buf[:(fillChunk/len(one))*len(one)])
+	}
+}
+
+// onePeriod returns the Period elements of tmpl starting at element first
+// modulo Period.
+func onePeriod(tmpl []byte, size, first int) []byte {
+	if len(tmpl) < 2*Period*size {
+		panic(fmt.Sprintf("dtype: template of %d bytes is shorter than two periods of %d-byte elements", len(tmpl), size))
+	}
+	off := phase(first) * size
+	return tmpl[off : off+Period*size]
+}
+
+// phase returns i modulo Period, in [0, Period) also for negative i.
+func phase(i int) int {
+	j := i % Period
+	if j < 0 {
+		j += Period
+	}
+	return j
+}
+
+// CountWrong returns how many elements k of got differ bitwise from element
+// (first+k) % Period of tmpl, a template of elements of type dt as returned
+// by Pattern.Template. It compares whole periods with bytes.Equal and looks
+// at single elements only inside a period that differs, so a correct
+// buffer is checked at memory speed. len(got) must be a multiple of
+// dt.Size().
+func CountWrong(dt DType, got, tmpl []byte, first int) int {
+	s := dt.Size()
+	if s == 0 || len(got)%s != 0 {
+		panic(fmt.Sprintf("dtype.CountWrong: %d bytes is not a whole number of %v elements", len(got), dt))
+	}
+	want := onePeriod(tmpl, s, first)
+	wrong := 0
+	for len(got) > 0 {
+		blk := got[:min(len(got), len(want))]
+		ref := want[:len(blk)]
+		if !bytes.Equal(blk, ref) {
+			for k := 0; k < len(blk); k += s {
+				if !bytes.Equal(blk[k:k+s], ref[k:k+s]) {
+					wrong++
+				}
+			}
+		}
+		got = got[len(blk):]
+	}
+	return wrong
+}
