@@ -1,0 +1,213 @@
+// Package backendtest is the conformance suite every backend passes: a new
+// backend gets the whole point-to-point contract of backends.Transport
+// tested by calling Run from one test.
+package backendtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// World starts a world of n ranks and returns one Transport per rank; it
+// releases the world with t.Cleanup.
+type World func(t *testing.T, n int) []backends.Transport
+
+// Run runs every conformance test against worlds made by start.
+func Run(t *testing.T, start World) {
+	tests := []struct {
+		name  string
+		ranks int
+		body  func(ctx context.Context, tr backends.Transport) error
+	}{
+		{"ordered", 2, ordered},
+		{"ring exchange", 5, ringExchange},
+		{"wait out of order", 2, waitOutOfOrder},
+		{"recv-reduce", 3, recvReduce},
+		{"zero length", 4, zeroLength},
+		{"length mismatch", 2, lengthMismatch},
+		{"bad peer", 2, badPeer},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := start(t, tc.ranks)
+			if err := runAll(ts, 10*time.Second, tc.body); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	t.Run("timeout", func(t *testing.T) {
+		ts := start(t, 2)
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		// Rank 1 never sends: rank 0's receive must end with ErrTimeout
+		// shortly after the deadline, not hang.
+		err := ts[0].Recv(1, make([]byte, 8)).Wait(ctx)
+		if !errors.Is(err, backends.ErrTimeout) {
+			t.Fatalf("receive from a silent peer: got %v, want ErrTimeout", err)
+		}
+		// A send nobody receives times out too.
+		err = ts[1].Send(0, make([]byte, 8)).Wait(ctx)
+		if !errors.Is(err, backends.ErrTimeout) {
+			t.Fatalf("send to a peer that never receives: got %v, want ErrTimeout", err)
+		}
+	})
+}
+
+// runAll runs body on every rank at once and returns the first error.
+func runAll(ts []backends.Transport, limit time.Duration, body func(context.Context, backends.Transport) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	errs := make([]error, len(ts))
+	var wg sync.WaitGroup
+	for i, tr := range ts {
+		wg.Go(func() { errs[i] = body(ctx, tr) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("rank %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func payload(from, seq, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(from*31 + seq*7 + i)
+	}
+	return b
+}
+
+// ordered: messages between a pair arrive in posting order.
+func ordered(ctx context.Context, tr backends.Transport) error {
+	const msgs = 20
+	if tr.Rank() == 0 {
+		var reqs []backends.Request
+		for s := range msgs {
+			reqs = append(reqs, tr.Send(1, payload(0, s, 100+s)))
+		}
+		for _, r := range reqs {
+			if err := r.Wait(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for s := range msgs {
+		got := make([]byte, 100+s)
+		if err := tr.Recv(0, got).Wait(ctx); err != nil {
+			return err
+		}
+		if !bytes.Equal(got, payload(0, s, 100+s)) {
+			return fmt.Errorf("message %d arrived changed or out of order", s)
+		}
+	}
+	return nil
+}
+
+// ringExchange: everyone sends right and receives from the left at once.
+func ringExchange(ctx context.Context, tr backends.Transport) error {
+	n, r := tr.Size(), tr.Rank()
+	got := make([]byte, 1<<16)
+	s := tr.Send((r+1)%n, payload(r, 0, len(got)))
+	rv := tr.Recv((r-1+n)%n, got)
+	if err := rv.Wait(ctx); err != nil {
+		return err
+	}
+	if err := s.Wait(ctx); err != nil {
+		return err
+	}
+	if !bytes.Equal(got, payload((r-1+n)%n, 0, len(got))) {
+		return errors.New("wrong payload from the left")
+	}
+	return nil
+}
+
+// waitOutOfOrder: the second receive may be waited on before the first.
+func waitOutOfOrder(ctx context.Context, tr backends.Transport) error {
+	if tr.Rank() == 0 {
+		a, b := tr.Send(1, payload(0, 1, 10)), tr.Send(1, payload(0, 2, 20))
+		return errors.Join(b.Wait(ctx), a.Wait(ctx))
+	}
+	first, second := make([]byte, 10), make([]byte, 20)
+	r1, r2 := tr.Recv(0, first), tr.Recv(0, second)
+	if err := errors.Join(r2.Wait(ctx), r1.Wait(ctx)); err != nil {
+		return err
+	}
+	if !bytes.Equal(first, payload(0, 1, 10)) || !bytes.Equal(second, payload(0, 2, 20)) {
+		return errors.New("out-of-order waits mixed up the messages")
+	}
+	return nil
+}
+
+// recvReduce: rank 0 folds both peers' vectors into its own.
+func recvReduce(ctx context.Context, tr backends.Transport) error {
+	const count = 1000
+	vec := func(r int) []byte {
+		b := make([]byte, 4*count)
+		for i := range count {
+			dtype.Encode(dtype.Int32, b, i, float64(r*1000+i))
+		}
+		return b
+	}
+	if tr.Rank() != 0 {
+		return tr.Send(0, vec(tr.Rank())).Wait(ctx)
+	}
+	acc := vec(0)
+	sum := dtype.Reducer(dtype.Int32, dtype.Sum)
+	for peer := 1; peer < tr.Size(); peer++ {
+		if err := tr.RecvReduce(peer, acc, acc, sum).Wait(ctx); err != nil {
+			return err
+		}
+	}
+	for i := range count {
+		if got, want := dtype.Decode(dtype.Int32, acc, i), float64(3000+3*i); got != want {
+			return fmt.Errorf("element %d: got %v, want %v", i, got, want)
+		}
+	}
+	return nil
+}
+
+// zeroLength: empty messages synchronise.
+func zeroLength(ctx context.Context, tr backends.Transport) error {
+	n, r := tr.Size(), tr.Rank()
+	s := tr.Send((r+1)%n, nil)
+	return errors.Join(tr.Recv((r-1+n)%n, nil).Wait(ctx), s.Wait(ctx))
+}
+
+// lengthMismatch: a send and receive of different lengths fail both sides
+// with ErrMismatch.
+func lengthMismatch(ctx context.Context, tr backends.Transport) error {
+	var err error
+	if tr.Rank() == 0 {
+		err = tr.Send(1, make([]byte, 8)).Wait(ctx)
+	} else {
+		err = tr.Recv(0, make([]byte, 16)).Wait(ctx)
+	}
+	if !errors.Is(err, backends.ErrMismatch) {
+		return fmt.Errorf("got %v, want ErrMismatch", err)
+	}
+	return nil
+}
+
+// badPeer: messaging oneself or a rank outside the world fails at once.
+func badPeer(ctx context.Context, tr backends.Transport) error {
+	for _, peer := range []int{tr.Rank(), -1, tr.Size()} {
+		if err := tr.Send(peer, nil).Wait(ctx); err == nil {
+			return fmt.Errorf("send to rank %d accepted", peer)
+		}
+		if err := tr.Recv(peer, nil).Wait(ctx); err == nil {
+			return fmt.Errorf("receive from rank %d accepted", peer)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package backends
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Config is what every backend needs to start a world.
+type Config struct {
+	// Ranks is the number of ranks in the world (>= 1).
+	Ranks int
+}
+
+// Validate reports what is wrong with c, if anything.
+func (c Config) Validate() error {
+	if c.Ranks < 1 {
+		return fmt.Errorf("ranks must be at least 1, got %d", c.Ranks)
+	}
+	return nil
+}
+
+// RankFunc is the work of one rank. It is called once per rank that this
+// process hosts, each call in its own goroutine, with that rank's Transport.
+// The context is cancelled as soon as any rank's RankFunc fails.
+type RankFunc func(ctx context.Context, t Transport) error
+
+// Backend starts worlds of ranks.
+type Backend interface {
+	// Name is the name users select the backend by (--backend).
+	Name() string
+	// Run starts the ranks of a world described by cfg that this process
+	// hosts, calls body for each, and returns when all have returned. It
+	// returns the first failure of any rank (a rank's failure cancels the
+	// others' context), and releases every resource it took.
+	Run(ctx context.Context, cfg Config, body RankFunc) error
+}
+
+var (
+	registryMu sync.Mutex // guards registry
+	registry   = map[string]Backend{}
+)
+
+// Register makes a backend selectable by its name. It panics on a
+// duplicate name: registration happens in init functions, where a duplicate
+// is a programming error.
+func Register(b Backend) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[b.Name()]; dup {
+		panic("backends: duplicate backend " + b.Name())
+	}
+	registry[b.Name()] = b
+}
+
+// Lookup returns the backend registered under name.
+func Lookup(name string) (Backend, error) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if b, ok := registry[name]; ok {
+		return b, nil
+	}
+	return nil, fmt.Errorf("unknown backend %q (registered: %s)", name, strings.Join(namesLocked(), ", "))
+}
+
+// Names returns the registered backend names, sorted.
+func Names() []string {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return slices.Clip(names)
+}

@@ -1,0 +1,191 @@
+package shm
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// link carries the messages of one ordered pair of ranks. Sends and
+// receives each take a ticket in posting order; the receive holding ticket k
+// takes the send holding ticket k, which gives MPI's non-overtaking order
+// while letting the receiver wait on its requests in any order.
+type link struct {
+	mu sync.Mutex // guards the fields below
+	// sends holds posted sends not yet taken, by ticket.
+	sends map[uint64]*sendReq
+	// nextSend and nextRecv are the next tickets to hand out.
+	nextSend, nextRecv uint64
+	// posted is closed, and replaced, whenever a send is posted.
+	posted chan struct{}
+}
+
+func newLink() *link {
+	return &link{sends: map[uint64]*sendReq{}, posted: make(chan struct{})}
+}
+
+// Send states.
+const (
+	sendPosted    = iota // waiting for the receiver
+	sendTaken            // the receiver is reading the buffer
+	sendDone             // the receiver has finished with the buffer
+	sendAbandoned        // the sender gave up before the receiver came
+)
+
+type sendReq struct {
+	buf   []byte
+	peer  int           // destination rank, for errors
+	mu    sync.Mutex    // guards state and err
+	done  chan struct{} // closed when the receiver has finished with buf
+	state int
+	err   error
+}
+
+func (e *endpoint) Send(peer int, buf []byte) backends.Request {
+	if err := e.check(peer); err != nil {
+		return failed{fmt.Errorf("send to rank %d: %w", peer, err)}
+	}
+	s := &sendReq{buf: buf, peer: peer, done: make(chan struct{})}
+	l := e.w.links[e.rank][peer]
+	l.mu.Lock()
+	l.sends[l.nextSend] = s
+	l.nextSend++
+	close(l.posted)
+	l.posted = make(chan struct{})
+	l.mu.Unlock()
+	return s
+}
+
+// Wait blocks until the receiver has read buf.
+func (s *sendReq) Wait(ctx context.Context) error {
+	select {
+	case <-s.done:
+		return s.err
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	switch s.state {
+	case sendPosted:
+		s.state = sendAbandoned
+		s.err = fmt.Errorf("send to rank %d: %w", s.peer, backends.ContextError(ctx))
+		close(s.done)
+		s.mu.Unlock()
+		return s.err
+	case sendAbandoned:
+		s.mu.Unlock()
+		return s.err
+	}
+	s.mu.Unlock()
+	// The receiver is copying; that ends without waiting on anyone.
+	<-s.done
+	return s.err
+}
+
+type recvReq struct {
+	e      *endpoint
+	peer   int
+	ticket uint64
+	dst    []byte
+	acc    []byte
+	reduce dtype.ReduceFunc // nil for a plain receive
+	done   bool
+	err    error
+}
+
+func (e *endpoint) Recv(peer int, buf []byte) backends.Request {
+	return e.postRecv(peer, buf, nil, nil)
+}
+
+func (e *endpoint) RecvReduce(peer int, dst, acc []byte, reduce dtype.ReduceFunc) backends.Request {
+	if len(acc) < len(dst) {
+		return failed{fmt.Errorf("recv-reduce from rank %d: accumulator of %d bytes for %d", peer, len(acc), len(dst))}
+	}
+	return e.postRecv(peer, dst, acc, reduce)
+}
+
+func (e *endpoint) postRecv(peer int, dst, acc []byte, reduce dtype.ReduceFunc) backends.Request {
+	if err := e.check(peer); err != nil {
+		return failed{fmt.Errorf("recv from rank %d: %w", peer, err)}
+	}
+	l := e.w.links[peer][e.rank]
+	l.mu.Lock()
+	ticket := l.nextRecv
+	l.nextRecv++
+	l.mu.Unlock()
+	return &recvReq{e: e, peer: peer, ticket: ticket, dst: dst, acc: acc, reduce: reduce}
+}
+
+// Wait takes the matching send, reads the sender's buffer into dst (reducing
+// on the way if asked), and releases the sender.
+func (r *recvReq) Wait(ctx context.Context) error {
+	if r.done {
+		return r.err
+	}
+	r.done = true
+	s, err := r.take(ctx)
+	if err != nil {
+		r.err = fmt.Errorf("recv from rank %d: %w", r.peer, err)
+		return r.err
+	}
+	s.mu.Lock()
+	if s.state == sendAbandoned {
+		s.mu.Unlock()
+		r.err = fmt.Errorf("recv from rank %d: %w: it stopped waiting for its send", r.peer, backends.ErrPeerGone)
+		return r.err
+	}
+	s.state = sendTaken
+	s.mu.Unlock()
+
+	if len(s.buf) != len(r.dst) {
+		err := fmt.Errorf("%w: rank %d sent %d bytes, rank %d expected %d",
+			backends.ErrMismatch, r.peer, len(s.buf), r.e.rank, len(r.dst))
+		r.err = fmt.Errorf("recv from rank %d: %w", r.peer, err)
+		s.finish(fmt.Errorf("send to rank %d: %w", r.e.rank, err))
+		return r.err
+	}
+	if r.reduce != nil {
+		r.reduce(r.dst, r.acc[:len(r.dst)], s.buf)
+	} else {
+		copy(r.dst, s.buf)
+	}
+	s.finish(nil)
+	return nil
+}
+
+// take blocks until the send with r's ticket is posted, and removes it.
+func (r *recvReq) take(ctx context.Context) (*sendReq, error) {
+	l := r.e.w.links[r.peer][r.e.rank]
+	for {
+		l.mu.Lock()
+		s, ok := l.sends[r.ticket]
+		if ok {
+			delete(l.sends, r.ticket)
+		}
+		posted := l.posted
+		l.mu.Unlock()
+		if ok {
+			return s, nil
+		}
+		select {
+		case <-posted:
+		case <-ctx.Done():
+			return nil, backends.ContextError(ctx)
+		}
+	}
+}
+
+func (s *sendReq) finish(err error) {
+	s.mu.Lock()
+	s.state = sendDone
+	s.err = err
+	s.mu.Unlock()
+	close(s.done)
+}
+
+// failed is a request that failed when it was posted.
+type failed struct{ err error }
+
+func (f failed) Wait(context.Context) error { return f.err }

@@ -1,0 +1,101 @@
+// Package shm is the in-process shared-memory backend: every rank is a
+// goroutine of this process, and a receiver reads the sender's buffer
+// directly, in one pass over memory per hop, with any reduction fused into
+// that read. Waiting blocks on channels, never spins, so many ranks share few
+// cores well.
+package shm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/hccl-test/hccl-test/backends"
+)
+
+// Name is the name the backend is registered under.
+const Name = "shm"
+
+func init() { backends.Register(Backend{}) }
+
+// Backend starts worlds whose ranks are goroutines of this process.
+type Backend struct{}
+
+// Name implements backends.Backend.
+func (Backend) Name() string { return Name }
+
+// Run implements backends.Backend: it hosts every rank of the world.
+func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	w := NewWorld(cfg.Ranks)
+	g, gctx := errgroup.WithContext(ctx)
+	for r := range cfg.Ranks {
+		t := w.Endpoint(r)
+		g.Go(func() error {
+			defer t.Close()
+			err := body(gctx, t)
+			if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {
+				// Another rank failed first; its error is the one to report.
+				return nil
+			}
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// World is a set of ranks that exchange messages in memory.
+type World struct {
+	size int
+	// links[src][dst] carries the messages from src to dst.
+	links [][]*link
+}
+
+// NewWorld returns a world of size ranks. Its endpoints are independent of
+// any Backend.Run, which lets tests drive ranks directly.
+func NewWorld(size int) *World {
+	w := &World{size: size, links: make([][]*link, size)}
+	for src := range size {
+		w.links[src] = make([]*link, size)
+		for dst := range size {
+			w.links[src][dst] = newLink()
+		}
+	}
+	return w
+}
+
+// Endpoint returns the Transport of one rank. Each rank's endpoint must be
+// used by one goroutine at a time.
+func (w *World) Endpoint(rank int) backends.Transport {
+	return &endpoint{w: w, rank: rank}
+}
+
+type endpoint struct {
+	w      *World
+	rank   int
+	closed bool
+}
+
+func (e *endpoint) Rank() int { return e.rank }
+func (e *endpoint) Size() int { return e.w.size }
+
+func (e *endpoint) Close() error {
+	e.closed = true
+	return nil
+}
+
+func (e *endpoint) check(peer int) error {
+	switch {
+	case e.closed:
+		return backends.ErrClosed
+	case peer < 0 || peer >= e.w.size:
+		return fmt.Errorf("peer %d out of range [0, %d)", peer, e.w.size)
+	case peer == e.rank:
+		return fmt.Errorf("rank %d cannot message itself", peer)
+	}
+	return nil
+}

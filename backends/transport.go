@@ -1,0 +1,83 @@
+// Package backends defines the point-to-point surface that every collective
+// algorithm is written against, the registry of backends that provide it, and
+// the errors callers branch on.
+//
+// A backend moves bytes; it never knows which collective it is carrying.
+package backends
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// Transport is one rank's endpoint in a world of Size ranks.
+//
+// Operations are posted without blocking and completed with Request.Wait, so
+// an algorithm step can send and receive at the same time. Messages from one
+// rank to another are matched in the order they were posted on each side (no
+// tags, no overtaking), and the lengths of a matched send and receive must be
+// equal: a difference fails both with ErrMismatch. Zero-length messages are
+// allowed and act as pure synchronisation.
+//
+// A Transport is used by one goroutine at a time (the rank's own); the
+// Requests it returns may be waited on in any order. A buffer passed to a
+// posted operation belongs to the transport until that request's Wait has
+// returned: the caller must neither read a receive buffer nor modify a send
+// buffer before then. Two pending requests must not share a receive buffer
+// or an accumulator: a backend may make progress on any posted request at
+// any time, not only inside Wait. A rank may not message itself.
+//
+// A send may complete only once the receiver has taken the data (shm does
+// exactly that), so a rank that must both send and receive in one step waits
+// for its receive before its send, or two ranks sending to each other first
+// would wait on each other.
+type Transport interface {
+	// Rank returns this endpoint's rank, in [0, Size()).
+	Rank() int
+	// Size returns the number of ranks in the world.
+	Size() int
+	// Send posts a send of buf to peer.
+	Send(peer int, buf []byte) Request
+	// Recv posts a receive from peer into buf.
+	Recv(peer int, buf []byte) Request
+	// RecvReduce posts a receive from peer of len(dst) bytes that are
+	// combined as they arrive: dst = reduce(acc, incoming). acc may be dst
+	// itself; it must be at least len(dst) bytes long. A backend that can
+	// read the peer's memory reduces straight from it; a stream backend
+	// reduces chunk by chunk.
+	RecvReduce(peer int, dst, acc []byte, reduce dtype.ReduceFunc) Request
+	// Close releases the endpoint. Requests still pending fail.
+	Close() error
+}
+
+// Request is a posted operation.
+type Request interface {
+	// Wait blocks until the operation has completed or ctx is done, and
+	// returns its error. A request abandoned because ctx ended fails with an
+	// error that wraps ErrTimeout (deadline) or context.Canceled (the run was
+	// aborted). Calling Wait again returns the same result.
+	Wait(ctx context.Context) error
+}
+
+// Errors that callers branch on with errors.Is.
+var (
+	// ErrTimeout: an operation did not complete before its deadline.
+	ErrTimeout = errors.New("timed out")
+	// ErrPeerGone: the peer abandoned the exchange or disappeared.
+	ErrPeerGone = errors.New("peer gone")
+	// ErrMismatch: the two sides of an exchange disagree (length, order).
+	ErrMismatch = errors.New("mismatched message")
+	// ErrClosed: the endpoint was closed.
+	ErrClosed = errors.New("transport closed")
+)
+
+// ContextError turns the error of a finished context into the error a
+// Request reports: ErrTimeout for a deadline, the context's error otherwise.
+func ContextError(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ErrTimeout
+	}
+	return ctx.Err()
+}
