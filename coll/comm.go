@@ -1,0 +1,108 @@
+package coll
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// Comm is one rank's handle for running collectives over a Transport. It
+// owns the scratch memory algorithms need, so that memory is allocated once
+// and reused across calls. A Comm is used by one goroutine at a time.
+type Comm struct {
+	t          backends.Transport
+	rank, size int
+	scratch    []byte
+}
+
+// NewComm returns a Comm over t.
+func NewComm(t backends.Transport) *Comm {
+	return &Comm{t: t, rank: t.Rank(), size: t.Size()}
+}
+
+// Rank returns this rank.
+func (c *Comm) Rank() int { return c.rank }
+
+// Size returns the number of ranks.
+func (c *Comm) Size() int { return c.size }
+
+// Transport returns the transport the Comm runs over.
+func (c *Comm) Transport() backends.Transport { return c.t }
+
+// Reserve makes sure scratch space for collectives of up to maxBytes (a
+// rank's larger buffer) is allocated now, and touched, rather than inside a
+// timed call.
+func (c *Comm) Reserve(maxBytes int) {
+	b := c.scratchBuf(2 * maxBytes)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 0
+	}
+}
+
+// scratchBuf returns n bytes of scratch space, reusing earlier space when it
+// is large enough. Its contents are undefined. There is one scratch area per
+// Comm: a second call returns the same memory, so an algorithm that needs
+// several regions asks once and slices.
+func (c *Comm) scratchBuf(n int) []byte {
+	if cap(c.scratch) < n {
+		c.scratch = make([]byte, n)
+	}
+	return c.scratch[:n]
+}
+
+// exchange sends sbuf to rank `to` while receiving rbuf from rank `from`.
+func (c *Comm) exchange(ctx context.Context, to int, sbuf []byte, from int, rbuf []byte) error {
+	s := c.t.Send(to, sbuf)
+	r := c.t.Recv(from, rbuf)
+	return waitAll(ctx, r, s)
+}
+
+// exchangeReduce sends sbuf to rank `to` while receiving from rank `from`
+// and combining: dst = reduce(acc, incoming).
+func (c *Comm) exchangeReduce(ctx context.Context, to int, sbuf []byte, from int, dst, acc []byte, reduce dtype.ReduceFunc) error {
+	s := c.t.Send(to, sbuf)
+	r := c.t.RecvReduce(from, dst, acc, reduce)
+	return waitAll(ctx, r, s)
+}
+
+// send sends buf to peer and waits for it to be taken.
+func (c *Comm) send(ctx context.Context, peer int, buf []byte) error {
+	return c.t.Send(peer, buf).Wait(ctx)
+}
+
+// recv receives buf from peer.
+func (c *Comm) recv(ctx context.Context, peer int, buf []byte) error {
+	return c.t.Recv(peer, buf).Wait(ctx)
+}
+
+// recvReduce receives from peer and combines: dst = reduce(acc, incoming).
+func (c *Comm) recvReduce(ctx context.Context, peer int, dst, acc []byte, reduce dtype.ReduceFunc) error {
+	return c.t.RecvReduce(peer, dst, acc, reduce).Wait(ctx)
+}
+
+// waitAll waits for every request, even after one fails, and returns the
+// first error.
+func waitAll(ctx context.Context, reqs ...backends.Request) error {
+	var first error
+	for _, r := range reqs {
+		if err := r.Wait(ctx); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Barrier returns once every rank has entered it (dissemination barrier:
+// ceil(log2 n) rounds of zero-byte messages).
+func (c *Comm) Barrier(ctx context.Context) error {
+	for dist := 1; dist < c.size; dist *= 2 {
+		to := (c.rank + dist) % c.size
+		from := (c.rank - dist + c.size) % c.size
+		if err := c.exchange(ctx, to, nil, from, nil); err != nil {
+			return fmt.Errorf("barrier rank %d: %w", c.rank, err)
+		}
+	}
+	return nil
+}

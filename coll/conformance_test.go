@@ -1,0 +1,268 @@
+package coll
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends/shm"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// call describes one collective call to check on every rank.
+type call struct {
+	op      Op
+	algo    string
+	ranks   int
+	count   int
+	dt      dtype.DType
+	redop   dtype.ReduceOp
+	root    int
+	inPlace bool
+}
+
+func (c call) String() string {
+	place := "out"
+	if c.inPlace {
+		place = "in"
+	}
+	return fmt.Sprintf("%v/%s/n=%d/count=%d/%v/%v/root=%d/%s", c.op, c.algo, c.ranks, c.count, c.dt, c.redop, c.root, place)
+}
+
+// buffers builds rank's send and receive buffers for c following the Args
+// conventions, with the send side filled from the pattern.
+func (c call) buffers(p dtype.Pattern, rank int) (send, recv []byte) {
+	es, n := c.dt.Size(), c.ranks
+	b := c.count * es
+	sendLen, recvLen := b, b
+	switch c.op {
+	case AllGather, Gather:
+		recvLen = n * b
+	case ReduceScatter, Scatter:
+		sendLen = n * b
+	case AllToAll:
+		sendLen, recvLen = n*b, n*b
+	}
+	input := make([]byte, sendLen)
+	p.Fill(input, rank, 0)
+	if !c.inPlace {
+		recv = make([]byte, recvLen)
+		for i := range recv {
+			recv[i] = 0xA5 // garbage that no pattern produces in whole elements
+		}
+		// Buffers that exist only on the root are absent elsewhere, so an
+		// algorithm that touches them on a non-root fails here.
+		if rank != c.root {
+			switch c.op {
+			case Broadcast, Scatter:
+				input = nil
+			case Reduce, Gather:
+				recv = nil
+			}
+		}
+		return input, recv
+	}
+	switch c.op {
+	case AllGather, Gather:
+		recv = make([]byte, recvLen)
+		copy(recv[rank*b:], input)
+		return recv[rank*b : (rank+1)*b], recv
+	case ReduceScatter, Scatter:
+		return input, input[rank*b : (rank+1)*b]
+	default:
+		return input, input
+	}
+}
+
+// expected returns what rank's receive buffer must hold after c, computed
+// from the pattern alone, or nil where the buffer is unspecified.
+func (c call) expected(p dtype.Pattern, rank int) []byte {
+	es, n, cnt := c.dt.Size(), c.ranks, c.count
+	var vals []float64
+	switch c.op {
+	case AllReduce:
+		for i := range cnt {
+			vals = append(vals, p.Reduced(i))
+		}
+	case Reduce:
+		if rank != c.root {
+			return nil
+		}
+		for i := range cnt {
+			vals = append(vals, p.Reduced(i))
+		}
+	case ReduceScatter:
+		for i := range cnt {
+			vals = append(vals, p.Reduced(rank*cnt+i))
+		}
+	case Broadcast:
+		for i := range cnt {
+			vals = append(vals, p.Value(c.root, i))
+		}
+	case SendRecv:
+		for i := range cnt {
+			vals = append(vals, p.Value(mod(rank-1, n), i))
+		}
+	case AllGather, Gather:
+		if c.op == Gather && rank != c.root {
+			return nil
+		}
+		for j := range n {
+			for i := range cnt {
+				vals = append(vals, p.Value(j, i))
+			}
+		}
+	case AllToAll:
+		for j := range n {
+			for i := range cnt {
+				vals = append(vals, p.Value(j, rank*cnt+i))
+			}
+		}
+	case Scatter:
+		for i := range cnt {
+			vals = append(vals, p.Value(c.root, rank*cnt+i))
+		}
+	}
+	out := make([]byte, len(vals)*es)
+	for i, v := range vals {
+		dtype.Encode(c.dt, out, i, v)
+	}
+	return out
+}
+
+// run executes c on a fresh shared-memory world and reports every rank whose
+// result differs from the expectation.
+func (c call) run(t *testing.T) {
+	t.Helper()
+	p := dtype.Pattern{DType: c.dt, Op: c.redop, Ranks: c.ranks}
+	if !c.op.Reduces() {
+		p.Op = dtype.Sum
+	}
+	w := shm.NewWorld(c.ranks)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, c.ranks)
+	recvs := make([][]byte, c.ranks)
+	for r := range c.ranks {
+		send, recv := c.buffers(p, r)
+		recvs[r] = recv
+		wg.Go(func() {
+			comm := NewComm(w.Endpoint(r))
+			used, err := comm.Run(ctx, c.algo, &Args{
+				Op: c.op, DType: c.dt, RedOp: c.redop, Count: c.count, Root: c.root, Send: send, Recv: recv,
+			})
+			if err == nil && c.algo != Auto && used != c.algo {
+				err = fmt.Errorf("ran %q, asked for %q", used, c.algo)
+			}
+			errs[r] = err
+		})
+	}
+	wg.Wait()
+	for r := range c.ranks {
+		if errs[r] != nil {
+			t.Fatalf("%v: rank %d: %v", c, r, errs[r])
+		}
+		want := c.expected(p, r)
+		if want == nil {
+			continue
+		}
+		if got := recvs[r]; len(got) < len(want) || !bytes.Equal(got[:len(want)], want) {
+			t.Fatalf("%v: rank %d: got\n%v\nwant\n%v", c, r, got, want)
+		}
+	}
+}
+
+var testRanks = []int{1, 2, 3, 4, 5, 7, 8}
+
+// TestEveryAlgorithm runs every registered algorithm of every collective on
+// every tested world size, with counts that do not divide evenly, in place and
+// out of place, from every root.
+func TestEveryAlgorithm(t *testing.T) {
+	for _, op := range AllOps() {
+		names := Names(op)
+		if len(names) == 0 {
+			t.Errorf("%v: no algorithm registered", op)
+		}
+		for _, algo := range append(names, Auto) {
+			t.Run(op.String()+"/"+algo, func(t *testing.T) {
+				t.Parallel()
+				for _, n := range testRanks {
+					roots := []int{0}
+					if op.Rooted() {
+						roots = roots[:0]
+						for r := range n {
+							roots = append(roots, r)
+						}
+					}
+					for _, count := range []int{0, 1, 5, 33, 130} {
+						for _, root := range roots {
+							for _, inPlace := range []bool{false, true} {
+								call{op: op, algo: algo, ranks: n, count: count, dt: dtype.FP32,
+									redop: dtype.Sum, root: root, inPlace: inPlace}.run(t)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestEveryReduction runs every reducing algorithm with every data type and
+// reduction operator.
+func TestEveryReduction(t *testing.T) {
+	for _, op := range AllOps() {
+		if !op.Reduces() {
+			continue
+		}
+		for _, algo := range Names(op) {
+			t.Run(op.String()+"/"+algo, func(t *testing.T) {
+				t.Parallel()
+				for _, dt := range dtype.All() {
+					for _, redop := range dtype.AllOps() {
+						for _, n := range []int{3, 4} {
+							call{op: op, algo: algo, ranks: n, count: 19, dt: dt, redop: redop,
+								root: n - 1, inPlace: dt == dtype.FP16}.run(t)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLargeCounts crosses the auto threshold so both algorithm kinds run
+// through Auto.
+func TestLargeCounts(t *testing.T) {
+	for _, op := range AllOps() {
+		t.Run(op.String(), func(t *testing.T) {
+			t.Parallel()
+			call{op: op, algo: Auto, ranks: 5, count: 3*AutoThreshold/8 + 3, dt: dtype.BF16,
+				redop: dtype.Max, root: 2}.run(t)
+		})
+	}
+}
+
+func TestChoose(t *testing.T) {
+	for _, op := range AllOps() {
+		small, err := Choose(op, Auto, 1024, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		large, err := Choose(op, Auto, 64<<20, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(Names(op), small) || !slices.Contains(Names(op), large) {
+			t.Errorf("%v: auto chose %q and %q, not registered", op, small, large)
+		}
+	}
+	if _, err := Choose(AllReduce, "no-such", 1, 2); err == nil {
+		t.Error("unknown algorithm accepted")
+	}
+}

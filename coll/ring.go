@@ -1,0 +1,110 @@
+package coll
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// Ring algorithms: every rank sends to its right neighbour (rank+1) and
+// receives from its left (rank-1). Each moves the least possible data per
+// rank, (n-1)/n of the buffer per phase, in n-1 steps per phase.
+
+func init() {
+	register(AllReduce, "ring", Bandwidth, ringAllReduce)
+	register(ReduceScatter, "ring", Bandwidth, ringReduceScatter)
+	register(AllGather, "ring", Bandwidth, ringAllGather)
+}
+
+// ringAllReduce is a ring reduce-scatter followed by a ring allgather over
+// the same n near-equal parts of the buffer.
+func ringAllReduce(ctx context.Context, c *Comm, a *Args) error {
+	n, r, es := c.size, c.rank, a.DType.Size()
+	send, recv := a.Send[:a.Bytes()], a.Recv[:a.Bytes()]
+	part := func(buf []byte, i int) []byte {
+		lo, hi := span(a.Count, n, mod(i, n))
+		return elems(buf, lo, hi, es)
+	}
+	if n == 1 {
+		copyIfDistinct(recv, send)
+		return nil
+	}
+	reduce := dtype.Reducer(a.DType, a.RedOp)
+	right, left := mod(r+1, n), mod(r-1, n)
+
+	// Reduce-scatter: at step s, pass on part r-s-1 (our input at step 0, the
+	// partial sum we made at step s-1 after that) and fold our input into
+	// part r-s-2 as it arrives. After n-1 steps part r is complete here.
+	for s := range n - 1 {
+		out := part(recv, r-s-1)
+		if s == 0 {
+			out = part(send, r-1)
+		}
+		in := r - s - 2
+		if err := c.exchangeReduce(ctx, right, out, left, part(recv, in), part(send, in), reduce); err != nil {
+			return fmt.Errorf("reduce-scatter step %d: %w", s, err)
+		}
+	}
+	if a.RedOp == dtype.Avg {
+		dtype.DivideBy(a.DType, part(recv, r), n)
+	}
+	// Allgather: at step s, pass on part r-s and receive part r-s-1.
+	for s := range n - 1 {
+		if err := c.exchange(ctx, right, part(recv, r-s), left, part(recv, r-s-1)); err != nil {
+			return fmt.Errorf("allgather step %d: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// ringReduceScatter passes partial sums around the ring: at step s rank r
+// sends the partial of block r-s-1 and receives the partial of block r-s-2,
+// adding its own input; the last block to arrive is its own, r. Partials
+// live in two scratch blocks, so the input is never written (in-place calls
+// alias Recv with the input's block r, which is read only at the last step).
+func ringReduceScatter(ctx context.Context, c *Comm, a *Args) error {
+	n, r, b := c.size, c.rank, a.Bytes()
+	blk := func(i int) []byte { return block(a.Send, mod(i, n), b) }
+	recv := a.Recv[:b]
+	if n == 1 {
+		copyIfDistinct(recv, blk(0))
+		return nil
+	}
+	reduce := dtype.Reducer(a.DType, a.RedOp)
+	right, left := mod(r+1, n), mod(r-1, n)
+	scratch := c.scratchBuf(2 * b)
+	partial := [2][]byte{scratch[:b], scratch[b:]}
+	for s := range n - 1 {
+		out := blk(r - 1)
+		if s > 0 {
+			out = partial[(s-1)%2]
+		}
+		dst := recv
+		if s < n-2 {
+			dst = partial[s%2]
+		}
+		if err := c.exchangeReduce(ctx, right, out, left, dst, blk(r-s-2), reduce); err != nil {
+			return fmt.Errorf("step %d: %w", s, err)
+		}
+	}
+	if a.RedOp == dtype.Avg {
+		dtype.DivideBy(a.DType, recv, n)
+	}
+	return nil
+}
+
+// ringAllGather places its own block, then at step s passes on block r-s and
+// receives block r-s-1.
+func ringAllGather(ctx context.Context, c *Comm, a *Args) error {
+	n, r, b := c.size, c.rank, a.Bytes()
+	blk := func(i int) []byte { return block(a.Recv, mod(i, n), b) }
+	copyIfDistinct(blk(r), a.Send[:b])
+	right, left := mod(r+1, n), mod(r-1, n)
+	for s := range n - 1 {
+		if err := c.exchange(ctx, right, blk(r-s), left, blk(r-s-1)); err != nil {
+			return fmt.Errorf("step %d: %w", s, err)
+		}
+	}
+	return nil
+}
