@@ -1,0 +1,81 @@
+package bench
+
+import "github.com/hccl-test/hccl-test/coll"
+
+// bufferPool holds one rank's two message buffers, allocated once per sweep
+// at the largest size and reused by every row: on these machines touching a
+// fresh page costs more than copying it, so allocating per row would measure
+// the kernel's page faults rather than the collective.
+type bufferPool struct {
+	a, b  []byte
+	freeA func()
+	freeB func()
+}
+
+// ensure allocates both buffers large enough for every row of p on n ranks
+// and touches every page, so no first touch falls inside a timed region.
+func (bp *bufferPool) ensure(p Plan, n int) error {
+	var need int64
+	for _, op := range p.Ops {
+		for _, dt := range p.DTypes {
+			_, bytes := RowCount(op, dt, n, p.MaxBytes)
+			s, r := bufferBytes(op, n, bytes)
+			need = max(need, s, r)
+		}
+	}
+	if int64(len(bp.a)) >= need {
+		return nil
+	}
+	bp.free()
+	var err error
+	if bp.a, bp.freeA, err = allocBuffer(int(need)); err != nil {
+		return err
+	}
+	if bp.b, bp.freeB, err = allocBuffer(int(need)); err != nil {
+		return err
+	}
+	touch(bp.a)
+	touch(bp.b)
+	return nil
+}
+
+// free releases the buffers. Nobody may use them afterwards.
+func (bp *bufferPool) free() {
+	if bp.freeA != nil {
+		bp.freeA()
+	}
+	if bp.freeB != nil {
+		bp.freeB()
+	}
+	*bp = bufferPool{}
+}
+
+// touch writes one byte per page so the pages exist before timing.
+func touch(b []byte) {
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 0
+	}
+}
+
+// args lays out the buffers of one call of row by the conventions of
+// coll.Args, in place or not, for rank `rank` of n.
+func (bp *bufferPool) args(row Row, rank, n int) *coll.Args {
+	b := row.Count * row.DType.Size()
+	a := &coll.Args{Op: row.Op, DType: row.DType, RedOp: row.RedOp, Count: row.Count, Root: max(row.Root, 0)}
+	sendLen, recvLen := bufferBytes(row.Op, n, row.Bytes)
+	if row.Place == OutOfPlace {
+		a.Send, a.Recv = bp.a[:sendLen], bp.b[:recvLen]
+		return a
+	}
+	switch row.Op {
+	case coll.AllGather, coll.Gather:
+		a.Recv = bp.a[:recvLen]
+		a.Send = a.Recv[rank*b : (rank+1)*b]
+	case coll.ReduceScatter, coll.Scatter:
+		a.Send = bp.a[:sendLen]
+		a.Recv = a.Send[rank*b : (rank+1)*b]
+	default:
+		a.Send, a.Recv = bp.a[:sendLen], bp.a[:recvLen]
+	}
+	return a
+}

@@ -1,0 +1,78 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// The link probe behind --link-bw auto: every rank sends probeBytes to its
+// right neighbour while receiving as much from its left, all at once, which
+// is what one rank can move when every rank moves data (each rank's link is
+// busy in both directions, as in a ring step). The figure is the bytes one
+// rank receives per second, averaged as rows are.
+const (
+	probeBytes  = 32 << 20
+	probeWarmup = 3
+	probeIters  = 10
+)
+
+// probeLink measures the link on this backend and returns GB/s, on every
+// rank alike (rank 0's figure is what the header reports).
+func (r *rankRunner) probeLink(ctx context.Context) (float64, error) {
+	n := r.comm.Size()
+	if n == 1 {
+		return 0, nil // no link to measure with a single rank
+	}
+	var bp bufferPool
+	defer bp.free()
+	var err error
+	if bp.a, bp.freeA, err = allocBuffer(probeBytes); err != nil {
+		return 0, err
+	}
+	if bp.b, bp.freeB, err = allocBuffer(probeBytes); err != nil {
+		return 0, err
+	}
+	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: probeBytes, Bytes: probeBytes}
+	probe := *r
+	probe.bufs = &bp
+	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = probeWarmup, probeIters, false
+	probe.plan.LinkSource, probe.plan.Algo = "", coll.Auto
+	rec, err := probe.measureRow(ctx, row)
+	if err != nil {
+		return 0, err
+	}
+	// Every rank needs the figure; rank 0 computed it. Spread it with a
+	// broadcast so all ranks agree.
+	val := []float64{rec.BusBW}
+	out, err := r.broadcastFloats(ctx, val)
+	if err != nil {
+		return 0, err
+	}
+	return out[0], nil
+}
+
+// probeDescription says how the probe measured, for the header.
+func (r *rankRunner) probeDescription() string {
+	if r.comm.Size() == 1 {
+		return "auto: one rank has no link; util not computed"
+	}
+	return fmt.Sprintf("auto: each of the %d ranks sends %s to its right neighbour while receiving from its left, all at once, on %s; %d timed iterations after %d warm-up",
+		r.comm.Size(), FormatSize(probeBytes), r.plan.Backend, probeIters, probeWarmup)
+}
+
+// broadcastFloats sends rank 0's v to every rank.
+func (r *rankRunner) broadcastFloats(ctx context.Context, v []float64) ([]float64, error) {
+	buf := make([]byte, 8*len(v))
+	putFloats(buf, v)
+	octx, cancel := context.WithTimeout(ctx, r.plan.Timeout)
+	defer cancel()
+	if _, err := r.comm.Run(octx, coll.Auto, &coll.Args{
+		Op: coll.Broadcast, DType: dtype.FP64, Count: len(v), Root: 0, Send: buf, Recv: buf,
+	}); err != nil {
+		return nil, err
+	}
+	return getFloats(buf), nil
+}

@@ -1,0 +1,173 @@
+package bench
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/montanaflynn/stats"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/results"
+)
+
+// measureRow times one row on this rank: warm-up iterations, a barrier, the
+// timed iterations (each rank timing its own), then, outside the timed
+// region, one checked call on fresh inputs. Rank 0 gathers every rank's
+// iteration times and wrong-element counts and returns the combined record;
+// other ranks return a zero Record.
+func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, error) {
+	p, rank, n := r.plan, r.comm.Rank(), r.comm.Size()
+	args := r.bufs.args(row, rank, n)
+	pattern := patternFor(row, n)
+	fillInputs(args, pattern, rank)
+
+	algo := ""
+	call := func() (time.Duration, error) {
+		octx, cancel := context.WithTimeout(ctx, p.Timeout)
+		defer cancel()
+		start := time.Now()
+		used, err := r.comm.Run(octx, p.Algo, args)
+		elapsed := time.Since(start)
+		algo = used
+		return elapsed, err
+	}
+	for range p.Warmup {
+		if _, err := call(); err != nil {
+			return results.Record{}, fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	if err := r.barrier(ctx); err != nil {
+		return results.Record{}, err
+	}
+	// samples holds this rank's iteration times in seconds, then its wrong
+	// count: the vector rank 0 gathers.
+	samples := make([]float64, p.Iters+1)
+	for i := range p.Iters {
+		d, err := call()
+		if err != nil {
+			return results.Record{}, err
+		}
+		samples[i] = d.Seconds()
+	}
+	samples[p.Iters] = -1
+	if p.Check {
+		poison(args.Recv)
+		fillInputs(args, pattern, rank)
+		if _, err := call(); err != nil {
+			return results.Record{}, fmt.Errorf("checked run: %w", err)
+		}
+		samples[p.Iters] = float64(countWrong(args, row, pattern, rank, n))
+	}
+	all, err := r.gatherFloats(ctx, samples)
+	if err != nil || rank != 0 {
+		return results.Record{}, err
+	}
+	rec := combine(row, all, n, p.Iters, r.linkBW())
+	rec.Algo = algo
+	return rec, nil
+}
+
+// linkBW returns the link bandwidth util is computed against, 0 if unknown.
+func (r *rankRunner) linkBW() float64 {
+	if r.plan.LinkSource == LinkAuto {
+		return r.linkGBps
+	}
+	return r.plan.LinkGBps
+}
+
+// combine turns every rank's samples (rank-major, iters times then a wrong
+// count each) into the row's record. An iteration's time is its slowest
+// rank's; the row's time is the slowest rank's mean.
+func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Record {
+	perIter := make([]float64, iters)
+	var slowestTotal float64
+	var wrong int64
+	for rk := range n {
+		s := all[rk*(iters+1) : (rk+1)*(iters+1)]
+		var total float64
+		for i, d := range s[:iters] {
+			perIter[i] = max(perIter[i], d)
+			total += d
+		}
+		slowestTotal = max(slowestTotal, total)
+		if s[iters] < 0 {
+			wrong = -1
+		} else if wrong >= 0 {
+			wrong += int64(s[iters])
+		}
+	}
+	mean := slowestTotal / float64(iters)
+	us := func(f func(stats.Float64Data) (float64, error)) float64 {
+		v, _ := f(perIter)
+		return v * 1e6
+	}
+	rec := results.Record{
+		Op: row.Op.String(), DType: row.DType.String(), RedOp: redOpName(row.RedOp), Root: row.Root,
+		InPlace: row.Place == InPlace, Bytes: row.Bytes, Count: int64(row.Count) * int64(row.Op.Blocks(n)),
+		Iters: iters, TimeUS: mean * 1e6,
+		MinUS:    us(stats.Min),
+		P50US:    us(func(d stats.Float64Data) (float64, error) { return stats.Percentile(d, 50) }),
+		P99US:    us(func(d stats.Float64Data) (float64, error) { return stats.Percentile(d, 99) }),
+		MaxUS:    us(stats.Max),
+		StdDevUS: us(stats.StandardDeviation),
+		Wrong:    wrong, Util: math.NaN(),
+	}
+	if mean > 0 {
+		rec.AlgBW = float64(row.Bytes) / mean / 1e9
+		rec.BusBW = rec.AlgBW * row.Op.BusFactor(n)
+	}
+	if linkGBps > 0 {
+		rec.Util = rec.BusBW / linkGBps
+	}
+	return rec
+}
+
+// barrier synchronises the ranks under the op timeout.
+func (r *rankRunner) barrier(ctx context.Context) error {
+	octx, cancel := context.WithTimeout(ctx, r.plan.Timeout)
+	defer cancel()
+	return r.comm.Barrier(octx)
+}
+
+// gatherFloats gathers every rank's vector (all of the same length) at rank
+// 0, rank-major, with the harness's own gather collective.
+func (r *rankRunner) gatherFloats(ctx context.Context, v []float64) ([]float64, error) {
+	n := r.comm.Size()
+	send := make([]byte, 8*len(v))
+	putFloats(send, v)
+	var recv []byte
+	if r.comm.Rank() == 0 {
+		recv = make([]byte, n*len(send))
+	}
+	octx, cancel := context.WithTimeout(ctx, r.plan.Timeout)
+	defer cancel()
+	if _, err := r.comm.Run(octx, coll.Auto, &coll.Args{
+		Op: coll.Gather, DType: dtype.FP64, Count: len(v), Root: 0, Send: send, Recv: recv,
+	}); err != nil {
+		return nil, fmt.Errorf("collecting timings: %w", err)
+	}
+	if recv == nil {
+		return nil, nil
+	}
+	return getFloats(recv), nil
+}
+
+// putFloats encodes v into buf, 8 bytes each, little-endian.
+func putFloats(buf []byte, v []float64) {
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(x))
+	}
+}
+
+// getFloats decodes buf, 8 bytes per float64, little-endian.
+func getFloats(buf []byte) []float64 {
+	out := make([]float64, len(buf)/8)
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+// Package bench is the harness: it turns a Plan (collectives x data types x
+// reductions x sizes x placements) into timed, checked rows, running every
+// rank of the world through the selected backend. It never knows how bytes
+// move.
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// Version is the tool's version, printed in every header.
+const Version = "0.1.0"
+
+// Placement says whether a collective writes over its input.
+type Placement uint8
+
+const (
+	// OutOfPlace uses separate send and receive buffers.
+	OutOfPlace Placement = iota + 1
+	// InPlace uses overlapping buffers, as nccl-tests' in-place columns do.
+	InPlace
+)
+
+// ParsePlacements returns the placements that --placement names: out, in or
+// both.
+func ParsePlacements(s string) ([]Placement, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "out", "out-of-place":
+		return []Placement{OutOfPlace}, nil
+	case "in", "in-place":
+		return []Placement{InPlace}, nil
+	case "both":
+		return []Placement{OutOfPlace, InPlace}, nil
+	}
+	return nil, fmt.Errorf("unknown placement %q (want out, in or both)", s)
+}
+
+// LinkAuto is the LinkBW source that asks the harness to measure the link.
+const LinkAuto = "auto"
+
+// Plan is everything a sweep needs. DefaultPlan gives the defaults;
+// Validate says what is wrong with a plan before any rank starts.
+type Plan struct {
+	Backend string // registered backend name
+	Ranks   int    // world size
+	Ops     []coll.Op
+	DTypes  []dtype.DType
+	// RedOps are swept for collectives that reduce; the others run once
+	// per size with no reduction.
+	RedOps   []dtype.ReduceOp
+	MinBytes int64
+	MaxBytes int64
+	// StepFactor > 1 multiplies the size each step; otherwise StepBytes > 0
+	// adds to it.
+	StepFactor float64
+	StepBytes  int64
+	Iters      int  // timed iterations per row
+	Warmup     int  // untimed iterations per row, before the timed ones
+	Check      bool // check every row's result (outside the timed region)
+	// Root is the root of rooted collectives; -1 runs every root in turn.
+	Root       int
+	Algo       string // algorithm name, or coll.Auto
+	Placements []Placement
+	// LinkGBps is the link bandwidth util is computed against, in GB/s;
+	// 0 with LinkSource == LinkAuto measures it before the sweep, 0
+	// otherwise means unknown.
+	LinkGBps   float64
+	LinkSource string
+	Timeout    time.Duration // limit for one op
+	Stats      bool          // report per-iteration statistics in the table
+	// MemLimit is the memory the sweep may use in bytes (0: no limit).
+	MemLimit int64
+}
+
+// DefaultPlan returns the defaults of the command line.
+func DefaultPlan() Plan {
+	return Plan{
+		Backend: "shm", Ranks: 8,
+		Ops: []coll.Op{coll.AllReduce}, DTypes: []dtype.DType{dtype.FP32}, RedOps: []dtype.ReduceOp{dtype.Sum},
+		MinBytes: 32 << 20, MaxBytes: 32 << 20, StepFactor: 2,
+		Iters: 20, Warmup: 5, Check: true, Root: 0, Algo: coll.Auto,
+		Placements: []Placement{OutOfPlace}, LinkSource: LinkAuto, Timeout: 2 * time.Minute,
+	}
+}
+
+// Validate reports the first thing wrong with p as an error naming the
+// flag and the value.
+func (p Plan) Validate() error {
+	if _, err := backends.Lookup(p.Backend); err != nil {
+		return fmt.Errorf("--backend: %w", err)
+	}
+	switch {
+	case p.Ranks < 1:
+		return fmt.Errorf("--ranks %d: need at least 1 rank", p.Ranks)
+	case p.Ranks > 4096:
+		return fmt.Errorf("--ranks %d: at most 4096 ranks", p.Ranks)
+	case len(p.Ops) == 0:
+		return fmt.Errorf("--op: no collective given")
+	case len(p.DTypes) == 0:
+		return fmt.Errorf("--datatype: no data type given")
+	case len(p.RedOps) == 0:
+		return fmt.Errorf("--redop: no reduction given")
+	case p.MinBytes < 0:
+		return fmt.Errorf("--minbytes %d: must not be negative", p.MinBytes)
+	case p.MaxBytes > MaxSize:
+		return fmt.Errorf("--maxbytes %d: larger than the limit of %d", p.MaxBytes, int64(MaxSize))
+	case p.MinBytes > p.MaxBytes:
+		return fmt.Errorf("--minbytes %d is larger than --maxbytes %d", p.MinBytes, p.MaxBytes)
+	case p.StepBytes < 0:
+		return fmt.Errorf("--stepbytes %d: must not be negative", p.StepBytes)
+	case p.StepBytes == 0 && !(p.StepFactor > 1):
+		return fmt.Errorf("--stepfactor %v: must be a number greater than 1", p.StepFactor)
+	case math.IsInf(p.StepFactor, 0) || math.IsNaN(p.StepFactor):
+		return fmt.Errorf("--stepfactor %v: must be a finite number", p.StepFactor)
+	case p.Iters < 1:
+		return fmt.Errorf("--iters %d: need at least 1 timed iteration", p.Iters)
+	case p.Warmup < 0:
+		return fmt.Errorf("--warmup_iters %d: must not be negative", p.Warmup)
+	case p.Root < -1 || p.Root >= p.Ranks:
+		return fmt.Errorf("--root %d: must be -1 (every root) or a rank in [0, %d)", p.Root, p.Ranks)
+	case len(p.Placements) == 0:
+		return fmt.Errorf("--placement: none given")
+	case p.Timeout <= 0:
+		return fmt.Errorf("--timeout %v: must be positive", p.Timeout)
+	case p.LinkGBps < 0 || math.IsNaN(p.LinkGBps):
+		return fmt.Errorf("--link-bw %v: must be positive", p.LinkGBps)
+	}
+	for _, op := range p.Ops {
+		if !coll.Supports(op, p.Algo) {
+			return fmt.Errorf("--algo %q: does not serve %v (it has: %s)", p.Algo, op, strings.Join(coll.Names(op), ", "))
+		}
+	}
+	if p.MemLimit > 0 {
+		if need := p.MemoryNeeded(); need > p.MemLimit {
+			return fmt.Errorf("--maxbytes %d: the sweep needs about %s of memory for %d ranks, more than the %s available",
+				p.MaxBytes, FormatSize(need), p.Ranks, FormatSize(p.MemLimit))
+		}
+	}
+	return nil
+}
+
+// bufferBytes returns the send and receive buffer sizes one rank needs for
+// op at a row size of size bytes.
+func bufferBytes(op coll.Op, n int, size int64) (send, recv int64) {
+	switch op {
+	case coll.AllGather, coll.Gather:
+		return size / int64(n), size
+	case coll.ReduceScatter, coll.Scatter:
+		return size, size / int64(n)
+	default:
+		return size, size
+	}
+}
+
+// MemoryNeeded estimates the memory the sweep takes, all ranks together:
+// each rank's send and receive buffers at the largest size, plus as much
+// again for algorithms' scratch space.
+func (p Plan) MemoryNeeded() int64 {
+	var perRank int64
+	for _, op := range p.Ops {
+		s, r := bufferBytes(op, p.Ranks, p.MaxBytes)
+		perRank = max(perRank, s+r+max(s, r))
+	}
+	hosted := int64(p.Ranks)
+	return perRank * hosted
+}

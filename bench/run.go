@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/results"
+)
+
+// Run executes plan p: it starts the ranks on the plan's backend, measures
+// the link if asked, and writes the header, every row as it is measured, and
+// the footer to sink (from rank 0). It returns the summary and the error
+// that ended the run early, if any; rows measured before an error are kept.
+func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error) {
+	if err := p.Validate(); err != nil {
+		return results.Summary{}, err
+	}
+	b, err := backends.Lookup(p.Backend)
+	if err != nil {
+		return results.Summary{}, err
+	}
+	rows := p.Rows()
+	var sum results.Summary
+	begun := false
+	// Buffers are freed only once every rank has returned: until then a
+	// peer may still be reading one.
+	pools := make(chan *bufferPool, p.Ranks)
+	defer func() {
+		close(pools)
+		for bp := range pools {
+			bp.free()
+		}
+	}()
+	runErr := b.Run(ctx, backends.Config{Ranks: p.Ranks}, func(ctx context.Context, t backends.Transport) error {
+		r := &rankRunner{plan: p, comm: coll.NewComm(t), bufs: &bufferPool{}}
+		pools <- r.bufs
+		if err := r.prepare(ctx); err != nil {
+			return err
+		}
+		var emit func(results.Record) error
+		if t.Rank() == 0 {
+			if err := sink.Begin(r.header()); err != nil {
+				return fmt.Errorf("writing output: %w", err)
+			}
+			begun = true
+			emit = func(rec results.Record) error {
+				sum.Add(rec)
+				return sink.Write(rec)
+			}
+		}
+		return r.sweep(ctx, rows, emit)
+	})
+	sum.Err = runErr
+	if begun {
+		if err := sink.End(sum); err != nil && runErr == nil {
+			runErr = fmt.Errorf("writing output: %w", err)
+		}
+	}
+	return sum, runErr
+}
+
+// rankRunner is the harness on one rank.
+type rankRunner struct {
+	plan     Plan
+	comm     *coll.Comm
+	bufs     *bufferPool
+	linkGBps float64
+}
+
+// prepare measures the link if the plan asks for it and allocates this
+// rank's buffers for the largest row.
+func (r *rankRunner) prepare(ctx context.Context) error {
+	if r.plan.LinkSource == LinkAuto {
+		gbps, err := r.probeLink(ctx)
+		if err != nil {
+			return fmt.Errorf("measuring the link (--link-bw auto): %w", err)
+		}
+		r.linkGBps = gbps
+	}
+	return r.bufs.ensure(r.plan, r.comm.Size())
+}
+
+// header describes the run.
+func (r *rankRunner) header() results.Header {
+	p := r.plan
+	h := results.Header{
+		Version: Version, Backend: p.Backend, Ranks: p.Ranks, Algo: p.Algo,
+		Iters: p.Iters, Warmup: p.Warmup, Check: p.Check, Timeout: p.Timeout,
+		Sweep: p.SweepString(), Stats: p.Stats, Started: time.Now(),
+		LinkGBps: p.LinkGBps, LinkSource: p.LinkSource,
+	}
+	h.Host, _ = os.Hostname()
+	switch {
+	case len(p.Placements) == 2:
+		h.Placement = "both"
+	case p.Placements[0] == InPlace:
+		h.Placement = "in"
+	default:
+		h.Placement = "out"
+	}
+	for _, op := range p.Ops {
+		h.Ops = append(h.Ops, op.String())
+	}
+	for _, dt := range p.DTypes {
+		h.DTypes = append(h.DTypes, dt.String())
+	}
+	for _, o := range p.RedOps {
+		h.RedOps = append(h.RedOps, o.String())
+	}
+	if p.LinkSource == LinkAuto {
+		h.LinkGBps, h.LinkSource = r.linkGBps, r.probeDescription()
+	}
+	return h
+}
+
+// sweep measures every row on this rank; rank 0 passes emit to receive the
+// records.
+func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Record) error) error {
+	for _, row := range rows {
+		rec, err := r.measureRow(ctx, row)
+		if err != nil {
+			return fmt.Errorf("%s: %w", describe(row), err)
+		}
+		if emit != nil {
+			if err := emit(rec); err != nil {
+				return fmt.Errorf("writing output: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// describe names a row in errors: "allreduce fp16 sum 1048576 B in-place".
+func describe(row Row) string {
+	parts := []string{row.Op.String(), row.DType.String()}
+	if row.RedOp != 0 {
+		parts = append(parts, row.RedOp.String())
+	}
+	if row.Root >= 0 {
+		parts = append(parts, fmt.Sprintf("root %d", row.Root))
+	}
+	parts = append(parts, fmt.Sprintf("%d B", row.Bytes))
+	if row.Place == InPlace {
+		parts = append(parts, "in-place")
+	}
+	return strings.Join(parts, " ")
+}
+
+// redOpName is the redop column: the reduction, or "none".
+func redOpName(o dtype.ReduceOp) string {
+	if o == 0 {
+		return "none"
+	}
+	return o.String()
+}

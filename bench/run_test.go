@@ -1,0 +1,188 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/shm"
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/results"
+)
+
+// capture is a Sink that keeps everything.
+type capture struct {
+	header  results.Header
+	records []results.Record
+	summary results.Summary
+	ended   bool
+}
+
+func (c *capture) Begin(h results.Header) error { c.header = h; return nil }
+func (c *capture) Write(r results.Record) error { c.records = append(c.records, r); return nil }
+func (c *capture) End(s results.Summary) error  { c.summary, c.ended = s, true; return nil }
+
+func smallPlan() Plan {
+	p := DefaultPlan()
+	p.Ranks = 3
+	p.Ops = coll.AllOps()
+	p.DTypes = []dtype.DType{dtype.FP16, dtype.Int32}
+	p.RedOps = []dtype.ReduceOp{dtype.Sum, dtype.Avg}
+	p.MinBytes, p.MaxBytes, p.StepFactor = 64, 4096, 4
+	p.Iters, p.Warmup = 3, 1
+	p.Root = -1
+	p.Placements = []Placement{OutOfPlace, InPlace}
+	p.LinkGBps, p.LinkSource = 10, "given"
+	p.Timeout = 20 * time.Second
+	return p
+}
+
+func TestRunEveryCollective(t *testing.T) {
+	p := smallPlan()
+	var c capture
+	sum, err := Run(context.Background(), p, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.ended || len(c.records) != len(p.Rows()) || sum.Rows != len(p.Rows()) {
+		t.Fatalf("got %d records (ended %v), want %d", len(c.records), c.ended, len(p.Rows()))
+	}
+	for _, r := range c.records {
+		if r.Wrong != 0 {
+			t.Errorf("%s %s %s %d B: %d wrong", r.Op, r.DType, r.RedOp, r.Bytes, r.Wrong)
+		}
+		if r.TimeUS <= 0 || r.MinUS > r.P50US || r.P50US > r.MaxUS || r.MaxUS <= 0 {
+			t.Errorf("%s %d B: implausible times %+v", r.Op, r.Bytes, r)
+		}
+		if r.Algo == "" {
+			t.Errorf("%s %d B: no algorithm named", r.Op, r.Bytes)
+		}
+		op, _ := coll.ParseOp(r.Op)
+		if want := float64(r.Bytes) / (r.TimeUS * 1e-6) / 1e9; math.Abs(r.AlgBW-want) > 1e-9*want+1e-12 {
+			t.Errorf("%s: algbw %v, want %v", r.Op, r.AlgBW, want)
+		}
+		if want := r.AlgBW * op.BusFactor(3); math.Abs(r.BusBW-want) > 1e-12 {
+			t.Errorf("%s: busbw %v, want %v", r.Op, r.BusBW, want)
+		}
+		if want := r.BusBW / 10; math.Abs(r.Util-want) > 1e-12 {
+			t.Errorf("%s: util %v, want %v", r.Op, r.Util, want)
+		}
+	}
+	if sum.Wrong != 0 {
+		t.Errorf("summary: %d wrong", sum.Wrong)
+	}
+}
+
+func TestRunWithoutCheck(t *testing.T) {
+	p := smallPlan()
+	p.Ops, p.Check = []coll.Op{coll.AllReduce}, false
+	var c capture
+	if _, err := Run(context.Background(), p, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.records {
+		if r.Checked() {
+			t.Fatalf("unchecked run reported %d wrong", r.Wrong)
+		}
+	}
+}
+
+func TestRunProbesLink(t *testing.T) {
+	p := smallPlan()
+	p.Ops, p.LinkSource, p.LinkGBps = []coll.Op{coll.AllReduce}, LinkAuto, 0
+	var c capture
+	if _, err := Run(context.Background(), p, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.header.LinkGBps <= 0 || c.header.LinkSource == "" {
+		t.Fatalf("auto link: %v GB/s from %q", c.header.LinkGBps, c.header.LinkSource)
+	}
+	for _, r := range c.records {
+		if math.IsNaN(r.Util) || r.Util <= 0 {
+			t.Fatalf("row without util: %+v", r)
+		}
+	}
+}
+
+// TestRunTimeout runs against a backend whose rank 1 never answers: the run
+// must end with an error naming the op and a timeout, soon after the op
+// timeout, and keep the summary.
+func TestRunTimeout(t *testing.T) {
+	backends.Register(silentBackend{})
+	p := smallPlan()
+	p.Backend = "silent-rank-1"
+	p.Ops = []coll.Op{coll.AllReduce}
+	p.Timeout = 200 * time.Millisecond
+	var c capture
+	start := time.Now()
+	_, err := Run(context.Background(), p, &c)
+	if !errors.Is(err, backends.ErrTimeout) {
+		t.Fatalf("got %v, want a timeout", err)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Fatalf("took %v to fail", elapsed)
+	}
+	if !c.ended || c.summary.Err == nil {
+		t.Fatal("footer not written with the error")
+	}
+}
+
+// silentBackend is shm whose rank 1 stops answering after its first row.
+type silentBackend struct{}
+
+func (silentBackend) Name() string { return "silent-rank-1" }
+func (silentBackend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
+	return shm.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
+		if t.Rank() == 1 {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return body(ctx, t)
+	})
+}
+
+func TestCountWrongCatchesCorruption(t *testing.T) {
+	const n = 4
+	for _, op := range coll.AllOps() {
+		t.Run(op.String(), func(t *testing.T) {
+			row := Row{Op: op, DType: dtype.BF16, Root: 1, Place: OutOfPlace, Count: 700}
+			if op.Reduces() {
+				row.RedOp = dtype.Max
+			}
+			row.Bytes = int64(row.Count * op.Blocks(n) * 2)
+			pat := patternFor(row, n)
+			w := shm.NewWorld(n)
+			done := make(chan [2]int64, n)
+			for r := range n {
+				go func() {
+					bp := &bufferPool{}
+					bp.a, bp.b = make([]byte, 4*row.Bytes), make([]byte, 4*row.Bytes)
+					a := bp.args(row, r, n)
+					fillInputs(a, pat, r)
+					poison(a.Recv)
+					_, err := coll.NewComm(w.Endpoint(r)).Run(context.Background(), coll.Auto, a)
+					if err != nil {
+						t.Error(err)
+					}
+					clean := countWrong(a, row, pat, r, n)
+					a.Recv[2*100] ^= 1
+					a.Recv[2*650+1] ^= 0x40
+					done <- [2]int64{clean, countWrong(a, row, pat, r, n)}
+				}()
+			}
+			for range n {
+				res := <-done
+				if res[0] != 0 {
+					t.Errorf("correct output counted %d wrong", res[0])
+				}
+				if res[1] != 2 && !(res[1] == 0 && (op == coll.Reduce || op == coll.Gather)) {
+					t.Errorf("2 corrupted elements counted as %d", res[1])
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,107 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// Sizes returns the requested sizes of the sweep: MinBytes, then each size
+// times StepFactor (or plus StepBytes), for as long as the size does not
+// exceed MaxBytes. MaxBytes itself is included when the steps land on it.
+// A multiplicative step always advances by at least one byte.
+func (p Plan) Sizes() []int64 {
+	var out []int64
+	for s := p.MinBytes; s <= p.MaxBytes; {
+		out = append(out, s)
+		var next int64
+		if p.StepBytes > 0 {
+			next = s + p.StepBytes
+		} else {
+			f := math.Round(float64(s) * p.StepFactor)
+			if f > MaxSize {
+				break
+			}
+			next = max(int64(f), s+1)
+		}
+		s = next
+	}
+	return out
+}
+
+// SweepString describes the sizes for the header.
+func (p Plan) SweepString() string {
+	step := fmt.Sprintf("factor %g", p.StepFactor)
+	if p.StepBytes > 0 {
+		step = fmt.Sprintf("step %d B", p.StepBytes)
+	}
+	return fmt.Sprintf("%d..%d B by %s (%d sizes)", p.MinBytes, p.MaxBytes, step, len(p.Sizes()))
+}
+
+// Row is one measurement of a plan: a collective call shape.
+type Row struct {
+	Op    coll.Op
+	DType dtype.DType
+	RedOp dtype.ReduceOp // 0 for collectives that do not reduce
+	Root  int            // -1 for collectives without a root
+	Place Placement
+	// Count is the element count of coll.Args: per rank or per peer block
+	// for the collectives with n blocks.
+	Count int
+	// Bytes is the size the row reports (see coll.Op.Blocks).
+	Bytes int64
+}
+
+// RowCount returns the element count of coll.Args and the size actually
+// moved when a row asks for size bytes of op on n ranks: the size rounded
+// down to whole elements in whole blocks.
+func RowCount(op coll.Op, dt dtype.DType, n int, size int64) (count int, bytes int64) {
+	unit := int64(op.Blocks(n) * dt.Size())
+	c := size / unit
+	return int(c), c * unit
+}
+
+// Rows enumerates the plan's rows in output order: by collective, data type,
+// reduction, root and size, then placement, so the placements of one shape
+// come together. Sizes that round to the size of the row before are
+// dropped.
+func (p Plan) Rows() []Row {
+	var rows []Row
+	sizes := p.Sizes()
+	for _, op := range p.Ops {
+		redops := []dtype.ReduceOp{0}
+		if op.Reduces() {
+			redops = p.RedOps
+		}
+		roots := []int{-1}
+		if op.Rooted() {
+			roots = []int{p.Root}
+			if p.Root < 0 {
+				roots = roots[:0]
+				for r := range p.Ranks {
+					roots = append(roots, r)
+				}
+			}
+		}
+		for _, dt := range p.DTypes {
+			for _, redop := range redops {
+				for _, root := range roots {
+					last := int64(-1)
+					for _, size := range sizes {
+						count, bytes := RowCount(op, dt, p.Ranks, size)
+						if bytes == last {
+							continue
+						}
+						last = bytes
+						for _, place := range p.Placements {
+							rows = append(rows, Row{Op: op, DType: dt, RedOp: redop, Root: root, Place: place, Count: count, Bytes: bytes})
+						}
+					}
+				}
+			}
+		}
+	}
+	return rows
+}

@@ -1,0 +1,94 @@
+// Package results holds what a run measured, one Record per row, and the
+// writers that turn records into output for people and programs.
+package results
+
+import (
+	"math"
+	"time"
+)
+
+// Record is one measured row: one collective call shape timed over many
+// iterations on every rank.
+type Record struct {
+	Op       string  // collective (allreduce, ...)
+	DType    string  // element type (fp16, ...)
+	RedOp    string  // reduction, or "none" for collectives that do not reduce
+	Root     int     // root rank, or -1 for collectives without one
+	Algo     string  // algorithm that ran
+	InPlace  bool    // in-place (true) or out-of-place buffers
+	Bytes    int64   // size as DESIGN.md defines it per collective
+	Count    int64   // elements in Bytes
+	Iters    int     // timed iterations
+	TimeUS   float64 // mean time of one op, slowest rank counting, in microseconds
+	MinUS    float64 // fastest iteration (each iteration's time is its slowest rank's)
+	P50US    float64 // median iteration
+	P99US    float64 // 99th percentile iteration
+	MaxUS    float64 // slowest iteration
+	StdDevUS float64 // population standard deviation over iterations
+	AlgBW    float64 // Bytes / TimeUS, in GB/s (1e9 bytes per second)
+	BusBW    float64 // AlgBW x the collective's bus factor, GB/s
+	Util     float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
+	Wrong    int64   // elements that differ from the expectation; -1 when not checked
+	Started  time.Time
+}
+
+// Checked reports whether the row's result was checked.
+func (r Record) Checked() bool { return r.Wrong >= 0 }
+
+// Header describes a run: everything that is the same for all its rows.
+type Header struct {
+	Version    string
+	Backend    string
+	Ranks      int
+	Algo       string   // as asked for (auto or a name)
+	Placement  string   // out, in or both
+	Ops        []string // collectives swept, in order
+	DTypes     []string
+	RedOps     []string
+	Sweep      string // human description of the sizes
+	Iters      int
+	Warmup     int
+	Check      bool
+	Timeout    time.Duration
+	LinkGBps   float64 // link bandwidth in GB/s; 0 when unknown
+	LinkSource string  // how the link bandwidth was obtained
+	Stats      bool    // show per-iteration statistics columns
+	Started    time.Time
+	Host       string
+}
+
+// Summary is what the footer reports about a finished (or interrupted) run.
+type Summary struct {
+	Rows  int
+	Wrong int64 // total wrong elements over checked rows
+	// BigRows and BigBusBW are the number and mean bus bandwidth of the rows
+	// of at least BigRowBytes.
+	BigRows  int
+	BigBusBW float64
+	Err      error // the error that ended the run early, if any
+}
+
+// BigRowBytes is the smallest row size that counts towards the footer's
+// mean bus bandwidth: smaller rows measure latency, not bandwidth.
+const BigRowBytes = 1 << 20
+
+// Add accounts for one record.
+func (s *Summary) Add(r Record) {
+	s.Rows++
+	if r.Wrong > 0 {
+		s.Wrong += r.Wrong
+	}
+	if r.Bytes >= BigRowBytes && !math.IsNaN(r.BusBW) {
+		s.BigBusBW = (s.BigBusBW*float64(s.BigRows) + r.BusBW) / float64(s.BigRows+1)
+		s.BigRows++
+	}
+}
+
+// Sink receives a run as it happens: the header once, each row as soon as it
+// is measured (so an interrupted run keeps what it measured), then the
+// summary.
+type Sink interface {
+	Begin(h Header) error
+	Write(r Record) error
+	End(s Summary) error
+}

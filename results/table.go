@@ -1,0 +1,184 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Table writes the human-readable table on the model of nccl-tests: a header
+// of '#' lines, a block of rows per collective with named columns and their
+// units, and a footer. With placement "both" an out-of-place and an in-place
+// measurement of the same shape share one line, as in nccl-tests.
+type Table struct {
+	w       io.Writer
+	h       Header
+	both    bool
+	lastOp  string
+	pending *Record // out-of-place half of a line waiting for its in-place half
+	err     error   // first write error; later writes are skipped
+}
+
+// NewTable returns a Table writing to w.
+func NewTable(w io.Writer) *Table { return &Table{w: w} }
+
+func (t *Table) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, format, args...)
+	}
+}
+
+// Begin implements Sink: it writes the run header.
+func (t *Table) Begin(h Header) error {
+	t.h, t.both = h, h.Placement == "both"
+	check := "off"
+	if h.Check {
+		check = "on"
+	}
+	t.printf("# hccl-test %s\n", h.Version)
+	t.printf("# backend %s  ranks %d  algo %s  placement %s  check %s  timeout %v\n",
+		h.Backend, h.Ranks, h.Algo, h.Placement, check, h.Timeout)
+	t.printf("# op %s  datatype %s  redop %s\n",
+		strings.Join(h.Ops, ","), strings.Join(h.DTypes, ","), strings.Join(h.RedOps, ","))
+	t.printf("# sweep %s  iters %d  warmup %d\n", h.Sweep, h.Iters, h.Warmup)
+	if h.LinkGBps > 0 {
+		t.printf("# link bandwidth %.2f GB/s (%s)\n", h.LinkGBps, h.LinkSource)
+	} else {
+		t.printf("# link bandwidth unknown: util not computed (see --link-bw)\n")
+	}
+	t.printf("# size: per rank, as nccl-tests: allgather and gather the gathered total, reducescatter and scatter the scattered total, alltoall all a rank sends\n")
+	t.printf("# time: mean per op, slowest rank counting; busbw = algbw x bus factor; util = busbw / link bandwidth\n")
+	return t.err
+}
+
+func (t *Table) groupColumns() (names, units string) {
+	names, units = "      time   algbw   busbw   util  #wrong", "      (us)  (GB/s)  (GB/s)    (%)        "
+	if t.h.Stats {
+		names += "       min       p50       p99       max"
+		units += "      (us)      (us)      (us)      (us)"
+	}
+	return names, units
+}
+
+func (t *Table) opHeader(op string) {
+	names, units := t.groupColumns()
+	lead := "#       size         count      type   redop  root          algo"
+	leadUnits := "#        (B)    (elements)                                      "
+	t.printf("#\n# %s\n", op)
+	if t.both {
+		width := len(names)
+		t.printf("#%s%s%s\n", strings.Repeat(" ", len(lead)-1),
+			center("out-of-place", width), center("in-place", width))
+		t.printf("%s%s%s\n#%s%s%s\n", lead, names, names, leadUnits[1:], units, units)
+		return
+	}
+	t.printf("%s%s\n#%s%s\n", lead, names, leadUnits[1:], units)
+}
+
+func center(s string, width int) string {
+	pad := width - len(s)
+	if pad <= 0 {
+		return s
+	}
+	return strings.Repeat(" ", pad/2) + s + strings.Repeat(" ", pad-pad/2)
+}
+
+// Write implements Sink: it writes one row, or holds an out-of-place
+// measurement until its in-place half arrives when both are shown.
+func (t *Table) Write(r Record) error {
+	if r.Op != t.lastOp {
+		t.flushPending()
+		t.opHeader(r.Op)
+		t.lastOp = r.Op
+	}
+	if t.both {
+		if !r.InPlace {
+			t.flushPending()
+			rc := r
+			t.pending = &rc
+			return t.err
+		}
+		if p := t.pending; p != nil && sameShape(*p, r) {
+			t.pending = nil
+			t.printf("%s%s%s\n", lead(*p), t.group(*p), t.group(r))
+			return t.err
+		}
+		t.flushPending()
+		t.printf("%s%s%s\n", lead(r), strings.Repeat(" ", len(t.group(r))), t.group(r))
+		return t.err
+	}
+	t.printf("%s%s\n", lead(r), t.group(r))
+	return t.err
+}
+
+func (t *Table) flushPending() {
+	if p := t.pending; p != nil {
+		t.pending = nil
+		t.printf("%s%s\n", lead(*p), t.group(*p))
+	}
+}
+
+func sameShape(a, b Record) bool {
+	return a.Op == b.Op && a.DType == b.DType && a.RedOp == b.RedOp && a.Root == b.Root && a.Bytes == b.Bytes
+}
+
+func lead(r Record) string {
+	return fmt.Sprintf("%12d  %12d  %8s  %6s  %4d  %12s", r.Bytes, r.Count, r.DType, r.RedOp, r.Root, r.Algo)
+}
+
+func (t *Table) group(r Record) string {
+	util := "     -"
+	if !math.IsNaN(r.Util) {
+		util = fmt.Sprintf("%6.1f", 100*r.Util)
+	}
+	wrong := "   N/A"
+	if r.Checked() {
+		wrong = fmt.Sprintf("%6d", r.Wrong)
+	}
+	s := fmt.Sprintf("  %8s  %6.2f  %6.2f  %s  %s", formatUS(r.TimeUS), r.AlgBW, r.BusBW, util, wrong)
+	if t.h.Stats {
+		s += fmt.Sprintf("  %8s  %8s  %8s  %8s", formatUS(r.MinUS), formatUS(r.P50US), formatUS(r.P99US), formatUS(r.MaxUS))
+	}
+	return s
+}
+
+// formatUS prints a time in microseconds in 8 columns, with fewer decimals
+// as it grows.
+func formatUS(us float64) string {
+	switch {
+	case us < 1e4:
+		return fmt.Sprintf("%8.2f", us)
+	case us < 1e6:
+		return fmt.Sprintf("%8.1f", us)
+	case us < 1e8:
+		return fmt.Sprintf("%8.0f", us)
+	default:
+		return fmt.Sprintf("%8.2e", us)
+	}
+}
+
+// End implements Sink: it writes the footer.
+func (t *Table) End(s Summary) error {
+	t.flushPending()
+	t.printf("#\n")
+	verdict := "OK"
+	if s.Wrong > 0 {
+		verdict = "FAILED"
+	}
+	if !t.h.Check {
+		t.printf("# wrong elements: not checked (--check 0)\n")
+	} else {
+		t.printf("# wrong elements: %d %s\n", s.Wrong, verdict)
+	}
+	if s.BigRows > 0 {
+		t.printf("# avg bus bandwidth: %.4f GB/s (mean over the %d rows of at least 1 MiB)\n", s.BigBusBW, s.BigRows)
+	} else {
+		t.printf("# avg bus bandwidth: no row of at least 1 MiB, none averaged\n")
+	}
+	if s.Err != nil {
+		t.printf("# stopped early after %d rows: %v\n", s.Rows, s.Err)
+	}
+	t.printf("#\n")
+	return t.err
+}

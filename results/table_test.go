@@ -1,0 +1,116 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func header(placement string, stats bool) Header {
+	return Header{
+		Version: "test", Backend: "shm", Ranks: 8, Algo: "auto", Placement: placement,
+		Ops: []string{"allreduce"}, DTypes: []string{"fp16"}, RedOps: []string{"sum"},
+		Sweep: "1024..2048 B by factor 2 (2 sizes)", Iters: 20, Warmup: 5, Check: true,
+		Timeout: time.Minute, LinkGBps: 20, LinkSource: "given as 20GB/s", Stats: stats,
+	}
+}
+
+func record(bytes int64, inPlace bool) Record {
+	return Record{
+		Op: "allreduce", DType: "fp16", RedOp: "sum", Root: -1, Algo: "ring", InPlace: inPlace,
+		Bytes: bytes, Count: bytes / 2, Iters: 20, TimeUS: 12.5, MinUS: 10, P50US: 12, P99US: 20, MaxUS: 21,
+		AlgBW: 1.5, BusBW: 2.625, Util: 2.625 / 20, Wrong: 0,
+	}
+}
+
+func render(t *testing.T, h Header, recs []Record, s Summary) string {
+	t.Helper()
+	var buf bytes.Buffer
+	tb := NewTable(&buf)
+	if err := tb.Begin(h); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := tb.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tb.End(s); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestTableRows(t *testing.T) {
+	var s Summary
+	recs := []Record{record(1024, false), record(2<<20, false)}
+	for _, r := range recs {
+		s.Add(r)
+	}
+	out := render(t, header("out", false), recs, s)
+	for _, want := range []string{
+		"# backend shm  ranks 8  algo auto  placement out  check on",
+		"# link bandwidth 20.00 GB/s (given as 20GB/s)",
+		"#       size         count      type   redop  root          algo      time   algbw   busbw   util  #wrong",
+		"        1024           512      fp16     sum    -1          ring     12.50    1.50    2.62    13.1       0",
+		"# wrong elements: 0 OK",
+		"# avg bus bandwidth: 2.6250 GB/s (mean over the 1 rows of at least 1 MiB)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestTableBothPlacementsShareALine(t *testing.T) {
+	recs := []Record{record(1024, false), record(1024, true), record(2048, false), record(2048, true)}
+	out := render(t, header("both", true), recs, Summary{})
+	if !strings.Contains(out, "out-of-place") || !strings.Contains(out, "in-place") {
+		t.Errorf("no placement group titles:\n%s", out)
+	}
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2 (one per size):\n%s", len(rows), out)
+	}
+	// 6 lead fields + 2 x (5 + 4 stats) fields.
+	if f := strings.Fields(rows[0]); len(f) != 6+2*9 {
+		t.Errorf("row has %d fields: %q", len(f), rows[0])
+	}
+}
+
+func TestTableFooterOnFailure(t *testing.T) {
+	r := record(1024, false)
+	r.Wrong, r.Util = 7, math.NaN()
+	var s Summary
+	s.Add(r)
+	s.Err = errors.New("allreduce (ring) rank 3: timed out")
+	out := render(t, header("out", false), []Record{r}, s)
+	for _, want := range []string{"# wrong elements: 7 FAILED", "# stopped early after 1 rows: allreduce (ring) rank 3: timed out", "no row of at least 1 MiB", "     -       7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestSummaryAveragesBigRowsOnly(t *testing.T) {
+	var s Summary
+	for _, c := range []struct {
+		bytes int64
+		busbw float64
+	}{{1024, 100}, {1 << 20, 2}, {4 << 20, 4}} {
+		r := record(c.bytes, false)
+		r.BusBW = c.busbw
+		s.Add(r)
+	}
+	if s.Rows != 3 || s.BigRows != 2 || s.BigBusBW != 3 {
+		t.Errorf("summary %+v, want 3 rows, 2 big, mean 3", s)
+	}
+}
