@@ -1,0 +1,70 @@
+// Command hccl-test sweeps collective operations over message sizes, data
+// types and reductions on a chosen backend, checks every result, and prints
+// latency, algorithm bandwidth, bus bandwidth and link utilization per row.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/results"
+
+	_ "github.com/hccl-test/hccl-test/backends/shm" // registers --backend shm
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // the run failed (timeout, transport error, output error)
+	exitUsage   = 2 // bad flags or values; nothing was started
+	exitWrong   = 3 // the run finished but some results were wrong
+	exitSignal  = 130
+	programName = "hccl-test"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it parses args, runs the sweep and
+// returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	plan, opts, err := parseFlags(args, stdout)
+	if errors.Is(err, errHelpShown) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v (see --help)\n", programName, err)
+		return exitUsage
+	}
+	if opts.version {
+		fmt.Fprintf(stdout, "%s %s\n", programName, bench.Version)
+		return exitOK
+	}
+	if err := plan.Validate(); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+		return exitUsage
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := bench.Run(ctx, plan, results.NewTable(stdout))
+	switch {
+	case err != nil && ctx.Err() != nil:
+		fmt.Fprintf(stderr, "%s: interrupted after %d rows\n", programName, sum.Rows)
+		return exitSignal
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+		return exitFailed
+	case sum.Wrong > 0:
+		fmt.Fprintf(stderr, "%s: %d wrong elements: the collective results are not correct\n", programName, sum.Wrong)
+		return exitWrong
+	}
+	return exitOK
+}

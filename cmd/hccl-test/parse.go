@@ -1,0 +1,170 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// errHelpShown reports that --help was asked for and printed.
+var errHelpShown = errors.New("help shown")
+
+// options are flags that do not become part of the plan.
+type options struct {
+	version bool
+}
+
+const examples = `
+Examples:
+  # allreduce of fp16 from 1 KiB to 256 MiB, doubling, on 8 in-process ranks
+  hccl-test --op allreduce --datatype fp16 --minbytes 1024 --maxbytes 268435456 --stepfactor 2
+
+  # every collective, every data type, 4 ranks, nccl-tests' short flags
+  hccl-test --op all -d all -p 4 -b 8 -e 1M -f 4
+
+  # allreduce with every reduction, in-place and out-of-place, against a 56 GB/s link
+  hccl-test -o all --placement both --link-bw hccs -b 1K -e 64M --stats
+`
+
+// parseFlags turns the command line into a plan. Semantic checks that need
+// the whole plan are left to Plan.Validate.
+func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
+	p := bench.DefaultPlan()
+	var o options
+	fs := pflag.NewFlagSet(programName, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SetNormalizeFunc(normalize)
+	fs.SortFlags = false
+
+	ops := fs.String("op", "allreduce", "collectives, comma-separated, or all: "+strings.Join(names(coll.AllOps()), " "))
+	dtypes := fs.StringP("datatype", "d", "fp32", "data types, comma-separated, or all: "+strings.Join(names(dtype.All()), " ")+"\n(also half, float, double, bfloat16, bfp16)")
+	redops := fs.StringP("redop", "o", "sum", "reductions for allreduce, reduce, reducescatter, comma-separated, or all: "+strings.Join(names(dtype.AllOps()), " "))
+	minB, maxB := sizeValue(p.MinBytes), sizeValue(p.MaxBytes)
+	fs.VarP(&minB, "minbytes", "b", "smallest size, bytes with optional K/M/G suffix (1.5M allowed)")
+	fs.VarP(&maxB, "maxbytes", "e", "largest size, bytes with optional K/M/G suffix")
+	factor := fs.Float64P("stepfactor", "f", p.StepFactor, "multiply the size by this each step (> 1)")
+	var stepB sizeValue
+	fs.VarP(&stepB, "stepbytes", "i", "add this many bytes each step instead of multiplying")
+	fs.IntVarP(&p.Iters, "iters", "n", p.Iters, "timed iterations per row")
+	fs.IntVarP(&p.Warmup, "warmup-iters", "w", p.Warmup, "untimed iterations per row before the timed ones")
+	check := fs.IntP("check", "c", 1, "1: check every row's result (outside the timed region); 0: don't")
+	fs.IntVarP(&p.Root, "root", "r", p.Root, "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
+	fs.IntVarP(&p.Ranks, "ranks", "p", p.Ranks, "number of ranks")
+	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
+	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm, or auto (latency algorithms below 64 KiB, bandwidth ones above): "+strings.Join(coll.AllNames(), " "))
+	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
+	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s),\na preset ("+presetHelp()+"),\nor auto: measure it on this backend before the sweep")
+	timeout := durationValue(p.Timeout)
+	fs.VarP(&timeout, "timeout", "T", "longest one op may take before the run fails (90s, 2m, or seconds)")
+	fs.BoolVar(&p.Stats, "stats", false, "add min, p50, p99 and max of the iteration times to the table")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	help := fs.BoolP("help", "h", false, "show this help")
+
+	if err := fs.Parse(args); err != nil {
+		return p, o, err
+	}
+	if *help {
+		fmt.Fprintf(helpOut, "Usage: %s [flags]\n\nSweeps collectives over sizes, data types and reductions, checks every result,\nand reports time, algbw, busbw and link utilization per row.\n\nFlags:\n%s%s", programName, fs.FlagUsagesWrapped(100), examples)
+		return p, o, errHelpShown
+	}
+	if fs.NArg() > 0 {
+		return p, o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if p.Ops, err = splitList("op", *ops, coll.AllOps, parseOp); err != nil {
+		return p, o, err
+	}
+	if p.DTypes, err = splitList("datatype", *dtypes, dtype.All, dtype.Parse); err != nil {
+		return p, o, err
+	}
+	if p.RedOps, err = splitList("redop", *redops, dtype.AllOps, dtype.ParseOp); err != nil {
+		return p, o, err
+	}
+	p.MinBytes, p.MaxBytes, p.StepFactor, p.StepBytes = int64(minB), int64(maxB), *factor, int64(stepB)
+	if fs.Changed("stepbytes") && fs.Changed("stepfactor") {
+		return p, o, fmt.Errorf("--stepfactor and --stepbytes: give one of them, not both")
+	}
+	if fs.Changed("stepbytes") && p.StepBytes == 0 {
+		return p, o, fmt.Errorf("--stepbytes 0: the size would never grow")
+	}
+	switch *check {
+	case 0, 1:
+		p.Check = *check == 1
+	default:
+		return p, o, fmt.Errorf("--check %d: want 1 (check) or 0 (don't)", *check)
+	}
+	if p.Placements, err = bench.ParsePlacements(*placement); err != nil {
+		return p, o, fmt.Errorf("--placement: %w", err)
+	}
+	if p.LinkGBps, p.LinkSource, err = parseLink(*link); err != nil {
+		return p, o, fmt.Errorf("--link-bw: %w", err)
+	}
+	p.Timeout = timeout.duration()
+	p.MemLimit = bench.AvailableMemory()
+	return p, o, nil
+}
+
+func (d durationValue) duration() time.Duration { return time.Duration(d) }
+
+// parseOp parses a collective, pointing users who type a reduction at
+// --redop.
+func parseOp(s string) (coll.Op, error) {
+	op, err := coll.ParseOp(s)
+	if err == nil {
+		return op, nil
+	}
+	if r, rerr := dtype.ParseOp(s); rerr == nil {
+		return 0, fmt.Errorf("%q is a reduction, not a collective: use --redop %s (-o %s) with --op allreduce, reduce or reducescatter", s, r, r)
+	}
+	return 0, err
+}
+
+// parseLink reads --link-bw: auto, a preset name or a value with units.
+func parseLink(s string) (float64, string, error) {
+	if strings.EqualFold(s, bench.LinkAuto) {
+		return 0, bench.LinkAuto, nil
+	}
+	for _, p := range bench.LinkPresets {
+		if strings.EqualFold(s, p.Name) {
+			return p.GBps, fmt.Sprintf("preset %s: %s", p.Name, p.What), nil
+		}
+	}
+	gbps, err := bench.ParseBandwidth(s)
+	if err != nil {
+		return 0, "", fmt.Errorf("%w, or a preset (%s), or auto", err, presetNames())
+	}
+	return gbps, "given as " + s, nil
+}
+
+func presetHelp() string {
+	var parts []string
+	for _, p := range bench.LinkPresets {
+		parts = append(parts, fmt.Sprintf("%s %g GB/s", p.Name, p.GBps))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func presetNames() string {
+	var parts []string
+	for _, p := range bench.LinkPresets {
+		parts = append(parts, p.Name)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func names[T fmt.Stringer](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.String()
+	}
+	return out
+}
