@@ -3,16 +3,35 @@ package backends
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
-// Config is what every backend needs to start a world.
+// Config is what every backend needs to start a world. Backends ignore the
+// fields that do not concern them.
 type Config struct {
 	// Ranks is the number of ranks in the world (>= 1).
 	Ranks int
+	// Master is rank 0's rendezvous address, host:port, for backends whose
+	// ranks are processes; "" lets the backend choose (ranks it starts
+	// itself) or take its launcher's.
+	Master string
+	// Bind is the address or network interface that ranks listen on;
+	// "" means loopback.
+	Bind string
+	// ConnectTimeout limits setting the world up: the rendezvous, and
+	// connecting each link.
+	ConnectTimeout time.Duration
+	// Log receives one line per notable event that is not an error of the
+	// run (a dropped stranger, a child that exited). nil discards them.
+	Log io.Writer
+	// Args are the command-line arguments a backend that starts rank
+	// processes passes to them (the same program, the same flags).
+	Args []string
 }
 
 // Validate reports what is wrong with c, if anything.
@@ -20,7 +39,26 @@ func (c Config) Validate() error {
 	if c.Ranks < 1 {
 		return fmt.Errorf("ranks must be at least 1, got %d", c.Ranks)
 	}
+	if c.ConnectTimeout < 0 {
+		return fmt.Errorf("connect timeout must not be negative, got %v", c.ConnectTimeout)
+	}
 	return nil
+}
+
+// Launch describes a world started by an external launcher (mpirun, srun,
+// torchrun) as this process sees it.
+type Launch struct {
+	Rank, Size int
+	// Source names the launcher and variables that gave these values.
+	Source string
+}
+
+// Launched is implemented by backends whose ranks may be started by an
+// external launcher. LaunchedWorld reports whether this process is such a
+// rank, and the world it belongs to; it returns an error when the
+// launcher's variables are present but inconsistent.
+type Launched interface {
+	LaunchedWorld() (Launch, bool, error)
 }
 
 // RankFunc is the work of one rank. It is called once per rank that this

@@ -8,6 +8,7 @@ package backends
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/hccl-test/hccl-test/dtype"
 )
@@ -18,7 +19,8 @@ import (
 // an algorithm step can send and receive at the same time. Messages from one
 // rank to another are matched in the order they were posted on each side (no
 // tags, no overtaking), and the lengths of a matched send and receive must be
-// equal: a difference fails both with ErrMismatch. Zero-length messages are
+// equal: a difference fails the receive with ErrMismatch (and the send, where
+// a send completes only once the receiver takes it). Zero-length messages are
 // allowed and act as pure synchronisation.
 //
 // A Transport is used by one goroutine at a time (the rank's own); the
@@ -51,6 +53,25 @@ type Transport interface {
 	// Close releases the endpoint. Requests still pending fail.
 	Close() error
 }
+
+// Call identifies the collective call that messages belong to. A transport
+// that carries it in its messages can tell when peers disagree about which
+// call they are in, and fail with ErrMismatch instead of mixing them up.
+type Call struct {
+	Seq   uint64 // calls made on this rank so far, counting from 1
+	Op    uint8  // collective code (see DescribeCall)
+	DType uint8  // element type code, 0 when none
+}
+
+// CallTagger is implemented by transports that carry the Call in their
+// messages. Callers announce each call before posting its messages.
+type CallTagger interface {
+	BeginCall(c Call)
+}
+
+// DescribeCall names a call's op and data type in errors. The package that
+// defines the codes sets it at init time; the default prints numbers.
+var DescribeCall = func(op, dt uint8) string { return fmt.Sprintf("op %d (dtype %d)", op, dt) }
 
 // Request is a posted operation.
 type Request interface {

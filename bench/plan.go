@@ -7,6 +7,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -77,6 +78,47 @@ type Plan struct {
 	Stats      bool          // report per-iteration statistics in the table
 	// MemLimit is the memory the sweep may use in bytes (0: no limit).
 	MemLimit int64
+	// HostedRanks is how many ranks share this machine's memory; 0 means
+	// all of them (one process, or -p on one machine).
+	HostedRanks int
+
+	// Master, Bind, ConnectTimeout and Args are passed to the backend; see
+	// backends.Config.
+	Master         string
+	Bind           string
+	ConnectTimeout time.Duration
+	Args           []string
+}
+
+// ApplyLauncher takes the world size from the launcher that started this
+// process, if the backend supports launchers and one did. ranksGiven says
+// whether the user chose Ranks; a different choice is an error.
+func (p *Plan) ApplyLauncher(ranksGiven bool) error {
+	b, err := backends.Lookup(p.Backend)
+	if err != nil {
+		return fmt.Errorf("--backend: %w", err)
+	}
+	l, ok := b.(backends.Launched)
+	if !ok {
+		return nil
+	}
+	w, launched, err := l.LaunchedWorld()
+	if err != nil || !launched {
+		return err
+	}
+	if ranksGiven && p.Ranks != w.Size {
+		return fmt.Errorf("--ranks %d: this process was started by %s", p.Ranks, w.Source)
+	}
+	p.Ranks, p.HostedRanks = w.Size, 1
+	return nil
+}
+
+// config is the backend configuration of the plan.
+func (p Plan) config() backends.Config {
+	return backends.Config{
+		Ranks: p.Ranks, Master: p.Master, Bind: p.Bind, ConnectTimeout: p.ConnectTimeout,
+		Log: os.Stderr, Args: p.Args,
+	}
 }
 
 // DefaultPlan returns the defaults of the command line.
@@ -129,6 +171,8 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--placement: none given")
 	case p.Timeout <= 0:
 		return fmt.Errorf("--timeout %v: must be positive", p.Timeout)
+	case p.ConnectTimeout < 0:
+		return fmt.Errorf("--connect-timeout %v: must not be negative", p.ConnectTimeout)
 	case p.LinkGBps < 0 || math.IsNaN(p.LinkGBps):
 		return fmt.Errorf("--link-bw %v: must be positive", p.LinkGBps)
 	}
@@ -169,5 +213,8 @@ func (p Plan) MemoryNeeded() int64 {
 		perRank = max(perRank, s+r+max(s, r))
 	}
 	hosted := int64(p.Ranks)
+	if p.HostedRanks > 0 {
+		hosted = int64(p.HostedRanks)
+	}
 	return perRank * hosted
 }

@@ -37,7 +37,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 			bp.free()
 		}
 	}()
-	runErr := b.Run(ctx, backends.Config{Ranks: p.Ranks}, func(ctx context.Context, t backends.Transport) error {
+	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
 		r := &rankRunner{plan: p, comm: coll.NewComm(t), bufs: &bufferPool{}}
 		pools <- r.bufs
 		if err := r.prepare(ctx); err != nil {

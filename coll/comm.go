@@ -15,6 +15,28 @@ type Comm struct {
 	t          backends.Transport
 	rank, size int
 	scratch    []byte
+	calls      uint64 // collective calls made so far, barriers included
+}
+
+// barrierCode is the op code that tags a barrier's messages.
+const barrierCode = 0x7f
+
+func init() {
+	backends.DescribeCall = func(op, dt uint8) string {
+		if op == barrierCode {
+			return "barrier"
+		}
+		return fmt.Sprintf("%v(%v)", Op(op), dtype.DType(dt))
+	}
+}
+
+// beginCall numbers a new call and tells a tagging transport about it, so
+// that the messages of ranks that disagree about the call are caught.
+func (c *Comm) beginCall(op, dt uint8) {
+	c.calls++
+	if tg, ok := c.t.(backends.CallTagger); ok {
+		tg.BeginCall(backends.Call{Seq: c.calls, Op: op, DType: dt})
+	}
 }
 
 // NewComm returns a Comm over t.
@@ -97,6 +119,7 @@ func waitAll(ctx context.Context, reqs ...backends.Request) error {
 // Barrier returns once every rank has entered it (dissemination barrier:
 // ceil(log2 n) rounds of zero-byte messages).
 func (c *Comm) Barrier(ctx context.Context) error {
+	c.beginCall(barrierCode, 0)
 	for dist := 1; dist < c.size; dist *= 2 {
 		to := (c.rank + dist) % c.size
 		from := (c.rank - dist + c.size) % c.size

@@ -128,6 +128,7 @@ func (c *Comm) Run(ctx context.Context, name string, a *Args) (string, error) {
 		return "", err
 	}
 	alg, _ := lookup(a.Op, used)
+	c.beginCall(uint8(a.Op), uint8(a.DType))
 	if err := alg.run(ctx, c, a); err != nil {
 		return used, fmt.Errorf("%v (%s) rank %d: %w", a.Op, used, c.rank, err)
 	}

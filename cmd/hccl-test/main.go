@@ -16,6 +16,7 @@ import (
 	"github.com/hccl-test/hccl-test/results"
 
 	_ "github.com/hccl-test/hccl-test/backends/shm" // registers --backend shm
+	_ "github.com/hccl-test/hccl-test/backends/tcp" // registers --backend tcp
 )
 
 // Exit codes.

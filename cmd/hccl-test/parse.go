@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -64,7 +67,17 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
 	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s),\na preset ("+presetHelp()+"),\nor auto: measure it on this backend before the sweep")
 	timeout := durationValue(p.Timeout)
-	fs.VarP(&timeout, "timeout", "T", "longest one op may take before the run fails (90s, 2m, or seconds)")
+	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
+		return p, o, err
+	}
+	fs.VarP(&timeout, "timeout", "T", "longest one op may take before the run fails (90s, 2m, or seconds;\ndefault from HCCL_EXEC_TIMEOUT in seconds when set)")
+	connect := durationValue(tcp.DefaultConnectTimeout)
+	if err := envDuration("HCCL_CONNECT_TIMEOUT", &connect); err != nil {
+		return p, o, err
+	}
+	fs.Var(&connect, "connect-timeout", "longest setting up may take: rendezvous and each connection (tcp;\ndefault from HCCL_CONNECT_TIMEOUT in seconds when set)")
+	fs.StringVar(&p.Master, "master", "", "rank 0's rendezvous address host:port, the same on every rank (tcp under\nmpirun or srun; torchrun's MASTER_ADDR and MASTER_PORT are read too)")
+	fs.StringVar(&p.Bind, "bind", "", "address or network interface that ranks listen on (tcp; default loopback)")
 	fs.BoolVar(&p.Stats, "stats", false, "add min, p50, p99 and max of the iteration times to the table")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "show this help")
@@ -108,12 +121,31 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if p.LinkGBps, p.LinkSource, err = parseLink(*link); err != nil {
 		return p, o, fmt.Errorf("--link-bw: %w", err)
 	}
-	p.Timeout = timeout.duration()
+	p.Timeout, p.ConnectTimeout = timeout.duration(), connect.duration()
+	p.Args = args
+	if err := p.ApplyLauncher(fs.Changed("ranks")); err != nil {
+		return p, o, err
+	}
 	p.MemLimit = bench.AvailableMemory()
 	return p, o, nil
 }
 
 func (d durationValue) duration() time.Duration { return time.Duration(d) }
+
+// envDuration sets d from an environment variable holding seconds, as
+// HCCL_EXEC_TIMEOUT and HCCL_CONNECT_TIMEOUT do, when it is set.
+func envDuration(name string, d *durationValue) error {
+	v := os.Getenv(name)
+	if v == "" {
+		return nil
+	}
+	secs, err := strconv.ParseFloat(v, 64)
+	if err != nil || secs <= 0 {
+		return fmt.Errorf("%s=%q: want a positive number of seconds", name, v)
+	}
+	*d = durationValue(time.Duration(secs * float64(time.Second)))
+	return nil
+}
 
 // parseOp parses a collective, pointing users who type a reduction at
 // --redop.

@@ -1,0 +1,278 @@
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// socketBuffer is the kernel buffer size asked for on every connection:
+// room for a few MiB in flight each way, so a ring step's send rarely waits
+// for the peer's reader at the sizes where bandwidth matters.
+const socketBuffer = 4 << 20
+
+// endpoint is one rank's Transport over TCP. Each pair of ranks shares one
+// connection, made when the pair first exchanges a message: the lower rank
+// dials the higher rank's listener. So a rank connects only to the peers its
+// algorithms use.
+type endpoint struct {
+	rank, size     int
+	secret         []byte
+	connectTimeout time.Duration
+	log            io.Writer
+
+	ln    net.Listener
+	addrs []string // every rank's listener address, from the rendezvous
+	links []*link  // by peer; links[rank] is nil
+
+	// rendezvous receives rank 0's rendezvous connections during setup;
+	// nil on other ranks and once setup is over.
+	rdvMu      sync.Mutex // guards rendezvous
+	rendezvous chan rendezvousConn
+
+	call backends.Call // the current call; used only by the rank's goroutine
+
+	closed    chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup // the accept loop, dials and link goroutines
+}
+
+type rendezvousConn struct {
+	conn  net.Conn
+	hello Hello
+}
+
+func newEndpoint(rank, size int, secret []byte, cfg backends.Config) *endpoint {
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	ep := &endpoint{
+		rank: rank, size: size, secret: secret, connectTimeout: cfg.ConnectTimeout, log: log,
+		links: make([]*link, size), closed: make(chan struct{}),
+	}
+	if ep.connectTimeout <= 0 {
+		ep.connectTimeout = DefaultConnectTimeout
+	}
+	for p := range size {
+		if p != rank {
+			ep.links[p] = newLink(ep, p)
+		}
+	}
+	return ep
+}
+
+// Rank implements backends.Transport.
+func (ep *endpoint) Rank() int { return ep.rank }
+
+// Size implements backends.Transport.
+func (ep *endpoint) Size() int { return ep.size }
+
+// BeginCall implements backends.CallTagger: messages posted from now on
+// carry c, and receives expect it.
+func (ep *endpoint) BeginCall(c backends.Call) { ep.call = c }
+
+func (ep *endpoint) linkTo(peer int) (*link, error) {
+	if peer < 0 || peer >= ep.size {
+		return nil, fmt.Errorf("peer %d out of range [0, %d)", peer, ep.size)
+	}
+	if peer == ep.rank {
+		return nil, fmt.Errorf("rank %d cannot message itself", peer)
+	}
+	return ep.links[peer], nil
+}
+
+// Send implements backends.Transport.
+func (ep *endpoint) Send(peer int, buf []byte) backends.Request {
+	return ep.post(peer, &request{send: true, buf: buf})
+}
+
+// Recv implements backends.Transport.
+func (ep *endpoint) Recv(peer int, buf []byte) backends.Request {
+	return ep.post(peer, &request{buf: buf})
+}
+
+// RecvReduce implements backends.Transport.
+func (ep *endpoint) RecvReduce(peer int, dst, acc []byte, reduce dtype.ReduceFunc) backends.Request {
+	if len(acc) < len(dst) {
+		r := &request{done: make(chan struct{})}
+		r.finish(fmt.Errorf("recv-reduce from rank %d: accumulator of %d bytes for %d", peer, len(acc), len(dst)))
+		return r
+	}
+	return ep.post(peer, &request{buf: dst, acc: acc, reduce: reduce})
+}
+
+func (ep *endpoint) post(peer int, r *request) backends.Request {
+	r.done, r.call = make(chan struct{}), ep.call
+	l, err := ep.linkTo(peer)
+	if err != nil {
+		dir := "recv from"
+		if r.send {
+			dir = "send to"
+		}
+		r.finish(fmt.Errorf("%s rank %d: %w", dir, peer, err))
+		return r
+	}
+	r.l = l
+	return l.post(r)
+}
+
+// Close implements backends.Transport: it stops listening, fails every
+// link and waits for the endpoint's goroutines to end.
+func (ep *endpoint) Close() error {
+	ep.closeOnce.Do(func() {
+		close(ep.closed)
+		if ep.ln != nil {
+			ep.ln.Close()
+		}
+		for _, l := range ep.links {
+			if l != nil {
+				l.fail(backends.ErrClosed)
+			}
+		}
+	})
+	ep.wg.Wait()
+	return nil
+}
+
+// logf writes one line to the endpoint's log.
+func (ep *endpoint) logf(format string, args ...any) {
+	fmt.Fprintf(ep.log, "hccl-test: tcp rank %d: "+format+"\n", append([]any{ep.rank}, args...)...)
+}
+
+// acceptLoop admits peers that prove the job's secret and drops the rest,
+// logging why, without disturbing the job.
+func (ep *endpoint) acceptLoop() {
+	defer ep.wg.Done()
+	for {
+		conn, err := ep.ln.Accept()
+		if err != nil {
+			select {
+			case <-ep.closed:
+				return
+			default:
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			ep.logf("accept: %v", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		ep.wg.Add(1)
+		go func() {
+			defer ep.wg.Done()
+			ep.admit(conn)
+		}()
+	}
+}
+
+// admit runs the handshake on an accepted connection and hands it to the
+// link or the rendezvous it is for.
+func (ep *endpoint) admit(conn net.Conn) {
+	tune(conn)
+	peer, err := Handshake(conn, ep.secret, Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink}, time.Now().Add(ep.connectTimeout))
+	if err != nil {
+		ep.logf("dropped connection from %s: %v", conn.RemoteAddr(), err)
+		conn.Close()
+		return
+	}
+	switch {
+	case peer.Purpose == PurposeRendezvous:
+		ep.rdvMu.Lock()
+		ch := ep.rendezvous
+		ep.rdvMu.Unlock()
+		if ch != nil {
+			select {
+			case ch <- rendezvousConn{conn, peer}:
+				return
+			case <-ep.closed:
+			}
+		}
+		ep.logf("dropped late rendezvous from rank %d at %s", peer.Rank, conn.RemoteAddr())
+	case peer.Purpose == PurposeLink && peer.Rank >= 0 && peer.Rank < ep.rank:
+		if ep.links[peer.Rank].attach(conn) {
+			return
+		}
+		ep.logf("dropped duplicate connection from rank %d at %s", peer.Rank, conn.RemoteAddr())
+	default:
+		ep.logf("dropped connection from %s: rank %d may not dial rank %d", conn.RemoteAddr(), peer.Rank, ep.rank)
+	}
+	conn.Close()
+}
+
+// goDial connects to a higher-ranked peer in the background.
+func (ep *endpoint) goDial(l *link) {
+	ep.wg.Add(1)
+	go func() {
+		defer ep.wg.Done()
+		conn, err := ep.dial(l.peer)
+		if err != nil {
+			l.fail(err)
+			return
+		}
+		if !l.attach(conn) {
+			conn.Close()
+		}
+	}()
+}
+
+// dial connects to peer's listener and proves the secret, retrying refused
+// connections until the connect timeout.
+func (ep *endpoint) dial(peer int) (net.Conn, error) {
+	deadline := time.Now().Add(ep.connectTimeout)
+	addr := ep.addrs[peer]
+	conn, err := dialRetry(addr, deadline, ep.closed)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to rank %d at %s: %w", peer, addr, err)
+	}
+	got, err := Handshake(conn, ep.secret, Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink}, deadline)
+	if err == nil && got.Rank != peer {
+		err = fmt.Errorf("%w: the listener at %s is rank %d, not %d", backends.ErrMismatch, addr, got.Rank, peer)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("connecting to rank %d at %s: %w", peer, addr, err)
+	}
+	return conn, nil
+}
+
+// dialRetry dials addr until it answers or the deadline passes; a refused
+// connection is retried, since the peer may still be starting.
+func dialRetry(addr string, deadline time.Time, stop <-chan struct{}) (net.Conn, error) {
+	for {
+		d := net.Dialer{Deadline: deadline}
+		conn, err := d.Dial("tcp", addr)
+		if err == nil {
+			tune(conn)
+			return conn, nil
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) || time.Now().Add(50*time.Millisecond).After(deadline) {
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("%w after waiting until %s: %v", backends.ErrTimeout, deadline.Format(time.TimeOnly), err)
+			}
+			return nil, err
+		}
+		select {
+		case <-stop:
+			return nil, backends.ErrClosed
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// tune sets the socket options every connection gets.
+func tune(conn net.Conn) {
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+		_ = tc.SetReadBuffer(socketBuffer)
+		_ = tc.SetWriteBuffer(socketBuffer)
+	}
+}

@@ -1,0 +1,104 @@
+package tcp
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/hccl-test/hccl-test/backends"
+)
+
+// Environment variables of the ranks hccl-test starts itself, and the
+// shared secret for ranks started by a launcher.
+const (
+	EnvRank   = "HCCL_TEST_RANK"
+	EnvSize   = "HCCL_TEST_WORLD_SIZE"
+	EnvMaster = "HCCL_TEST_MASTER"
+	// EnvSecret holds the job's shared secret. hccl-test -p sets it for its
+	// children; with a launcher, set it to the same value on every rank.
+	EnvSecret = "HCCL_TEST_SECRET"
+	// envParentWatch tells a child that its stdin is a pipe from its
+	// parent, whose closing means the parent is gone.
+	envParentWatch = "HCCL_TEST_PARENT_PIPE"
+)
+
+// role is what this process is in the world.
+type role struct {
+	Rank, Size int
+	Master     string // rank 0's rendezvous address
+	Secret     []byte
+	Source     string // what started the rank, for messages
+	Child      bool   // started by hccl-test itself
+}
+
+// launchers lists, in order of precedence, the variables that launchers
+// set for the rank and the world size.
+var launchers = []struct{ rank, size, name string }{
+	{EnvRank, EnvSize, "hccl-test"},
+	{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "mpirun (Open MPI)"},
+	{"PMI_RANK", "PMI_SIZE", "mpirun (MPICH/Hydra)"},
+	{"SLURM_PROCID", "SLURM_NTASKS", "srun (Slurm)"},
+	{"RANK", "WORLD_SIZE", "torchrun"},
+}
+
+// launchedWorld finds the rank and world size a launcher set, if any.
+func launchedWorld(getenv func(string) string) (backends.Launch, bool, error) {
+	for _, l := range launchers {
+		rs, ss := getenv(l.rank), getenv(l.size)
+		if rs == "" || ss == "" {
+			continue
+		}
+		src := fmt.Sprintf("%s (%s=%s %s=%s)", l.name, l.rank, rs, l.size, ss)
+		rank, err1 := strconv.Atoi(rs)
+		size, err2 := strconv.Atoi(ss)
+		if err1 != nil || err2 != nil || size < 1 || rank < 0 || rank >= size {
+			return backends.Launch{}, true, fmt.Errorf("started by %s: not a valid rank and world size", src)
+		}
+		return backends.Launch{Rank: rank, Size: size, Source: src}, true, nil
+	}
+	return backends.Launch{}, false, nil
+}
+
+// detectLaunch reports whether this process is a rank started by a launcher
+// (or by hccl-test -p), and with what rendezvous address and secret. master
+// is --master, used when the launcher gives no rendezvous address.
+func detectLaunch(getenv func(string) string, master string) (role, bool, error) {
+	l, ok, err := launchedWorld(getenv)
+	if !ok || err != nil {
+		return role{}, ok, err
+	}
+	r := role{Rank: l.Rank, Size: l.Size, Source: l.Source, Child: getenv(EnvRank) != ""}
+	switch {
+	case getenv(EnvMaster) != "":
+		r.Master = getenv(EnvMaster)
+	case master != "":
+		r.Master = master
+	case getenv("MASTER_ADDR") != "" && getenv("MASTER_PORT") != "":
+		r.Master = net.JoinHostPort(getenv("MASTER_ADDR"), getenv("MASTER_PORT"))
+	default:
+		return role{}, true, fmt.Errorf("started by %s, which gives no rendezvous address: pass --master host:port (rank 0's, the same on every rank) or set MASTER_ADDR and MASTER_PORT", l.Source)
+	}
+	if _, _, err := net.SplitHostPort(r.Master); err != nil {
+		return role{}, true, fmt.Errorf("rendezvous address %q: want host:port", r.Master)
+	}
+	secret := getenv(EnvSecret)
+	if secret == "" {
+		return role{}, true, fmt.Errorf("started by %s: set %s to the same secret on every rank (for example mpirun -x %s=$(openssl rand -hex 16))", l.Source, EnvSecret, EnvSecret)
+	}
+	r.Secret = []byte(secret)
+	return r, true, nil
+}
+
+// LaunchedWorld implements backends.Launched from the environment.
+func (Backend) LaunchedWorld() (backends.Launch, bool, error) {
+	return launchedWorld(getenv)
+}
+
+// newSecret returns a fresh random secret for a job hccl-test starts.
+func newSecret() []byte {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported systems
+	return []byte(hex.EncodeToString(b))
+}

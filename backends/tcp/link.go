@@ -1,0 +1,293 @@
+package tcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// chunkSize is how much of an incoming message is reduced at a time: small
+// enough to stay in cache between the socket read and the reduction, large
+// enough that per-chunk overhead stays negligible. A multiple of every
+// element size.
+const chunkSize = 256 << 10
+
+// link is this rank's end of the connection to one peer. Posted sends and
+// receives queue on it in order; a writer goroutine sends the queued sends
+// and a reader goroutine fills the queued receives, so an algorithm step
+// sends and receives at the same time. Until the connection exists the
+// queues just fill.
+type link struct {
+	ep   *endpoint
+	peer int
+
+	mu    sync.Mutex // guards the fields below
+	sends []*request // posted, not yet written
+	recvs []*request // posted, not yet filled
+	conn  net.Conn   // nil until connected
+	err   error      // set once the link has failed; every request fails with it
+	// wake is closed, and replaced, when a request is posted, the
+	// connection arrives, or the link fails.
+	wake chan struct{}
+	// dialing is set once the dial to a higher-ranked peer has started.
+	dialing bool
+}
+
+func newLink(ep *endpoint, peer int) *link {
+	return &link{ep: ep, peer: peer, wake: make(chan struct{})}
+}
+
+// request is a posted send or receive.
+type request struct {
+	l      *link
+	send   bool
+	buf    []byte // send payload, or receive destination
+	acc    []byte // receive-and-reduce accumulator
+	reduce dtype.ReduceFunc
+	call   backends.Call
+	done   chan struct{} // closed when finished
+	err    error         // valid once done is closed
+}
+
+func (r *request) finish(err error) {
+	r.err = err
+	close(r.done)
+}
+
+// Wait implements backends.Request.
+func (r *request) Wait(ctx context.Context) error {
+	select {
+	case <-r.done:
+		return r.err
+	default:
+	}
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		// The buffer stays with the link until it finishes or the
+		// endpoint closes; the run is failing anyway.
+		dir := "recv from"
+		if r.send {
+			dir = "send to"
+		}
+		return fmt.Errorf("%s rank %d: %w", dir, r.l.peer, backends.ContextError(ctx))
+	}
+}
+
+// notifyLocked wakes the link's goroutines. l.mu must be held.
+func (l *link) notifyLocked() {
+	close(l.wake)
+	l.wake = make(chan struct{})
+}
+
+// post queues a request and makes sure the connection is on its way.
+func (l *link) post(r *request) *request {
+	l.mu.Lock()
+	if l.err != nil {
+		err := l.err
+		l.mu.Unlock()
+		r.finish(err)
+		return r
+	}
+	if r.send {
+		l.sends = append(l.sends, r)
+	} else {
+		l.recvs = append(l.recvs, r)
+	}
+	l.notifyLocked()
+	dial := l.conn == nil && !l.dialing && l.ep.rank < l.peer
+	if dial {
+		l.dialing = true
+	}
+	l.mu.Unlock()
+	if dial {
+		l.ep.goDial(l)
+	}
+	return r
+}
+
+// attach gives the link its connection and starts its goroutines. It
+// reports false if the link already has one (a duplicate) or has failed.
+func (l *link) attach(conn net.Conn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn != nil || l.err != nil {
+		return false
+	}
+	l.conn = conn
+	l.notifyLocked()
+	l.ep.wg.Add(2)
+	go l.writeLoop()
+	go l.readLoop()
+	return true
+}
+
+// fail ends the link: every pending and future request fails with err.
+func (l *link) fail(err error) {
+	l.mu.Lock()
+	if l.err != nil {
+		l.mu.Unlock()
+		return
+	}
+	l.err = err
+	pending := append(l.sends, l.recvs...)
+	l.sends, l.recvs = nil, nil
+	conn := l.conn
+	l.notifyLocked()
+	l.mu.Unlock()
+	if conn != nil {
+		conn.Close()
+	}
+	for _, r := range pending {
+		r.finish(err)
+	}
+}
+
+// next blocks until the queue that pick selects has a request, and returns
+// it (still queued), or returns the link's error.
+func (l *link) next(pick func() []*request) (*request, error) {
+	for {
+		l.mu.Lock()
+		if l.err != nil {
+			err := l.err
+			l.mu.Unlock()
+			return nil, err
+		}
+		if q := pick(); len(q) > 0 {
+			r := q[0]
+			l.mu.Unlock()
+			return r, nil
+		}
+		wake := l.wake
+		l.mu.Unlock()
+		<-wake
+	}
+}
+
+// complete removes r from the head of its queue and finishes it. If the
+// link failed meanwhile, fail has already finished r and taken it off.
+func (l *link) complete(r *request) {
+	l.mu.Lock()
+	q := &l.recvs
+	if r.send {
+		q = &l.sends
+	}
+	ours := len(*q) > 0 && (*q)[0] == r
+	if ours {
+		(*q)[0] = nil
+		*q = (*q)[1:]
+	}
+	l.mu.Unlock()
+	if ours {
+		r.finish(nil)
+	}
+}
+
+// writeLoop sends the queued sends in order, each as one frame.
+func (l *link) writeLoop() {
+	defer l.ep.wg.Done()
+	var seq uint64
+	var hdr [HeaderSize]byte
+	for {
+		r, err := l.next(func() []*request { return l.sends })
+		if err != nil {
+			return
+		}
+		Header{Kind: KindData, Op: r.call.Op, DType: r.call.DType, Call: r.call.Seq, Seq: seq, Len: uint64(len(r.buf))}.Put(hdr[:])
+		bufs := net.Buffers{hdr[:], r.buf}
+		if _, err := bufs.WriteTo(l.conn); err != nil {
+			l.fail(l.lost("sending to", err))
+			return
+		}
+		seq++
+		l.complete(r)
+	}
+}
+
+// readLoop fills the queued receives in order from the incoming frames.
+func (l *link) readLoop() {
+	defer l.ep.wg.Done()
+	var seq uint64
+	var hdr [HeaderSize]byte
+	staging := make([]byte, chunkSize)
+	for {
+		h, err := ReadHeader(l.conn, &hdr)
+		if err != nil {
+			l.fail(l.lost("receiving from", err))
+			return
+		}
+		if h.Kind != KindData || h.Seq != seq {
+			l.fail(fmt.Errorf("rank %d: %w: got %v frame #%d, expected data frame #%d", l.peer, ErrBadFrame, h.Kind, h.Seq, seq))
+			return
+		}
+		seq++
+		r, err := l.next(func() []*request { return l.recvs })
+		if err != nil {
+			return
+		}
+		if err := l.match(h, r); err != nil {
+			l.fail(err)
+			return
+		}
+		if err := l.fill(r, staging); err != nil {
+			l.fail(l.lost("receiving from", err))
+			return
+		}
+		l.complete(r)
+	}
+}
+
+// match checks that an incoming frame is the one the receive expects.
+func (l *link) match(h Header, r *request) error {
+	me := l.ep.rank
+	if h.Call != r.call.Seq || h.Op != r.call.Op || h.DType != r.call.DType {
+		return fmt.Errorf("%w: rank %d sent a message of call #%d %s while rank %d was in call #%d %s",
+			backends.ErrMismatch, l.peer, h.Call, backends.DescribeCall(h.Op, h.DType),
+			me, r.call.Seq, backends.DescribeCall(r.call.Op, r.call.DType))
+	}
+	if h.Len != uint64(len(r.buf)) {
+		return fmt.Errorf("%w: rank %d sent %d bytes, rank %d expected %d (call #%d %s)",
+			backends.ErrMismatch, l.peer, h.Len, me, len(r.buf), h.Call, backends.DescribeCall(h.Op, h.DType))
+	}
+	return nil
+}
+
+// fill reads a message's payload into the receive, reducing chunk by chunk
+// as it arrives for a receive-and-reduce.
+func (l *link) fill(r *request, staging []byte) error {
+	if r.reduce == nil {
+		return ReadPayload(l.conn, r.buf)
+	}
+	for off := 0; off < len(r.buf); {
+		n := min(len(staging), len(r.buf)-off)
+		if err := ReadPayload(l.conn, staging[:n]); err != nil {
+			return err
+		}
+		r.reduce(r.buf[off:off+n], r.acc[off:off+n], staging[:n])
+		off += n
+	}
+	return nil
+}
+
+// lost turns a connection error into the error that names the peer.
+func (l *link) lost(what string, err error) error {
+	select {
+	case <-l.ep.closed:
+		return backends.ErrClosed
+	default:
+	}
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s rank %d: %w: it closed the connection", what, l.peer, backends.ErrPeerGone)
+	}
+	if errors.Is(err, ErrBadFrame) {
+		return fmt.Errorf("%s rank %d: %w", what, l.peer, err)
+	}
+	return fmt.Errorf("%s rank %d: %w: %v", what, l.peer, backends.ErrPeerGone, err)
+}

@@ -1,0 +1,134 @@
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// children are the rank processes hccl-test -p started: the same program
+// with the same arguments, one per rank 1..n-1. Each child's stdin is a
+// pipe from this process, so a child sees its parent die, even by SIGKILL
+// (the pipe closes), and exits. (Linux's parent-death signal is not used:
+// it fires when the OS thread that started the child exits, which in a Go
+// program need not be when the process does.)
+type children struct {
+	procs []*child
+	wg    sync.WaitGroup
+}
+
+type child struct {
+	rank  int
+	cmd   *exec.Cmd
+	stdin io.Closer
+	done  chan struct{} // closed when the process has exited
+	err   error         // its exit status, valid once done is closed
+}
+
+// spawn starts ranks 1..size-1 of a job whose rank 0 listens at master.
+// Their output goes to out, never to this process's stdout, so the table
+// stays clean.
+func spawn(size int, master string, secret []byte, args []string, out io.Writer) (*children, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("starting ranks: finding this program: %w", err)
+	}
+	cs := &children{}
+	for r := 1; r < size; r++ {
+		cmd := exec.Command(exe, args...)
+		cmd.Env = append(os.Environ(),
+			EnvRank+"="+strconv.Itoa(r), EnvSize+"="+strconv.Itoa(size),
+			EnvMaster+"="+master, EnvSecret+"="+string(secret), envParentWatch+"=1")
+		cmd.Stdout, cmd.Stderr = out, out
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			cs.kill()
+			return nil, fmt.Errorf("starting rank %d: %w", r, err)
+		}
+		if err := cmd.Start(); err != nil {
+			cs.kill()
+			return nil, fmt.Errorf("starting rank %d: %w", r, err)
+		}
+		c := &child{rank: r, cmd: cmd, stdin: stdin, done: make(chan struct{})}
+		cs.procs = append(cs.procs, c)
+		cs.wg.Add(1)
+		go func() {
+			defer cs.wg.Done()
+			c.err = cmd.Wait()
+			close(c.done)
+		}()
+	}
+	return cs, nil
+}
+
+// wait waits up to grace for every child to exit, kills those still running,
+// and returns an error naming the ranks that failed.
+func (cs *children) wait(grace time.Duration) error {
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	var errs []error
+	for _, c := range cs.procs {
+		select {
+		case <-c.done:
+		case <-timer.C:
+			cs.kill()
+			<-c.done
+		}
+		if c.err != nil {
+			errs = append(errs, fmt.Errorf("rank %d (pid %d) %v", c.rank, c.cmd.Process.Pid, describeExit(c.err)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// kill ends every child still running and waits for them.
+func (cs *children) kill() {
+	for _, c := range cs.procs {
+		c.stdin.Close()
+		select {
+		case <-c.done:
+		default:
+			_ = c.cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	deadline := time.After(2 * time.Second)
+	for _, c := range cs.procs {
+		select {
+		case <-c.done:
+		case <-deadline:
+			_ = c.cmd.Process.Kill()
+		}
+	}
+	cs.wg.Wait()
+}
+
+// describeExit says how a child ended.
+func describeExit(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "was killed by " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	return err.Error()
+}
+
+// watchParent makes a child started by hccl-test -p exit as soon as its
+// parent is gone, which shows as the end of its stdin pipe.
+func watchParent() {
+	if getenv(envParentWatch) == "" {
+		return
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		fmt.Fprintf(os.Stderr, "hccl-test: rank %s: the parent process is gone; exiting\n", getenv(EnvRank))
+		os.Exit(1)
+	}()
+}

@@ -1,0 +1,92 @@
+// Package tcp is the backend whose ranks are processes, on one machine or
+// many, exchanging framed messages over TCP. hccl-test starts the ranks
+// itself (-p N: rank 0 in this process, the others as child processes of
+// the same program over loopback), or an existing launcher does (mpirun,
+// srun, torchrun), one process per rank. Ranks meet at rank 0, prove that
+// they share the job's secret, and connect pairwise as their algorithms
+// need.
+package tcp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+)
+
+// Name is the name the backend is registered under.
+const Name = "tcp"
+
+// DefaultConnectTimeout limits setting up when the configuration gives no
+// limit: HCCL's default for HCCL_CONNECT_TIMEOUT.
+const DefaultConnectTimeout = 120 * time.Second
+
+// getenv reads the environment; tests replace it.
+var getenv = os.Getenv
+
+func init() { backends.Register(Backend{}) }
+
+// Backend runs one rank per process.
+type Backend struct{}
+
+// Name implements backends.Backend.
+func (Backend) Name() string { return Name }
+
+// Run implements backends.Backend: it hosts this process's rank. Without a
+// launcher this process is rank 0 and starts ranks 1..n-1 as children, waits
+// for them at the end, and ends them if the run fails.
+func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	r, launched, err := detectLaunch(getenv, cfg.Master)
+	if err != nil {
+		return err
+	}
+	if launched && r.Size != cfg.Ranks {
+		return fmt.Errorf("started by %s for %d ranks, but asked for %d", r.Source, r.Size, cfg.Ranks)
+	}
+	if r.Child {
+		watchParent()
+	}
+	var kids *children
+	started := func(string) error { return nil }
+	if !launched {
+		r = role{Rank: 0, Size: cfg.Ranks, Master: cfg.Master, Secret: newSecret(), Source: "hccl-test"}
+		if r.Master == "" {
+			r.Master = "127.0.0.1:0"
+		}
+		started = func(master string) error {
+			var err error
+			kids, err = spawn(cfg.Ranks, master, r.Secret, cfg.Args, os.Stderr)
+			return err
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ep, err := setup(ctx, r, cfg, started)
+	if err == nil {
+		err = body(ctx, ep)
+		ep.Close()
+	}
+	if kids == nil {
+		return err
+	}
+	if err != nil {
+		kids.kill()
+		return err
+	}
+	// Every rank has finished its last collective with rank 0; children
+	// only have to exit.
+	grace := cfg.ConnectTimeout
+	if grace <= 0 {
+		grace = DefaultConnectTimeout
+	}
+	if cerr := kids.wait(grace); cerr != nil {
+		return fmt.Errorf("rank processes: %w", cerr)
+	}
+	return nil
+}
+
