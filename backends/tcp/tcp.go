@@ -89,4 +89,3 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	}
 	return nil
 }
-
