@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/shm"
+	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/dtype"
 )
 
@@ -23,6 +25,7 @@ type call struct {
 	redop   dtype.ReduceOp
 	root    int
 	inPlace bool
+	backend string // "" (shm) or "tcp"
 }
 
 func (c call) String() string {
@@ -134,7 +137,31 @@ func (c call) expected(p dtype.Pattern, rank int) []byte {
 	return out
 }
 
-// run executes c on a fresh shared-memory world and reports every rank whose
+// world starts c.ranks ranks on c's backend: shm by default, or tcp over
+// loopback inside this process.
+func (c call) world(t *testing.T, ctx context.Context) []backends.Transport {
+	t.Helper()
+	if c.backend == "tcp" {
+		ts, err := tcp.NewLocalWorld(ctx, c.ranks, backends.Config{ConnectTimeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			for _, tr := range ts {
+				tr.Close()
+			}
+		})
+		return ts
+	}
+	w := shm.NewWorld(c.ranks)
+	ts := make([]backends.Transport, c.ranks)
+	for r := range ts {
+		ts[r] = w.Endpoint(r)
+	}
+	return ts
+}
+
+// run executes c on a fresh world and reports every rank whose
 // result differs from the expectation.
 func (c call) run(t *testing.T) {
 	t.Helper()
@@ -142,9 +169,9 @@ func (c call) run(t *testing.T) {
 	if !c.op.Reduces() {
 		p.Op = dtype.Sum
 	}
-	w := shm.NewWorld(c.ranks)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	endpoints := c.world(t, ctx)
 	var wg sync.WaitGroup
 	errs := make([]error, c.ranks)
 	recvs := make([][]byte, c.ranks)
@@ -152,7 +179,7 @@ func (c call) run(t *testing.T) {
 		send, recv := c.buffers(p, r)
 		recvs[r] = recv
 		wg.Go(func() {
-			comm := NewComm(w.Endpoint(r))
+			comm := NewComm(endpoints[r])
 			used, err := comm.Run(ctx, c.algo, &Args{
 				Op: c.op, DType: c.dt, RedOp: c.redop, Count: c.count, Root: c.root, Send: send, Recv: recv,
 			})
@@ -246,6 +273,25 @@ func TestLargeCounts(t *testing.T) {
 				redop: dtype.Max, root: 2}.run(t)
 		})
 	}
+}
+
+// TestOverTCP runs every algorithm over real sockets: the same code, another
+// backend.
+func TestOverTCP(t *testing.T) {
+	for _, op := range AllOps() {
+		for _, algo := range Names(op) {
+			t.Run(op.String()+"/"+algo, func(t *testing.T) {
+				t.Parallel()
+				for _, n := range []int{2, 3, 5} {
+					for _, inPlace := range []bool{false, true} {
+						call{op: op, algo: algo, ranks: n, count: 1000 + n, dt: dtype.FP16, redop: dtype.Sum,
+							root: n - 1, inPlace: inPlace, backend: "tcp"}.run(t)
+					}
+				}
+			})
+		}
+	}
+	call{op: AllReduce, algo: "ring", ranks: 4, count: 3 << 20, dt: dtype.FP32, redop: dtype.Avg, backend: "tcp"}.run(t)
 }
 
 func TestChoose(t *testing.T) {

@@ -53,10 +53,12 @@ func Run(t *testing.T, start World) {
 		if !errors.Is(err, backends.ErrTimeout) {
 			t.Fatalf("receive from a silent peer: got %v, want ErrTimeout", err)
 		}
-		// A send nobody receives times out too.
+		// A send nobody receives times out too, unless the backend
+		// buffers it (a stream backend may complete it at once); it
+		// never hangs.
 		err = ts[1].Send(0, make([]byte, 8)).Wait(ctx)
-		if !errors.Is(err, backends.ErrTimeout) {
-			t.Fatalf("send to a peer that never receives: got %v, want ErrTimeout", err)
+		if err != nil && !errors.Is(err, backends.ErrTimeout) {
+			t.Fatalf("send to a peer that never receives: got %v, want nil or ErrTimeout", err)
 		}
 	})
 }

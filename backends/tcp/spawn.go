@@ -121,14 +121,26 @@ func describeExit(err error) string {
 }
 
 // watchParent makes a child started by hccl-test -p exit as soon as its
-// parent is gone, which shows as the end of its stdin pipe.
+// parent is gone, which shows as the end of its stdin pipe. If stdin cannot
+// be read, it watches its parent process id instead.
 func watchParent() {
 	if getenv(envParentWatch) == "" {
 		return
 	}
-	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		fmt.Fprintf(os.Stderr, "hccl-test: rank %s: the parent process is gone; exiting\n", getenv(EnvRank))
+	parent := os.Getppid()
+	gone := func(why string) {
+		fmt.Fprintf(os.Stderr, "hccl-test: rank %s: the parent process is gone (%s); exiting\n", getenv(EnvRank), why)
 		os.Exit(1)
+	}
+	go func() {
+		_, err := io.Copy(io.Discard, os.Stdin)
+		if err == nil {
+			gone("its pipe closed")
+		}
+		for range time.Tick(200 * time.Millisecond) {
+			if os.Getppid() != parent {
+				gone("reparented")
+			}
+		}
 	}()
 }

@@ -51,6 +51,12 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	if r.Child {
 		watchParent()
 	}
+	switch {
+	case !launched || r.Child:
+		shareCPUs(cfg.Ranks) // every rank on this host
+	default:
+		shareCPUs(launchedLocalRanks(getenv))
+	}
 	var kids *children
 	started := func(string) error { return nil }
 	if !launched {
