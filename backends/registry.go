@@ -56,9 +56,10 @@ type Launch struct {
 // Launched is implemented by backends whose ranks may be started by an
 // external launcher. LaunchedWorld reports whether this process is such a
 // rank, and the world it belongs to; it returns an error when the
-// launcher's variables are present but inconsistent.
+// launcher's variables, with cfg, do not describe a world it can join (so
+// that the mistake is reported before anything starts).
 type Launched interface {
-	LaunchedWorld() (Launch, bool, error)
+	LaunchedWorld(cfg Config) (Launch, bool, error)
 }
 
 // RankFunc is the work of one rank. It is called once per rank that this

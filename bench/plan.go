@@ -102,7 +102,7 @@ func (p *Plan) ApplyLauncher(ranksGiven bool) error {
 	if !ok {
 		return nil
 	}
-	w, launched, err := l.LaunchedWorld()
+	w, launched, err := l.LaunchedWorld(p.config())
 	if err != nil || !launched {
 		return err
 	}

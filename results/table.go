@@ -177,7 +177,7 @@ func (t *Table) End(s Summary) error {
 		t.printf("# avg bus bandwidth: no row of at least 1 MiB, none averaged\n")
 	}
 	if s.Err != nil {
-		t.printf("# stopped early after %d rows: %v\n", s.Rows, s.Err)
+		t.printf("# stopped early after %d rows: %s\n", s.Rows, strings.ReplaceAll(s.Err.Error(), "\n", "; "))
 	}
 	t.printf("#\n")
 	return t.err

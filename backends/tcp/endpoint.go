@@ -39,6 +39,11 @@ type endpoint struct {
 
 	call backends.Call // the current call; used only by the rank's goroutine
 
+	// pendingMu guards pending: connections still in their handshake,
+	// which Close cuts short rather than waiting out their deadline.
+	pendingMu sync.Mutex
+	pending   map[net.Conn]struct{}
+
 	closed    chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup // the accept loop, dials and link goroutines
@@ -56,7 +61,7 @@ func newEndpoint(rank, size int, secret []byte, cfg backends.Config) *endpoint {
 	}
 	ep := &endpoint{
 		rank: rank, size: size, secret: secret, connectTimeout: cfg.ConnectTimeout, log: log,
-		links: make([]*link, size), closed: make(chan struct{}),
+		links: make([]*link, size), closed: make(chan struct{}), pending: map[net.Conn]struct{}{},
 	}
 	if ep.connectTimeout <= 0 {
 		ep.connectTimeout = DefaultConnectTimeout
@@ -132,6 +137,11 @@ func (ep *endpoint) Close() error {
 		if ep.ln != nil {
 			ep.ln.Close()
 		}
+		ep.pendingMu.Lock()
+		for c := range ep.pending {
+			c.Close()
+		}
+		ep.pendingMu.Unlock()
 		for _, l := range ep.links {
 			if l != nil {
 				l.fail(backends.ErrClosed)
@@ -140,6 +150,36 @@ func (ep *endpoint) Close() error {
 	})
 	ep.wg.Wait()
 	return nil
+}
+
+// Abort tells every connected peer why this rank is stopping, so that their
+// errors point to where the failure began, then closes the endpoint.
+func (ep *endpoint) Abort(why error) {
+	for _, l := range ep.links {
+		if l != nil {
+			l.abort(why)
+		}
+	}
+	ep.Close()
+}
+
+// handshake runs Handshake on conn, unless the endpoint closes first.
+func (ep *endpoint) handshake(conn net.Conn, me Hello, deadline time.Time) (Hello, error) {
+	ep.pendingMu.Lock()
+	select {
+	case <-ep.closed:
+		ep.pendingMu.Unlock()
+		return Hello{}, backends.ErrClosed
+	default:
+	}
+	ep.pending[conn] = struct{}{}
+	ep.pendingMu.Unlock()
+	defer func() {
+		ep.pendingMu.Lock()
+		delete(ep.pending, conn)
+		ep.pendingMu.Unlock()
+	}()
+	return Handshake(conn, ep.secret, me, deadline)
 }
 
 // logf writes one line to the endpoint's log.
@@ -178,7 +218,11 @@ func (ep *endpoint) acceptLoop() {
 // link or the rendezvous it is for.
 func (ep *endpoint) admit(conn net.Conn) {
 	tune(conn)
-	peer, err := Handshake(conn, ep.secret, Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink}, time.Now().Add(ep.connectTimeout))
+	peer, err := ep.handshake(conn, Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink}, time.Now().Add(ep.connectTimeout))
+	if errors.Is(err, backends.ErrClosed) {
+		conn.Close()
+		return
+	}
 	if err != nil {
 		ep.logf("dropped connection from %s: %v", conn.RemoteAddr(), err)
 		conn.Close()
@@ -233,7 +277,7 @@ func (ep *endpoint) dial(peer int) (net.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to rank %d at %s: %w", peer, addr, err)
 	}
-	got, err := Handshake(conn, ep.secret, Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink}, deadline)
+	got, err := ep.handshake(conn, Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink}, deadline)
 	if err == nil && got.Rank != peer {
 		err = fmt.Errorf("%w: the listener at %s is rank %d, not %d", backends.ErrMismatch, addr, got.Rank, peer)
 	}

@@ -63,6 +63,9 @@ const (
 	KindProof Kind = 3
 	// KindTable carries the rendezvous table of rank addresses.
 	KindTable Kind = 4
+	// KindAbort carries, as text, the error that made the sender stop, so
+	// that its peers can say where a failure started.
+	KindAbort Kind = 5
 )
 
 // String returns the kind's name, or Kind(N) for an unknown value.
@@ -74,6 +77,8 @@ func (k Kind) String() string {
 		return "hello"
 	case KindProof:
 		return "proof"
+	case KindAbort:
+		return "abort"
 	case KindTable:
 		return "table"
 	}
@@ -81,7 +86,7 @@ func (k Kind) String() string {
 }
 
 // known reports whether k is a kind of this protocol version.
-func (k Kind) known() bool { return k >= KindData && k <= KindTable }
+func (k Kind) known() bool { return k >= KindData && k <= KindAbort }
 
 // Header is the decoded fixed-size header of a frame. The magic, version and
 // reserved bytes are implicit: Put writes them, ParseHeader checks them.

@@ -79,7 +79,7 @@ func TestParseHeaderRejects(t *testing.T) {
 		{"version 0", func(b []byte) []byte { b[2] = 0; return b }, "peer speaks protocol version 0, this build speaks 1"},
 		{"version 7", func(b []byte) []byte { b[2] = 7; return b }, "peer speaks protocol version 7, this build speaks 1"},
 		{"kind 0", func(b []byte) []byte { b[3] = 0; return b }, "unknown kind 0"},
-		{"kind 5", func(b []byte) []byte { b[3] = 5; return b }, "unknown kind 5"},
+		{"kind 6", func(b []byte) []byte { b[3] = 6; return b }, "unknown kind 6"},
 		{"kind 255", func(b []byte) []byte { b[3] = 255; return b }, "unknown kind 255"},
 		{"reserved byte 6", func(b []byte) []byte { b[6] = 1; return b }, "reserved"},
 		{"reserved byte 7", func(b []byte) []byte { b[7] = 0x80; return b }, "reserved"},

@@ -91,8 +91,12 @@ func detectLaunch(getenv func(string) string, master string) (role, bool, error)
 	return r, true, nil
 }
 
-// LaunchedWorld implements backends.Launched from the environment.
-func (Backend) LaunchedWorld() (backends.Launch, bool, error) {
+// LaunchedWorld implements backends.Launched from the environment: it also
+// checks that the rank can reach the rendezvous and prove the secret.
+func (Backend) LaunchedWorld(cfg backends.Config) (backends.Launch, bool, error) {
+	if _, ok, err := detectLaunch(getenv, cfg.Master); !ok || err != nil {
+		return backends.Launch{}, ok, err
+	}
 	return launchedWorld(getenv)
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -186,9 +187,10 @@ func (l *link) fail(err error) {
 	}
 }
 
-// next blocks until the queue that pick selects has a request, and returns
-// it (still queued), or returns the link's error.
-func (l *link) next(pick func() []*request) (*request, error) {
+// take blocks until the queue that pick selects has a request, and removes
+// and returns its head, which the caller then owns and must finish; or it
+// returns the link's error. pick runs with l.mu held.
+func (l *link) take(pick func() *[]*request) (*request, error) {
 	for {
 		l.mu.Lock()
 		if l.err != nil {
@@ -196,8 +198,10 @@ func (l *link) next(pick func() []*request) (*request, error) {
 			l.mu.Unlock()
 			return nil, err
 		}
-		if q := pick(); len(q) > 0 {
-			r := q[0]
+		if q := pick(); q != nil && len(*q) > 0 {
+			r := (*q)[0]
+			(*q)[0] = nil
+			*q = (*q)[1:]
 			l.mu.Unlock()
 			return r, nil
 		}
@@ -207,37 +211,21 @@ func (l *link) next(pick func() []*request) (*request, error) {
 	}
 }
 
-// complete removes r from the head of its queue and finishes it. If the
-// link failed meanwhile, fail has already finished r and taken it off.
-func (l *link) complete(r *request) {
-	l.mu.Lock()
-	q := &l.recvs
-	if r.send {
-		q = &l.sends
-	}
-	ours := len(*q) > 0 && (*q)[0] == r
-	if ours {
-		(*q)[0] = nil
-		*q = (*q)[1:]
-	}
-	l.mu.Unlock()
-	if ours {
-		r.finish(nil)
-	}
-}
-
-// writeLoop sends the queued sends in order, each as one frame.
+// writeLoop sends the queued sends in order, each as one frame. It takes
+// each send off the queue before writing it, so the send is finished once,
+// by the writer, with the write's own outcome: a peer that reads the
+// message and then closes cannot fail a send that was delivered.
 func (l *link) writeLoop() {
 	defer l.ep.wg.Done()
 	for {
 		// The picker runs under l.mu: taking a send and claiming the
 		// write side happen together, so an inline writer cannot slip in.
-		r, err := l.next(func() []*request {
+		r, err := l.take(func() *[]*request {
 			if l.writing || len(l.sends) == 0 {
 				return nil
 			}
 			l.writing = true
-			return l.sends
+			return &l.sends
 		})
 		if err != nil {
 			return
@@ -245,12 +233,15 @@ func (l *link) writeLoop() {
 		err = l.write(r)
 		l.mu.Lock()
 		l.writing = false
+		l.notifyLocked()
 		l.mu.Unlock()
 		if err != nil {
-			l.fail(l.lost("sending to", err))
+			err = l.lost("sending to", err)
+			r.finish(err)
+			l.fail(err)
 			return
 		}
-		l.complete(r)
+		r.finish(nil)
 	}
 }
 
@@ -288,26 +279,73 @@ func (l *link) readLoop() {
 			l.fail(l.lost("receiving from", err))
 			return
 		}
+		if h.Kind == KindAbort {
+			l.fail(l.aborted(in, h))
+			return
+		}
 		if h.Kind != KindData || h.Seq != seq {
 			l.fail(fmt.Errorf("rank %d: %w: got %v frame #%d, expected data frame #%d", l.peer, ErrBadFrame, h.Kind, h.Seq, seq))
 			return
 		}
 		seq++
-		r, err := l.next(func() []*request { return l.recvs })
+		r, err := l.take(func() *[]*request { return &l.recvs })
 		if err != nil {
 			return
 		}
 		if err := l.match(h, r); err != nil {
+			r.finish(err)
 			l.fail(err)
 			return
 		}
 		if err := l.fill(in, r, staging); err != nil {
-			l.fail(l.lost("receiving from", err))
+			err = l.lost("receiving from", err)
+			r.finish(err)
+			l.fail(err)
 			return
 		}
-		l.complete(r)
+		r.finish(nil)
 	}
 }
+
+// maxAbort bounds the error text an abort frame may carry.
+const maxAbort = 4 << 10
+
+// aborted reads an abort frame's text and turns it into the link's error:
+// the peer stopped, and why, so a failure can be traced to where it began.
+func (l *link) aborted(in io.Reader, h Header) error {
+	if h.Len > maxAbort {
+		return fmt.Errorf("rank %d: %w: abort frame of %d bytes", l.peer, ErrBadFrame, h.Len)
+	}
+	msg := make([]byte, h.Len)
+	if err := ReadPayload(in, msg); err != nil {
+		return l.lost("receiving from", err)
+	}
+	return fmt.Errorf("%w: rank %d stopped: %s", backends.ErrPeerGone, l.peer, msg)
+}
+
+// abort tells the peer, if the connection is up and idle, why this rank is
+// stopping, in a frame written before the connection closes.
+func (l *link) abort(why error) {
+	l.mu.Lock()
+	if l.conn == nil || l.err != nil || l.writing {
+		l.mu.Unlock()
+		return
+	}
+	l.writing = true
+	conn := l.conn
+	l.mu.Unlock()
+	msg := why.Error()
+	if len(msg) > maxAbort {
+		msg = msg[:maxAbort]
+	}
+	var hdr [HeaderSize]byte
+	Header{Kind: KindAbort, Len: uint64(len(msg))}.Put(hdr[:])
+	_ = conn.SetWriteDeadline(time.Now().Add(abortWrite))
+	_, _ = conn.Write(append(hdr[:], msg...))
+}
+
+// abortWrite bounds how long a stopping rank tries to tell a peer why.
+const abortWrite = 500 * time.Millisecond
 
 // receiving reports whether a receive is posted and waiting for data.
 func (l *link) receiving() bool {

@@ -20,7 +20,11 @@ var localRankVars = []string{
 // neighbours when the host is oversubscribed, which costs tens of
 // microseconds per message. An explicit GOMAXPROCS is left alone.
 func shareCPUs(localRanks int) {
-	if localRanks < 1 || os.Getenv("GOMAXPROCS") != "" {
+	if localRanks < 1 {
+		return
+	}
+	oversubscribed = localRanks > runtime.NumCPU()
+	if os.Getenv("GOMAXPROCS") != "" {
 		return
 	}
 	runtime.GOMAXPROCS(max(1, runtime.NumCPU()/localRanks))

@@ -3,7 +3,9 @@ package tcp
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"strings"
@@ -195,12 +197,15 @@ func (ep *endpoint) join(ctx context.Context, master string, deadline time.Time)
 	}
 	defer conn.Close()
 	me := Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeRendezvous, Addr: ep.ln.Addr().String()}
-	if _, err := Handshake(conn, ep.secret, me, deadline); err != nil {
+	if _, err := ep.handshake(conn, me, deadline); err != nil {
 		return fmt.Errorf("rendezvous with rank 0 at %s: %w", master, err)
 	}
 	conn.SetDeadline(deadline)
 	var hdr [HeaderSize]byte
 	h, err := ReadHeader(conn, &hdr)
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("rendezvous: %w: rank 0 at %s ended the rendezvous before sending the address table", backends.ErrPeerGone, master)
+	}
 	if err != nil {
 		return fmt.Errorf("rendezvous: waiting for the address table from rank 0 at %s: %w", master, err)
 	}

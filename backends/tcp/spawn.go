@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -72,7 +73,6 @@ func spawn(size int, master string, secret []byte, args []string, out io.Writer)
 func (cs *children) wait(grace time.Duration) error {
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
-	var errs []error
 	for _, c := range cs.procs {
 		select {
 		case <-c.done:
@@ -80,11 +80,46 @@ func (cs *children) wait(grace time.Duration) error {
 			cs.kill()
 			<-c.done
 		}
-		if c.err != nil {
-			errs = append(errs, fmt.Errorf("rank %d (pid %d) %v", c.rank, c.cmd.Process.Pid, describeExit(c.err)))
+	}
+	return cs.failed()
+}
+
+// exited returns an error naming the children that have ended badly, or
+// nil. A child whose death made this rank fail has usually not been reaped
+// yet when the failure shows, so it gives them a moment first.
+func (cs *children) exited() error {
+	deadline := time.Now().Add(300 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		for _, c := range cs.procs {
+			select {
+			case <-c.done:
+				if c.err != nil {
+					return cs.failed()
+				}
+			default:
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
+}
+
+// failed names, on one line, the children that have already ended badly.
+func (cs *children) failed() error {
+	var msgs []string
+	for _, c := range cs.procs {
+		select {
+		case <-c.done:
+			if c.err != nil {
+				msgs = append(msgs, fmt.Sprintf("rank %d (pid %d) %v", c.rank, c.cmd.Process.Pid, describeExit(c.err)))
+			}
+		default:
 		}
 	}
-	return errors.Join(errs...)
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // kill ends every child still running and waits for them.

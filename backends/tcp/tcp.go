@@ -75,12 +75,19 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	ep, err := setup(ctx, r, cfg, started)
 	if err == nil {
 		err = body(ctx, ep)
+		if err != nil {
+			ep.Abort(err)
+		}
 		ep.Close()
 	}
 	if kids == nil {
 		return err
 	}
 	if err != nil {
+		// A child that already died is the likely cause: say so.
+		if dead := kids.exited(); dead != nil {
+			err = fmt.Errorf("%w (%v)", err, dead)
+		}
 		kids.kill()
 		return err
 	}

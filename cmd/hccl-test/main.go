@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/hccl-test/hccl-test/bench"
@@ -49,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err := plan.Validate(); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))
 		return exitUsage
 	}
 
@@ -61,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: interrupted after %d rows\n", programName, sum.Rows)
 		return exitSignal
 	case err != nil:
-		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))
 		return exitFailed
 	case sum.Wrong > 0:
 		fmt.Fprintf(stderr, "%s: %d wrong elements: the collective results are not correct\n", programName, sum.Wrong)
@@ -69,3 +70,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// oneLine prints an error on one line, joining the lines of joined errors.
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
