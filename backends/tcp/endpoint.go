@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,6 +44,10 @@ type endpoint struct {
 	// which Close cuts short rather than waiting out their deadline.
 	pendingMu sync.Mutex
 	pending   map[net.Conn]struct{}
+
+	// bigWrites counts large writes in progress, which may wait for
+	// socket space (see pollReader).
+	bigWrites atomic.Int32
 
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -181,6 +186,9 @@ func (ep *endpoint) handshake(conn net.Conn, me Hello, deadline time.Time) (Hell
 	}()
 	return Handshake(conn, ep.secret, me, deadline)
 }
+
+// writersBusy reports whether a large write of this rank is in progress.
+func (ep *endpoint) writersBusy() bool { return ep.bigWrites.Load() > 0 }
 
 // logf writes one line to the endpoint's log.
 func (ep *endpoint) logf(format string, args ...any) {

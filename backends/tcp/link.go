@@ -42,6 +42,9 @@ type link struct {
 	// writing is set while a goroutine (the writer, or a poster writing a
 	// small message inline) owns the connection's write side.
 	writing bool
+	// filling is set while the reader fills a receive it has taken off
+	// the queue: someone is waiting on the data coming in.
+	filling bool
 	// sendSeq numbers the data frames sent, and frame assembles small
 	// frames; both are owned by whoever is writing.
 	sendSeq uint64
@@ -253,10 +256,12 @@ func (l *link) write(r *request) error {
 	if len(r.buf) <= smallFrame {
 		// One write for header and payload: a single segment on the wire.
 		l.frame = append(append(l.frame[:0], hdr[:]...), r.buf...)
-		_, err = l.conn.Write(l.frame)
+		err = writeAll(l.conn, l.frame)
 	} else {
+		l.ep.bigWrites.Add(1)
 		bufs := net.Buffers{hdr[:], r.buf}
 		_, err = bufs.WriteTo(l.conn)
+		l.ep.bigWrites.Add(-1)
 	}
 	if err == nil {
 		l.sendSeq++
@@ -272,7 +277,7 @@ func (l *link) readLoop() {
 	staging := make([]byte, chunkSize)
 	// Buffered, so a small message's header and payload come in one read;
 	// reads larger than the buffer go straight to the destination.
-	in := bufio.NewReaderSize(newPollReader(l.conn, l.receiving), readBuffer)
+	in := bufio.NewReaderSize(newPollReader(l.conn, l.readState, l.ep.writersBusy, l.awaitRecv), readBuffer)
 	for {
 		h, err := ReadHeader(in, &hdr)
 		if err != nil {
@@ -288,7 +293,12 @@ func (l *link) readLoop() {
 			return
 		}
 		seq++
-		r, err := l.take(func() *[]*request { return &l.recvs })
+		r, err := l.take(func() *[]*request {
+			if len(l.recvs) > 0 {
+				l.filling = true
+			}
+			return &l.recvs
+		})
 		if err != nil {
 			return
 		}
@@ -297,7 +307,11 @@ func (l *link) readLoop() {
 			l.fail(err)
 			return
 		}
-		if err := l.fill(in, r, staging); err != nil {
+		err = l.fill(in, r, staging)
+		l.mu.Lock()
+		l.filling = false
+		l.mu.Unlock()
+		if err != nil {
 			err = l.lost("receiving from", err)
 			r.finish(err)
 			l.fail(err)
@@ -347,11 +361,26 @@ func (l *link) abort(why error) {
 // abortWrite bounds how long a stopping rank tries to tell a peer why.
 const abortWrite = 500 * time.Millisecond
 
-// receiving reports whether a receive is posted and waiting for data.
-func (l *link) receiving() bool {
+// readState reports whether a receive is posted, whether the reader is in
+// the middle of filling one, and whether the link has ended.
+func (l *link) readState() (posted, filling, ended bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.recvs) > 0
+	return len(l.recvs) > 0, l.filling, l.err != nil
+}
+
+// awaitRecv blocks until a receive is posted or the link has failed.
+func (l *link) awaitRecv() {
+	for {
+		l.mu.Lock()
+		if len(l.recvs) > 0 || l.err != nil {
+			l.mu.Unlock()
+			return
+		}
+		wake := l.wake
+		l.mu.Unlock()
+		<-wake
+	}
 }
 
 // match checks that an incoming frame is the one the receive expects.

@@ -6,31 +6,45 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // spinBudget is how long a link's reader keeps polling its socket, while a
-// receive is waiting on it, before it parks in the runtime's network
-// poller. Parking and being woken again costs tens of microseconds on
+// receive is waiting on it for a new message and no writer of this rank is
+// stalled, before it parks in the runtime's network poller. Parking and being woken again costs tens of microseconds on
 // virtual machines, more than a small message takes to arrive; polling for
 // a bounded time, yielding the CPU between polls, keeps small-message
 // latency near the kernel's while still blocking when nothing comes.
 var spinBudget = spinFromEnv()
 
 // oversubscribed is set when more ranks share this host than it has CPUs;
-// a polling reader then yields the CPU to other processes, not just to
-// other goroutines, between polls.
+// readers then never poll: every CPU cycle is some rank's work.
 var oversubscribed bool
 
 // pollReader reads from a TCP connection, polling for a while before
 // parking when the link has a receive waiting.
 type pollReader struct {
-	rc      syscall.RawConn
-	waiting func() bool // whether a receive is waiting on the link
+	rc syscall.RawConn
+	// state reports whether a receive is posted, whether the reader is in
+	// the middle of a message, and whether the link has ended (then the
+	// reader stops at once: a closed connection's descriptor stays valid
+	// while a read holds it, and would only ever say "try again").
+	state func() (posted, filling, ended bool)
+	// writing reports whether a writer of this rank may be waiting for
+	// socket space. Polling is then off: a polling goroutine keeps the
+	// scheduler from checking the network poller, which is what would wake
+	// that writer.
+	writing func() bool
+	// posted blocks until a receive is posted or the link ends. When the
+	// host is not oversubscribed the reader idles there rather than in
+	// the network poller, so that a newly posted receive finds it
+	// running and polling when the data lands, with no wake-up.
+	posted func()
 }
 
 // newPollReader wraps conn, or returns conn itself when it is not a
 // system socket (tests over pipes).
-func newPollReader(conn net.Conn, waiting func() bool) io.Reader {
+func newPollReader(conn net.Conn, state func() (bool, bool, bool), writing func() bool, posted func()) io.Reader {
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return conn
@@ -39,7 +53,7 @@ func newPollReader(conn net.Conn, waiting func() bool) io.Reader {
 	if err != nil {
 		return conn
 	}
-	return &pollReader{rc: rc, waiting: waiting}
+	return &pollReader{rc: rc, state: state, writing: writing, posted: posted}
 }
 
 func (p *pollReader) Read(b []byte) (int, error) {
@@ -51,14 +65,28 @@ func (p *pollReader) Read(b []byte) (int, error) {
 	var until time.Time
 	err := p.rc.Read(func(fd uintptr) bool {
 		for {
-			n, rerr = syscall.Read(int(fd), b)
-			switch {
-			case rerr == syscall.EINTR:
+			n, rerr = rawRead(fd, b)
+			if rerr == syscall.EINTR {
 				continue
-			case rerr != syscall.EAGAIN:
+			}
+			if rerr != syscall.EAGAIN {
 				return true
-			case !p.waiting():
-				return false // nobody waits: park until data comes
+			}
+			posted, filling, ended := p.state()
+			switch {
+			case ended:
+				rerr = net.ErrClosed
+				return true
+			case oversubscribed || spinBudget <= 0:
+				return false // polling would take the CPU from a peer
+			case filling:
+				return false // the rest of a message streams in: park
+			case !posted:
+				p.posted() // idle until someone waits, then poll
+				until = time.Time{}
+				continue
+			case p.writing():
+				return false
 			}
 			now := time.Now()
 			if until.IsZero() {
@@ -67,12 +95,7 @@ func (p *pollReader) Read(b []byte) (int, error) {
 			if now.After(until) {
 				return false
 			}
-			if oversubscribed {
-				_ = syscall.Getpid() // a cheap system call lets the kernel schedule others
-				runtime.Gosched()
-			} else {
-				runtime.Gosched()
-			}
+			runtime.Gosched()
 		}
 	})
 	if err != nil {
@@ -92,4 +115,62 @@ func spinFromEnv() time.Duration {
 		return d
 	}
 	return 50 * time.Microsecond
+}
+
+// rawRead reads from a non-blocking socket without telling the runtime it
+// is in a system call: the call never blocks, and skipping the runtime's
+// bookkeeping keeps its monitor thread from waking to reassign the
+// processor, which on an oversubscribed host costs more than the read.
+func rawRead(fd uintptr, b []byte) (int, error) {
+	n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// rawWrite writes to a non-blocking socket the same way; it returns EAGAIN
+// when the socket buffer is full.
+func rawWrite(fd uintptr, b []byte) (int, error) {
+	n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// writeAll writes b to conn with raw system calls, waiting in the
+// runtime's poller only when the socket buffer is full.
+func writeAll(conn net.Conn, b []byte) error {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		_, err := conn.Write(b)
+		return err
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		_, err := conn.Write(b)
+		return err
+	}
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for len(b) > 0 {
+			n, e := rawWrite(fd, b)
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return false
+			case e != nil:
+				werr = e
+				return true
+			}
+			b = b[n:]
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	return werr
 }
