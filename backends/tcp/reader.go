@@ -1,0 +1,148 @@
+package tcp
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/hccl-test/hccl-test/backends"
+)
+
+// readLoop fills the queued receives in order from the incoming frames.
+func (l *link) readLoop() {
+	defer l.ep.wg.Done()
+	var seq uint64
+	var hdr [HeaderSize]byte
+	staging := make([]byte, chunkSize)
+	// Buffered, so a small message's header and payload come in one read;
+	// reads larger than the buffer go straight to the destination.
+	in := bufio.NewReaderSize(newPollReader(l.conn, l.readState, l.ep.writersBusy, l.awaitRecv), readBuffer)
+	for {
+		h, err := ReadHeader(in, &hdr)
+		if err != nil {
+			l.fail(l.lost("receiving from", err))
+			return
+		}
+		if h.Kind == KindAbort {
+			l.fail(l.aborted(in, h))
+			return
+		}
+		if h.Kind != KindData || h.Seq != seq {
+			l.fail(fmt.Errorf("rank %d: %w: got %v frame #%d, expected data frame #%d", l.peer, ErrBadFrame, h.Kind, h.Seq, seq))
+			return
+		}
+		seq++
+		r, err := l.take(func() *[]*request {
+			if len(l.recvs) > 0 {
+				l.filling = true
+			}
+			return &l.recvs
+		})
+		if err != nil {
+			return
+		}
+		if err := l.match(h, r); err != nil {
+			r.finish(err)
+			l.fail(err)
+			return
+		}
+		err = l.fill(in, r, staging)
+		l.mu.Lock()
+		l.filling = false
+		l.mu.Unlock()
+		if err != nil {
+			err = l.lost("receiving from", err)
+			r.finish(err)
+			l.fail(err)
+			return
+		}
+		r.finish(nil)
+	}
+}
+
+// maxAbort bounds the error text an abort frame may carry.
+const maxAbort = 4 << 10
+
+// aborted reads an abort frame's text and turns it into the link's error:
+// the peer stopped, and why, so a failure can be traced to where it began.
+func (l *link) aborted(in io.Reader, h Header) error {
+	if h.Len > maxAbort {
+		return fmt.Errorf("rank %d: %w: abort frame of %d bytes", l.peer, ErrBadFrame, h.Len)
+	}
+	msg := make([]byte, h.Len)
+	if err := ReadPayload(in, msg); err != nil {
+		return l.lost("receiving from", err)
+	}
+	return fmt.Errorf("%w: rank %d stopped: %s", backends.ErrPeerGone, l.peer, msg)
+}
+
+// readState reports whether a receive is posted, whether the reader is in
+// the middle of filling one, and whether the link has ended.
+func (l *link) readState() (posted, filling, ended bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.recvs) > 0, l.filling, l.err != nil
+}
+
+// awaitRecv blocks until a receive is posted or the link has failed.
+func (l *link) awaitRecv() {
+	for {
+		l.mu.Lock()
+		if len(l.recvs) > 0 || l.err != nil {
+			l.mu.Unlock()
+			return
+		}
+		wake := l.wake
+		l.mu.Unlock()
+		<-wake
+	}
+}
+
+// match checks that an incoming frame is the one the receive expects.
+func (l *link) match(h Header, r *request) error {
+	me := l.ep.rank
+	if h.Call != r.call.Seq || h.Op != r.call.Op || h.DType != r.call.DType {
+		return fmt.Errorf("%w: rank %d sent a message of call #%d %s while rank %d was in call #%d %s",
+			backends.ErrMismatch, l.peer, h.Call, backends.DescribeCall(h.Op, h.DType),
+			me, r.call.Seq, backends.DescribeCall(r.call.Op, r.call.DType))
+	}
+	if h.Len != uint64(len(r.buf)) {
+		return fmt.Errorf("%w: rank %d sent %d bytes, rank %d expected %d (call #%d %s)",
+			backends.ErrMismatch, l.peer, h.Len, me, len(r.buf), h.Call, backends.DescribeCall(h.Op, h.DType))
+	}
+	return nil
+}
+
+// fill reads a message's payload into the receive, reducing chunk by chunk
+// as it arrives for a receive-and-reduce.
+func (l *link) fill(in io.Reader, r *request, staging []byte) error {
+	if r.reduce == nil {
+		return ReadPayload(in, r.buf)
+	}
+	for off := 0; off < len(r.buf); {
+		n := min(len(staging), len(r.buf)-off)
+		if err := ReadPayload(in, staging[:n]); err != nil {
+			return err
+		}
+		r.reduce(r.buf[off:off+n], r.acc[off:off+n], staging[:n])
+		off += n
+	}
+	return nil
+}
+
+// lost turns a connection error into the error that names the peer.
+func (l *link) lost(what string, err error) error {
+	select {
+	case <-l.ep.closed:
+		return backends.ErrClosed
+	default:
+	}
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s rank %d: %w: it closed the connection", what, l.peer, backends.ErrPeerGone)
+	}
+	if errors.Is(err, ErrBadFrame) {
+		return fmt.Errorf("%s rank %d: %w", what, l.peer, err)
+	}
+	return fmt.Errorf("%s rank %d: %w: %v", what, l.peer, backends.ErrPeerGone, err)
+}

@@ -1,0 +1,85 @@
+package tcp
+
+import (
+	"net"
+	"time"
+)
+
+// writeLoop sends the queued sends in order, each as one frame. It takes
+// each send off the queue before writing it, so the send is finished once,
+// by the writer, with the write's own outcome: a peer that reads the
+// message and then closes cannot fail a send that was delivered.
+func (l *link) writeLoop() {
+	defer l.ep.wg.Done()
+	for {
+		// The picker runs under l.mu: taking a send and claiming the
+		// write side happen together, so an inline writer cannot slip in.
+		r, err := l.take(func() *[]*request {
+			if l.writing || len(l.sends) == 0 {
+				return nil
+			}
+			l.writing = true
+			return &l.sends
+		})
+		if err != nil {
+			return
+		}
+		err = l.write(r)
+		l.mu.Lock()
+		l.writing = false
+		l.notifyLocked()
+		l.mu.Unlock()
+		if err != nil {
+			err = l.lost("sending to", err)
+			r.finish(err)
+			l.fail(err)
+			return
+		}
+		r.finish(nil)
+	}
+}
+
+// write sends one message as a frame. The caller owns the write side.
+func (l *link) write(r *request) error {
+	var hdr [HeaderSize]byte
+	Header{Kind: KindData, Op: r.call.Op, DType: r.call.DType, Call: r.call.Seq, Seq: l.sendSeq, Len: uint64(len(r.buf))}.Put(hdr[:])
+	var err error
+	if len(r.buf) <= smallFrame {
+		// One write for header and payload: a single segment on the wire.
+		l.frame = append(append(l.frame[:0], hdr[:]...), r.buf...)
+		err = writeAll(l.conn, l.frame)
+	} else {
+		l.ep.bigWrites.Add(1)
+		bufs := net.Buffers{hdr[:], r.buf}
+		_, err = bufs.WriteTo(l.conn)
+		l.ep.bigWrites.Add(-1)
+	}
+	if err == nil {
+		l.sendSeq++
+	}
+	return err
+}
+
+// abort tells the peer, if the connection is up and idle, why this rank is
+// stopping, in a frame written before the connection closes.
+func (l *link) abort(why error) {
+	l.mu.Lock()
+	if l.conn == nil || l.err != nil || l.writing {
+		l.mu.Unlock()
+		return
+	}
+	l.writing = true
+	conn := l.conn
+	l.mu.Unlock()
+	msg := why.Error()
+	if len(msg) > maxAbort {
+		msg = msg[:maxAbort]
+	}
+	var hdr [HeaderSize]byte
+	Header{Kind: KindAbort, Len: uint64(len(msg))}.Put(hdr[:])
+	_ = conn.SetWriteDeadline(time.Now().Add(abortWrite))
+	_, _ = conn.Write(append(hdr[:], msg...))
+}
+
+// abortWrite bounds how long a stopping rank tries to tell a peer why.
+const abortWrite = 500 * time.Millisecond
