@@ -133,3 +133,32 @@ func TestTCPMissingRank(t *testing.T) {
 	}
 	noLeftovers(t, bin)
 }
+
+// TestTCPKilledParent: with -p 3, the parent (rank 0) is killed with
+// SIGKILL mid-sweep, so it can neither clean up nor tell anyone. Its
+// children notice that their pipe from it has closed and exit on their own.
+func TestTCPKilledParent(t *testing.T) {
+	bin := buildBinary(t)
+	parent := start(t, "hccl-test -p 3", cleanEnv(), bin, args(long, []string{"-p", "3"})...)
+	waitRows(t, parent, 2, 60*time.Second)
+	var kids []procInfo
+	for _, p := range running(t, bin) {
+		if p.ppid == parent.cmd.Process.Pid {
+			kids = append(kids, p)
+		}
+	}
+	if len(kids) != 2 {
+		t.Fatalf("children of the parent (pid %d): %+v, want ranks 1 and 2", parent.cmd.Process.Pid, kids)
+	}
+	if err := parent.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	parent.wait(t, 5*time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(running(t, bin)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("children still running 10 s after their parent was killed: %+v", running(t, bin))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
