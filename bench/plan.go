@@ -62,6 +62,7 @@ type Plan struct {
 	// adds to it.
 	StepFactor float64
 	StepBytes  int64
+	Runs       int  // repetitions of the whole sweep; 0 or 1 runs it once
 	Iters      int  // timed iterations per row
 	Warmup     int  // untimed iterations per row, before the timed ones
 	Check      bool // check every row's result (outside the timed region)
@@ -81,6 +82,9 @@ type Plan struct {
 	// HostedRanks is how many ranks share this machine's memory; 0 means
 	// all of them (one process, or -p on one machine).
 	HostedRanks int
+	// LaunchedRank is this process's rank when a launcher (or hccl-test -p)
+	// started it as one rank of the world; -1 otherwise.
+	LaunchedRank int
 
 	// Master, Bind, ConnectTimeout and Args are passed to the backend; see
 	// backends.Config.
@@ -109,9 +113,13 @@ func (p *Plan) ApplyLauncher(ranksGiven bool) error {
 	if ranksGiven && p.Ranks != w.Size {
 		return fmt.Errorf("--ranks %d: this process was started by %s", p.Ranks, w.Source)
 	}
-	p.Ranks, p.HostedRanks = w.Size, 1
+	p.Ranks, p.HostedRanks, p.LaunchedRank = w.Size, 1, w.Rank
 	return nil
 }
+
+// WritesOutput reports whether this process writes the run's output: it
+// hosts rank 0, the rank that collects every result.
+func (p Plan) WritesOutput() bool { return p.LaunchedRank <= 0 }
 
 // config is the backend configuration of the plan.
 func (p Plan) config() backends.Config {
@@ -129,6 +137,7 @@ func DefaultPlan() Plan {
 		MinBytes: 32 << 20, MaxBytes: 32 << 20, StepFactor: 2,
 		Iters: 20, Warmup: 5, Check: true, Root: 0, Algo: coll.Auto,
 		Placements: []Placement{OutOfPlace}, LinkSource: LinkAuto, Timeout: 2 * time.Minute,
+		LaunchedRank: -1,
 	}
 }
 
@@ -161,6 +170,8 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--stepfactor %v: must be a number greater than 1", p.StepFactor)
 	case math.IsInf(p.StepFactor, 0) || math.IsNaN(p.StepFactor):
 		return fmt.Errorf("--stepfactor %v: must be a finite number", p.StepFactor)
+	case p.Runs < 0:
+		return fmt.Errorf("--runs %d: must be at least 1", p.Runs)
 	case p.Iters < 1:
 		return fmt.Errorf("--iters %d: need at least 1 timed iteration", p.Iters)
 	case p.Warmup < 0:
@@ -184,7 +195,7 @@ func (p Plan) Validate() error {
 	if p.MemLimit > 0 {
 		if need := p.MemoryNeeded(); need > p.MemLimit {
 			return fmt.Errorf("--maxbytes %d: the sweep needs about %s of memory for %d ranks, more than the %s available",
-				p.MaxBytes, FormatSize(need), p.Ranks, FormatSize(p.MemLimit))
+				p.MaxBytes, HumanSize(need), p.Ranks, HumanSize(p.MemLimit))
 		}
 	}
 	return nil

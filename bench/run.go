@@ -92,7 +92,7 @@ func (r *rankRunner) header() results.Header {
 	h := results.Header{
 		Version: Version, Backend: p.Backend, Ranks: p.Ranks, Algo: p.Algo,
 		Iters: p.Iters, Warmup: p.Warmup, Check: p.Check, Timeout: p.Timeout,
-		Sweep: p.SweepString(), Stats: p.Stats, Started: time.Now(),
+		Sweep: p.SweepString(), Stats: p.Stats, Started: time.Now(), Runs: max(p.Runs, 1),
 		LinkGBps: p.LinkGBps, LinkSource: p.LinkSource,
 	}
 	h.Host, _ = os.Hostname()
@@ -122,14 +122,22 @@ func (r *rankRunner) header() results.Header {
 // sweep measures every row on this rank; rank 0 passes emit to receive the
 // records.
 func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Record) error) error {
-	for _, row := range rows {
-		rec, err := r.measureRow(ctx, row)
-		if err != nil {
-			return fmt.Errorf("%s: %w", describe(row), err)
-		}
-		if emit != nil {
-			if err := emit(rec); err != nil {
-				return fmt.Errorf("writing output: %w", err)
+	runs := max(r.plan.Runs, 1)
+	for run := 1; run <= runs; run++ {
+		for _, row := range rows {
+			started := time.Now()
+			rec, err := r.measureRow(ctx, row)
+			if err != nil {
+				if runs > 1 {
+					return fmt.Errorf("run %d of %d: %s: %w", run, runs, describe(row), err)
+				}
+				return fmt.Errorf("%s: %w", describe(row), err)
+			}
+			rec.Run, rec.Started = run, started
+			if emit != nil {
+				if err := emit(rec); err != nil {
+					return fmt.Errorf("writing output: %w", err)
+				}
 			}
 		}
 	}

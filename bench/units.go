@@ -63,6 +63,20 @@ func FormatSize(n int64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64) + units[u]
 }
 
+// HumanSize returns n in binary units rounded for people to read: 23.1GiB.
+func HumanSize(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v, u := float64(n), 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	if u == 0 {
+		return strconv.FormatInt(n, 10) + "B"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + units[u]
+}
+
 // LinkPreset is a named link bandwidth for --link-bw.
 type LinkPreset struct {
 	Name string

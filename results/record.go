@@ -29,7 +29,21 @@ type Record struct {
 	BusBW    float64 // AlgBW x the collective's bus factor, GB/s
 	Util     float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
 	Wrong    int64   // elements that differ from the expectation; -1 when not checked
+	Run      int     // which repetition of the sweep (--runs) measured it, from 1
 	Started  time.Time
+}
+
+// Key identifies the row a record measures, the same in every run.
+type Key struct {
+	Op, DType, RedOp string
+	Root             int
+	InPlace          bool
+	Bytes            int64
+}
+
+// Key returns the record's row key.
+func (r Record) Key() Key {
+	return Key{Op: r.Op, DType: r.DType, RedOp: r.RedOp, Root: r.Root, InPlace: r.InPlace, Bytes: r.Bytes}
 }
 
 // Checked reports whether the row's result was checked.
@@ -53,6 +67,7 @@ type Header struct {
 	LinkGBps   float64 // link bandwidth in GB/s; 0 when unknown
 	LinkSource string  // how the link bandwidth was obtained
 	Stats      bool    // show per-iteration statistics columns
+	Runs       int     // repetitions of the whole sweep (--runs)
 	Started    time.Time
 	Host       string
 }

@@ -42,6 +42,9 @@ func (t *Table) Begin(h Header) error {
 	t.printf("# op %s  datatype %s  redop %s\n",
 		strings.Join(h.Ops, ","), strings.Join(h.DTypes, ","), strings.Join(h.RedOps, ","))
 	t.printf("# sweep %s  iters %d  warmup %d\n", h.Sweep, h.Iters, h.Warmup)
+	if h.Runs > 1 {
+		t.printf("# runs %d: the sweep is repeated and each row shows the median of its runs\n", h.Runs)
+	}
 	if h.LinkGBps > 0 {
 		t.printf("# link bandwidth %.2f GB/s (%s)\n", h.LinkGBps, h.LinkSource)
 	} else {

@@ -14,7 +14,6 @@ import (
 	"syscall"
 
 	"github.com/hccl-test/hccl-test/bench"
-	"github.com/hccl-test/hccl-test/results"
 
 	_ "github.com/hccl-test/hccl-test/backends/shm" // registers --backend shm
 	_ "github.com/hccl-test/hccl-test/backends/tcp" // registers --backend tcp
@@ -54,9 +53,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	if opts.dryRun {
+		if err := plan.DryRun(stdout); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	sink, closeFiles, err := outputs(opts, plan, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+		return exitUsage
+	}
+	defer closeFiles()
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sum, err := bench.Run(ctx, plan, results.NewTable(stdout))
+	sum, err := bench.Run(ctx, plan, sink)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		fmt.Fprintf(stderr, "%s: interrupted after %d rows\n", programName, sum.Rows)

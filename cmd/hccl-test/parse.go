@@ -24,6 +24,10 @@ var errHelpShown = errors.New("help shown")
 // options are flags that do not become part of the plan.
 type options struct {
 	version bool
+	dryRun  bool
+	// csv, json and bench name files for those formats; "-" is stdout,
+	// in place of the table.
+	csv, json, bench string
 }
 
 const examples = `
@@ -79,6 +83,11 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.StringVar(&p.Master, "master", "", "rank 0's rendezvous address host:port, the same on every rank (tcp under\nmpirun or srun; torchrun's MASTER_ADDR and MASTER_PORT are read too)")
 	fs.StringVar(&p.Bind, "bind", "", "address or network interface that ranks listen on (tcp; default loopback)")
 	fs.BoolVar(&p.Stats, "stats", false, "add min, p50, p99 and max of the iteration times to the table")
+	fs.IntVar(&p.Runs, "runs", 1, "repeat the whole sweep this many times (benchstat wants about 10);\nthe table shows each row's median")
+	fs.StringVar(&o.csv, "csv", "", "also write every measurement to this CSV file (- for stdout, instead of the table)")
+	fs.StringVar(&o.json, "json", "", "also write every measurement as JSON lines to this file (- for stdout)")
+	fs.StringVar(&o.bench, "bench", "", "also write Go benchmark format, for benchstat, to this file (- for stdout)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan, the memory per rank and an estimate of the time, and exit")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "show this help")
 
@@ -88,6 +97,18 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if *help {
 		fmt.Fprintf(helpOut, "Usage: %s [flags]\n\nSweeps collectives over sizes, data types and reductions, checks every result,\nand reports time, algbw, busbw and link utilization per row.\n\nFlags:\n%s%s", programName, fs.FlagUsagesWrapped(100), examples)
 		return p, o, errHelpShown
+	}
+	if p.Runs < 1 {
+		return p, o, fmt.Errorf("--runs %d: must be at least 1", p.Runs)
+	}
+	outs := 0
+	for _, f := range []string{o.csv, o.json, o.bench} {
+		if f == "-" {
+			outs++
+		}
+	}
+	if outs > 1 {
+		return p, o, fmt.Errorf("--csv, --json, --bench: only one of them can write to stdout (-)")
 	}
 	if fs.NArg() > 0 {
 		return p, o, fmt.Errorf("unexpected argument %q", fs.Arg(0))

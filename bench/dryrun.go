@@ -1,0 +1,84 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Rough costs behind the dry run's time estimate: what a small step and a
+// byte cost on loopback-class links, so the estimate has the right order of
+// magnitude before anything is measured.
+const (
+	estimateStep    = 50 * time.Microsecond
+	estimateGBps    = 1.0
+	estimateOverrun = 2 // setup, checks and gathering timings, per row
+)
+
+// DryRun writes what the plan would do, without running it: the matrix
+// of rows, the sizes, the memory each rank holds, and a rough estimate of
+// the duration.
+func (p Plan) DryRun(w io.Writer) error {
+	rows := p.Rows()
+	perOp := map[string]int{}
+	for _, r := range rows {
+		perOp[r.Op.String()]++
+	}
+	var ops, dts, reds []string
+	for _, op := range p.Ops {
+		ops = append(ops, fmt.Sprintf("%v (%d rows)", op, perOp[op.String()]))
+	}
+	for _, d := range p.DTypes {
+		dts = append(dts, d.String())
+	}
+	for _, o := range p.RedOps {
+		reds = append(reds, o.String())
+	}
+	var sizes []string
+	for _, s := range p.Sizes() {
+		sizes = append(sizes, FormatSize(s))
+	}
+	var est time.Duration
+	runs := max(p.Runs, 1)
+	for _, r := range rows {
+		steps := 2 * p.Ranks
+		bytes := float64(r.Bytes) * float64(max(2, r.Op.Blocks(p.Ranks)))
+		one := time.Duration(steps)*estimateStep + time.Duration(bytes/(estimateGBps*1e9)*float64(time.Second))
+		iters := p.Warmup + p.Iters + estimateOverrun
+		est += time.Duration(iters) * one
+	}
+	est *= time.Duration(runs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# dry run: nothing is started\n")
+	fmt.Fprintf(&b, "# backend %s  ranks %d  algo %s  runs %d  iters %d  warmup %d  check %v\n",
+		p.Backend, p.Ranks, p.Algo, runs, p.Iters, p.Warmup, p.Check)
+	fmt.Fprintf(&b, "# ops: %s\n", strings.Join(ops, ", "))
+	fmt.Fprintf(&b, "# datatypes: %s\n", strings.Join(dts, " "))
+	fmt.Fprintf(&b, "# redops (reducing ops only): %s\n", strings.Join(reds, " "))
+	fmt.Fprintf(&b, "# sizes: %s (%s)\n", strings.Join(sizes, " "), p.SweepString())
+	fmt.Fprintf(&b, "# placements: %d  roots: %s\n", len(p.Placements), rootsString(p))
+	fmt.Fprintf(&b, "# rows: %d per run, %d in all\n", len(rows), len(rows)*runs)
+	perRank := p.MemoryNeeded() / int64(max(1, p.HostedRanksOrAll()))
+	fmt.Fprintf(&b, "# memory: about %s per rank, %s for the %d ranks on this machine\n",
+		HumanSize(perRank), HumanSize(p.MemoryNeeded()), p.HostedRanksOrAll())
+	fmt.Fprintf(&b, "# estimated time: about %v (assuming %v per step and %g GB/s; the real figure depends on the machine)\n",
+		est.Round(time.Second), estimateStep, estimateGBps)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// HostedRanksOrAll returns how many ranks share this machine.
+func (p Plan) HostedRanksOrAll() int {
+	if p.HostedRanks > 0 {
+		return p.HostedRanks
+	}
+	return p.Ranks
+}
+
+func rootsString(p Plan) string {
+	if p.Root < 0 {
+		return "every rank in turn"
+	}
+	return fmt.Sprint(p.Root)
+}

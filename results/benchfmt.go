@@ -1,0 +1,228 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// BenchFmt writes records in the Go benchmark format
+// (golang.org/design/14313-benchmark-format), so that benchstat compares two
+// runs: `benchstat old.txt new.txt`. Each record is one line, written and
+// flushed as soon as it arrives, such as
+//
+//	BenchmarkAllReduce/backend=shm/ranks=8/dtype=fp16/redop=sum/size=1MiB 20 412000 ns/op 2.545 algbw-GB/s 4.454 busbw-GB/s
+//
+// The name identifies the row and nothing else, so that benchstat pairs the
+// same row across files: the collective, backend, ranks, data type, redop
+// (left out for collectives that do not reduce), root (for rooted
+// collectives), size in binary units and "/inplace=true" for in-place
+// rows. The algorithm that ran is left out: auto may choose another one in
+// another build. A sweep repeated with --runs gives one line per run,
+// which is what benchstat's statistics need (10 or more per row).
+//
+// File configuration lines ("key: value") carry the facts that make two runs
+// comparable: goos, goarch, backend, ranks, placement, algo (as requested)
+// and host. benchstat puts results with different file configuration into
+// different tables and never compares them, so the facts that differ
+// between two runs meant to be compared, the hccl-test version and the link
+// bandwidth (measured anew by every run with --link-bw auto), are written as
+// '#' comment lines, which readers of the format ignore. Compare across
+// hosts with `benchstat -ignore host`, and backends or requested algorithms
+// side by side with `-col backend` or `-col algo`.
+//
+// BenchFmt is not safe for concurrent use.
+type BenchFmt struct {
+	w      io.Writer
+	bw     *benchfmt.Writer
+	h      Header
+	config []benchfmt.Config
+	res    benchfmt.Result // reused for every line
+	err    error           // first error; later calls return it
+}
+
+// NewBenchFmt returns a BenchFmt writing to w. If w has a Flush method (a
+// *bufio.Writer) it is called after every line.
+func NewBenchFmt(w io.Writer) *BenchFmt {
+	return &BenchFmt{w: w, bw: benchfmt.NewWriter(w)}
+}
+
+// Benchmark units other than ns/op, and the better direction benchstat-aware
+// tools are told for them.
+const (
+	unitAlgBW = "algbw-GB/s"
+	unitBusBW = "busbw-GB/s"
+)
+
+// Begin implements Sink: it writes the unit metadata and the comment lines.
+// The configuration lines go out with the first result, as benchfmt.Writer
+// writes them.
+func (b *BenchFmt) Begin(h Header) error {
+	b.h = h
+	for _, u := range []string{unitAlgBW, unitBusBW} {
+		b.write(&benchfmt.UnitMetadata{
+			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u, Key: "better"},
+			OrigUnit:        u, Value: "higher",
+		})
+	}
+	b.comment("hccl-test %s  run %s", h.Version, RunID(h))
+	if h.LinkGBps > 0 {
+		b.comment("link bandwidth %s GB/s (%s)", strconv.FormatFloat(h.LinkGBps, 'g', 4, 64), h.LinkSource)
+	} else {
+		b.comment("link bandwidth unknown")
+	}
+	b.config = nil
+	for _, kv := range [][2]string{
+		{"goos", runtime.GOOS}, {"goarch", runtime.GOARCH},
+		{"backend", h.Backend}, {"ranks", strconv.Itoa(h.Ranks)},
+		{"placement", h.Placement}, {"algo", h.Algo}, {"host", h.Host},
+	} {
+		// An empty value would read back as deleting the key.
+		if v := oneLine(kv[1]); v != "" {
+			b.config = append(b.config, benchfmt.Config{Key: kv[0], Value: []byte(v), File: true})
+		}
+	}
+	return b.flush()
+}
+
+// Write implements Sink: it writes and flushes one result line.
+func (b *BenchFmt) Write(r Record) error {
+	var values []benchfmt.Value
+	if t := r.TimeUS; !math.IsNaN(t) && !math.IsInf(t, 0) {
+		// benchstat tidies ns/op to sec/op, except 0, which it would
+		// put in a table of its own: clamp to 1 ns.
+		values = append(values, benchfmt.Value{Value: max(roundSig(t*1000, 5), 1), Unit: "ns/op"})
+	}
+	for _, v := range []benchfmt.Value{{Value: r.AlgBW, Unit: unitAlgBW}, {Value: r.BusBW, Unit: unitBusBW}} {
+		if !math.IsNaN(v.Value) && !math.IsInf(v.Value, 0) {
+			v.Value = roundSig(v.Value, 4)
+			values = append(values, v)
+		}
+	}
+	if len(values) == 0 {
+		return b.err // a line without values would not parse
+	}
+	b.res = benchfmt.Result{Config: b.config, Name: benchfmt.Name(b.name(r)), Iters: r.Iters, Values: values}
+	b.write(&b.res)
+	return b.flush()
+}
+
+// End implements Sink: it writes the footer as comment lines.
+func (b *BenchFmt) End(s Summary) error {
+	if b.h.Check {
+		b.comment("wrong elements: %d", s.Wrong)
+	}
+	if s.Err != nil {
+		b.comment("stopped early after %d rows: %s", s.Rows, oneLine(s.Err.Error()))
+	}
+	return b.flush()
+}
+
+// name returns the benchmark name of r, without the "Benchmark" prefix.
+func (b *BenchFmt) name(r Record) string {
+	var sb strings.Builder
+	sb.WriteString(opName(r.Op))
+	part := func(k, v string) { fmt.Fprintf(&sb, "/%s=%s", k, nameValue(v)) }
+	part("backend", b.h.Backend)
+	part("ranks", strconv.Itoa(b.h.Ranks))
+	part("dtype", r.DType)
+	if r.RedOp != "" && r.RedOp != "none" {
+		part("redop", r.RedOp)
+	}
+	if r.Root >= 0 {
+		part("root", strconv.Itoa(r.Root))
+	}
+	part("size", FormatBinarySize(r.Bytes))
+	if r.InPlace {
+		part("inplace", "true")
+	}
+	return sb.String()
+}
+
+// opNames are the benchmark names of the collectives.
+var opNames = map[string]string{
+	"allreduce": "AllReduce", "allgather": "AllGather", "reducescatter": "ReduceScatter",
+	"broadcast": "Broadcast", "reduce": "Reduce", "alltoall": "AllToAll",
+	"sendrecv": "SendRecv", "gather": "Gather", "scatter": "Scatter",
+}
+
+// opName returns the CamelCase benchmark name of a collective; one it does
+// not know gets a capital first letter.
+func opName(op string) string {
+	if n, ok := opNames[op]; ok {
+		return n
+	}
+	if op == "" {
+		return "Unknown"
+	}
+	return nameValue(strings.ToUpper(op[:1]) + op[1:])
+}
+
+// nameValue keeps a name part from breaking the name's syntax: a space
+// would end the name, a '/' or '=' would start another part.
+func nameValue(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '=' || r <= ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// FormatBinarySize formats a size in bytes exactly and briefly, for
+// benchmark names: in the largest of KiB, MiB, GiB and TiB in which it is
+// at least 1 with at most two decimals ("1KiB", "1.5MiB", "3GiB"), else in
+// bytes ("1000B"). Different sizes never format alike, and benchstat sorts
+// them by value with `-row /size@num`.
+func FormatBinarySize(bytes int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		unit := int64(1) << u.shift
+		// Exact in two decimals: bytes*100 is a multiple of the unit.
+		if bytes >= unit && (bytes%unit)*100%unit == 0 {
+			return strconv.FormatFloat(float64(bytes)/float64(unit), 'f', -1, 64) + u.name
+		}
+	}
+	return strconv.FormatInt(bytes, 10) + "B"
+}
+
+// roundSig rounds v to n significant decimal digits, so that the file reads
+// "412000 ns/op" rather than "412000.00000000006 ns/op".
+func roundSig(v float64, n int) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', n, 64), 64)
+	if err != nil {
+		return v
+	}
+	return r
+}
+
+// oneLine makes s fit on one line of the file.
+func oneLine(s string) string {
+	return strings.TrimSpace(strings.NewReplacer("\r\n", "; ", "\n", "; ", "\r", "; ").Replace(s))
+}
+
+func (b *BenchFmt) comment(format string, args ...any) {
+	if b.err == nil {
+		_, b.err = fmt.Fprintf(b.w, "# %s\n", oneLine(fmt.Sprintf(format, args...)))
+	}
+}
+
+func (b *BenchFmt) write(rec benchfmt.Record) {
+	if b.err == nil {
+		b.err = b.bw.Write(rec)
+	}
+}
+
+func (b *BenchFmt) flush() error {
+	if b.err == nil {
+		b.err = flushTo(b.w)
+	}
+	return b.err
+}
