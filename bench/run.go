@@ -93,7 +93,8 @@ func (r *rankRunner) header() results.Header {
 		Version: Version, Backend: p.Backend, Ranks: p.Ranks, Algo: p.Algo,
 		Iters: p.Iters, Warmup: p.Warmup, Check: p.Check, Timeout: p.Timeout,
 		Sweep: p.SweepString(), Stats: p.Stats, Started: time.Now(), Runs: max(p.Runs, 1),
-		LinkGBps: p.LinkGBps, LinkSource: p.LinkSource,
+		TotalRows: len(p.Rows()) * max(p.Runs, 1),
+		LinkGBps:  p.LinkGBps, LinkSource: p.LinkSource,
 	}
 	h.Host, _ = os.Hostname()
 	switch {

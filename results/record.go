@@ -68,6 +68,7 @@ type Header struct {
 	LinkSource string  // how the link bandwidth was obtained
 	Stats      bool    // show per-iteration statistics columns
 	Runs       int     // repetitions of the whole sweep (--runs)
+	TotalRows  int     // rows the run will measure, all runs together
 	Started    time.Time
 	Host       string
 }

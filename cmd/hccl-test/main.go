@@ -36,6 +36,14 @@ func main() {
 // run is main without the process: it parses args, runs the sweep and
 // returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "compare":
+			return runCompare(args[1:], stdout, stderr)
+		case "plot":
+			return runPlot(args[1:], stdout, stderr)
+		}
+	}
 	plan, opts, err := parseFlags(args, stdout)
 	if errors.Is(err, errHelpShown) {
 		return exitOK
@@ -60,12 +68,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	sink, closeFiles, err := outputs(opts, plan, stdout)
+	// A progress bar on a terminal stderr; the table, when it goes to the
+	// same terminal, prints above it.
+	var progress *bench.Progress
+	tableOut := stdout
+	if f, ok := stderr.(*os.File); ok && plan.WritesOutput() {
+		progress = bench.NewProgress(f)
+		if so, ok := stdout.(*os.File); ok && progress != nil && bench.IsTerminal(so) {
+			tableOut = progress.Writer()
+		}
+	}
+	sink, closeFiles, err := outputs(opts, plan, tableOut)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
 		return exitUsage
 	}
 	defer closeFiles()
+	if progress != nil {
+		sink = progress.Wrap(sink)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

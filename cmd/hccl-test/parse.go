@@ -40,6 +40,10 @@ Examples:
 
   # allreduce with every reduction, in-place and out-of-place, against a 56 GB/s link
   hccl-test -o all --placement both --link-bw hccs -b 1K -e 64M --stats
+
+Subcommands:
+  hccl-test compare [--threshold 5%] OLD NEW   compare two --bench (or --csv) files
+  hccl-test plot [-o out.png] FILE...          plot busbw and time against size
 `
 
 // parseFlags turns the command line into a plan. Semantic checks that need

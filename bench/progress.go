@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/hccl-test/hccl-test/results"
+)
+
+// Progress draws a progress bar on a terminal while a sweep runs: rows done
+// of all rows, the row just measured, and the time left. It exists only
+// for terminals, so it never lands in output files or pipes.
+type Progress struct {
+	tty *os.File
+
+	mu   sync.Mutex // guards the fields below
+	p    *mpb.Progress
+	bar  *mpb.Bar
+	last string // the row just measured
+}
+
+// NewProgress returns a Progress drawing on tty, or nil when tty is not a
+// terminal.
+func NewProgress(tty *os.File) *Progress {
+	if tty == nil || !term.IsTerminal(int(tty.Fd())) {
+		return nil
+	}
+	return &Progress{tty: tty}
+}
+
+// IsTerminal reports whether f is a terminal.
+func IsTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }
+
+// Writer returns a writer for text meant for the same terminal as the bar
+// (the table, when stdout is that terminal): it prints above the bar instead
+// of through it.
+func (pr *Progress) Writer() io.Writer { return progressWriter{pr} }
+
+type progressWriter struct{ pr *Progress }
+
+func (w progressWriter) Write(b []byte) (int, error) {
+	w.pr.mu.Lock()
+	p := w.pr.p
+	w.pr.mu.Unlock()
+	if p == nil {
+		return w.pr.tty.Write(b)
+	}
+	return p.Write(b)
+}
+
+// Wrap returns a Sink that advances the bar for every row and passes
+// everything on to next.
+func (pr *Progress) Wrap(next results.Sink) results.Sink { return &progressSink{pr: pr, next: next} }
+
+type progressSink struct {
+	pr   *Progress
+	next results.Sink
+}
+
+func (s *progressSink) Begin(h results.Header) error {
+	pr := s.pr
+	if h.TotalRows > 0 {
+		pr.mu.Lock()
+		pr.last = "starting"
+		pr.p = mpb.New(mpb.WithOutput(pr.tty), mpb.WithWidth(30))
+		pr.bar = pr.p.AddBar(int64(h.TotalRows),
+			mpb.PrependDecorators(decor.CountersNoUnit("%d/%d rows ")),
+			mpb.AppendDecorators(
+				decor.Any(func(decor.Statistics) string {
+					pr.mu.Lock()
+					defer pr.mu.Unlock()
+					return " " + pr.last
+				}),
+				decor.Name("  left "), decor.AverageETA(decor.ET_STYLE_GO),
+			),
+			mpb.BarRemoveOnComplete(),
+		)
+		pr.mu.Unlock()
+	}
+	return s.next.Begin(h)
+}
+
+func (s *progressSink) Write(r results.Record) error {
+	pr := s.pr
+	pr.mu.Lock()
+	pr.last = fmt.Sprintf("%s %s %s", r.Op, r.DType, HumanSize(r.Bytes))
+	bar := pr.bar
+	pr.mu.Unlock()
+	if bar != nil {
+		bar.Increment()
+	}
+	return s.next.Write(r)
+}
+
+func (s *progressSink) End(sum results.Summary) error {
+	err := s.next.End(sum) // the footer still prints above the bar
+	pr := s.pr
+	pr.mu.Lock()
+	p, bar := pr.p, pr.bar
+	pr.mu.Unlock()
+	if p != nil {
+		bar.Abort(true) // an interrupted run leaves no half-drawn bar
+		p.Wait()
+		pr.mu.Lock()
+		pr.p = nil
+		pr.mu.Unlock()
+	}
+	return err
+}

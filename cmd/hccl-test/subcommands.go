@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/results/plot"
+)
+
+// exitRegressed is compare's exit code when a row got slower by more than
+// --threshold, with significance.
+const exitRegressed = 4
+
+// runCompare is `hccl-test compare OLD NEW`: it pairs the rows of two files
+// written with --bench (or --csv) and prints old, new, delta and p-value per
+// row, as benchstat does.
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SetNormalizeFunc(normalize)
+	threshold := fs.String("threshold", "", "exit with status 4 when a row got worse by more than this, with significance (5% or 0.05)")
+	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		return usageError(stderr, "compare", err)
+	}
+	if *help {
+		fmt.Fprintf(stdout, "Usage: %s compare [flags] OLD NEW\n\nCompares two files written with --bench (or --csv), row by row, with\nmedians, confidence intervals and a Mann-Whitney U test, as benchstat does.\n\nFlags:\n%s", programName, fs.FlagUsages())
+		return exitOK
+	}
+	if fs.NArg() != 2 {
+		return usageError(stderr, "compare", errors.New("want two files, OLD and NEW"))
+	}
+	opt := results.CompareOptions{Alpha: *alpha}
+	if *threshold != "" {
+		t, err := parseFraction(*threshold)
+		if err != nil {
+			return usageError(stderr, "compare", fmt.Errorf("--threshold %s: %w", *threshold, err))
+		}
+		opt.Threshold = t
+	}
+	if err := opt.Validate(); err != nil {
+		return usageError(stderr, "compare", err)
+	}
+	old, err := results.ReadSamples(fs.Arg(0))
+	if err != nil {
+		return usageError(stderr, "compare", err)
+	}
+	cur, err := results.ReadSamples(fs.Arg(1))
+	if err != nil {
+		return usageError(stderr, "compare", err)
+	}
+	cs := results.Compare(old, cur, opt)
+	err = results.WriteComparison(stdout, cs, fs.Arg(0), fs.Arg(1))
+	if err == nil {
+		err = results.WriteNotes(stdout, old, cur, fs.Arg(0), fs.Arg(1))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s compare: %v\n", programName, err)
+		return exitFailed
+	}
+	if opt.Threshold > 0 {
+		if bad := results.Regressions(cs, opt.Threshold); len(bad) > 0 {
+			fmt.Fprintf(stderr, "%s compare: %d rows got worse by more than %s: first %s (%s %+.1f%%)\n",
+				programName, len(bad), *threshold, bad[0].Name, bad[0].Unit, 100*bad[0].Delta)
+			return exitRegressed
+		}
+	}
+	return exitOK
+}
+
+// runPlot is `hccl-test plot FILE... -o out.png`.
+func runPlot(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("plot", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.StringP("output", "o", "hccl-test.png", "image to write: .png or .svg")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		return usageError(stderr, "plot", err)
+	}
+	if *help {
+		fmt.Fprintf(stdout, "Usage: %s plot [-o out.png|out.svg] FILE...\n\nDraws bus bandwidth and time against size from files written with --csv\nor --bench, one line per op, data type, backend and algorithm.\n\nFlags:\n%s", programName, fs.FlagUsages())
+		return exitOK
+	}
+	if fs.NArg() == 0 {
+		return usageError(stderr, "plot", errors.New("want at least one file written with --csv or --bench"))
+	}
+	d, err := plot.Load(fs.Args()...)
+	if err != nil {
+		return usageError(stderr, "plot", err)
+	}
+	if err := plot.Write(d, *out); err != nil {
+		fmt.Fprintf(stderr, "%s plot: %v\n", programName, err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func usageError(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "%s %s: %s (see %s %s --help)\n", programName, cmd, oneLine(err), programName, cmd)
+	return exitUsage
+}
+
+// parseFraction reads 5% or 0.05 as 0.05.
+func parseFraction(s string) (float64, error) {
+	v, pct := strings.CutSuffix(strings.TrimSpace(s), "%")
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 {
+		return 0, errors.New("want a percentage such as 5% or a fraction such as 0.05")
+	}
+	if pct {
+		f /= 100
+	}
+	return f, nil
+}
