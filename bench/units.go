@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/hccl-test/hccl-test/results"
 )
 
 // MaxSize is the largest message size a plan accepts: far beyond any
@@ -47,21 +49,9 @@ func ParseSize(s string) (int64, error) {
 	return int64(v), nil
 }
 
-// FormatSize returns a short binary form of n for names and labels: 1KiB,
-// 1.5MiB, 3GiB, or plain bytes (1000B) when no binary unit divides it to a
-// short number.
-func FormatSize(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v, u := float64(n), 0
-	for v >= 1024 && u < len(units)-1 {
-		v /= 1024
-		u++
-	}
-	if u > 0 && v != math.Trunc(v*100)/100 {
-		return strconv.FormatInt(n, 10) + "B"
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64) + units[u]
-}
+// FormatSize returns a short exact binary form of n for names and labels
+// (1KiB, 1.5MiB, 3GiB, or 1000B), the form the result files use.
+func FormatSize(n int64) string { return results.FormatBinarySize(n) }
 
 // HumanSize returns n in binary units rounded for people to read: 23.1GiB.
 func HumanSize(n int64) string {

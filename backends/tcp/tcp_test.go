@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,38 +14,19 @@ import (
 var testSecret = []byte("test-secret")
 
 // localWorld sets up n endpoints in this process over loopback, the way n
-// rank processes would.
+// rank processes would, and closes them when the test ends.
 func localWorld(t *testing.T, n int, cfg backends.Config) []*endpoint {
 	t.Helper()
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
-	cfg.Ranks = n
-	ctx := context.Background()
-	eps := make([]*endpoint, n)
-	errs := make([]error, n)
-	master := make(chan string, 1)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		eps[0], errs[0] = setup(ctx, role{Rank: 0, Size: n, Master: "127.0.0.1:0", Secret: testSecret}, cfg,
-			func(m string) error { master <- m; return nil })
-		if errs[0] != nil {
-			close(master)
-		}
-	})
-	m, ok := <-master
-	if ok {
-		for r := 1; r < n; r++ {
-			wg.Go(func() {
-				eps[r], errs[r] = setup(ctx, role{Rank: r, Size: n, Master: m, Secret: testSecret}, cfg, nil)
-			})
-		}
+	ts, err := NewLocalWorld(context.Background(), n, cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	for r, err := range errs {
-		if err != nil {
-			t.Fatalf("rank %d setup: %v", r, err)
-		}
+	eps := make([]*endpoint, n)
+	for r, tr := range ts {
+		eps[r] = tr.(*endpoint)
 	}
 	t.Cleanup(func() {
 		for _, ep := range eps {
