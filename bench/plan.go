@@ -174,6 +174,12 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--runs %d: must be at least 1", p.Runs)
 	case p.Iters < 1:
 		return fmt.Errorf("--iters %d: need at least 1 timed iteration", p.Iters)
+	case p.Iters > maxIters:
+		return fmt.Errorf("--iters %d: at most %d timed iterations per row", p.Iters, maxIters)
+	case p.Warmup > maxIters:
+		return fmt.Errorf("--warmup_iters %d: at most %d per row", p.Warmup, maxIters)
+	case p.Runs > maxIters:
+		return fmt.Errorf("--runs %d: at most %d", p.Runs, maxIters)
 	case p.Warmup < 0:
 		return fmt.Errorf("--warmup_iters %d: must not be negative", p.Warmup)
 	case p.Root < -1 || p.Root >= p.Ranks:
@@ -187,6 +193,10 @@ func (p Plan) Validate() error {
 	case p.LinkGBps < 0 || math.IsNaN(p.LinkGBps):
 		return fmt.Errorf("--link-bw %v: must be positive", p.LinkGBps)
 	}
+	if n := p.sizeCount(); n > maxSizes {
+		return fmt.Errorf("--minbytes %d --maxbytes %d: the sweep has about %d sizes, at most %d (use a larger step)",
+			p.MinBytes, p.MaxBytes, n, maxSizes)
+	}
 	for _, op := range p.Ops {
 		if !coll.Supports(op, p.Algo) {
 			return fmt.Errorf("--algo %q: does not serve %v (it has: %s)", p.Algo, op, strings.Join(coll.Names(op), ", "))
@@ -199,6 +209,32 @@ func (p Plan) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Limits that keep a mistyped flag from asking for more rows or samples than
+// any machine could hold.
+const (
+	maxIters = 1_000_000
+	maxSizes = 100_000
+)
+
+// sizeCount returns how many sizes the sweep has, without listing them.
+func (p Plan) sizeCount() int64 {
+	if p.MinBytes > p.MaxBytes {
+		return 0
+	}
+	if p.StepBytes > 0 {
+		return (p.MaxBytes-p.MinBytes)/p.StepBytes + 1
+	}
+	if p.StepFactor <= 1 {
+		return 0
+	}
+	// At least one byte per step; about log(max/min)/log(factor) steps.
+	var n int64
+	for s := float64(max(p.MinBytes, 1)); s <= float64(p.MaxBytes) && n <= maxSizes; n++ {
+		s = max(s*p.StepFactor, s+1)
+	}
+	return n
 }
 
 // bufferBytes returns the send and receive buffer sizes one rank needs for

@@ -120,6 +120,9 @@ func TestValidate(t *testing.T) {
 		{"algo that does not serve", func(p *Plan) { p.Algo = "pairwise" }, `--algo "pairwise"`},
 		{"too much memory", func(p *Plan) { p.MaxBytes, p.MemLimit = 1<<30, 1<<30 }, "memory"},
 		{"zero timeout", func(p *Plan) { p.Timeout = 0 }, "--timeout"},
+		{"too many sizes", func(p *Plan) { p.MinBytes, p.MaxBytes, p.StepBytes = 1, 1<<30, 1 }, "sizes"},
+		{"too many sizes by a tiny factor", func(p *Plan) { p.MinBytes, p.MaxBytes, p.StepFactor = 1<<20, 1<<40, 1.0000001 }, "sizes"},
+		{"too many iterations", func(p *Plan) { p.Iters = 1 << 30 }, "--iters"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,7 +49,7 @@ func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 		return failed{fmt.Errorf("send to rank %d: %w", peer, err)}
 	}
 	s := &sendReq{buf: buf, peer: peer, done: make(chan struct{})}
-	l := e.w.links[e.rank][peer]
+	l := e.w.link(e.rank, peer)
 	l.mu.Lock()
 	l.sends[l.nextSend] = s
 	l.nextSend++
@@ -110,7 +110,7 @@ func (e *endpoint) postRecv(peer int, dst, acc []byte, reduce dtype.ReduceFunc) 
 	if err := e.check(peer); err != nil {
 		return failed{fmt.Errorf("recv from rank %d: %w", peer, err)}
 	}
-	l := e.w.links[peer][e.rank]
+	l := e.w.link(peer, e.rank)
 	l.mu.Lock()
 	ticket := l.nextRecv
 	l.nextRecv++
@@ -157,7 +157,7 @@ func (r *recvReq) Wait(ctx context.Context) error {
 
 // take blocks until the send with r's ticket is posted, and removes it.
 func (r *recvReq) take(ctx context.Context) (*sendReq, error) {
-	l := r.e.w.links[r.peer][r.e.rank]
+	l := r.e.w.link(r.peer, r.e.rank)
 	for {
 		l.mu.Lock()
 		s, ok := l.sends[r.ticket]

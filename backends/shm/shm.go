@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -51,19 +52,28 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 // World is a set of ranks that exchange messages in memory.
 type World struct {
 	size int
-	// links[src][dst] carries the messages from src to dst.
-	links [][]*link
+	// links[src][dst] carries the messages from src to dst. Links are
+	// made when first used: a world of n ranks has n^2 possible pairs, and
+	// most algorithms use few of them.
+	links [][]atomic.Pointer[link]
+}
+
+// link returns the link from src to dst, making it on first use.
+func (w *World) link(src, dst int) *link {
+	p := &w.links[src][dst]
+	if l := p.Load(); l != nil {
+		return l
+	}
+	p.CompareAndSwap(nil, newLink())
+	return p.Load()
 }
 
 // NewWorld returns a world of size ranks. Its endpoints are independent of
 // any Backend.Run, which lets tests drive ranks directly.
 func NewWorld(size int) *World {
-	w := &World{size: size, links: make([][]*link, size)}
+	w := &World{size: size, links: make([][]atomic.Pointer[link], size)}
 	for src := range size {
-		w.links[src] = make([]*link, size)
-		for dst := range size {
-			w.links[src][dst] = newLink()
-		}
+		w.links[src] = make([]atomic.Pointer[link], size)
 	}
 	return w
 }
