@@ -18,6 +18,8 @@
 #   HCCL_TEST    an existing hccl-test binary to use instead of building one
 #   MPIRUN_ARGS  extra mpirun arguments, split on spaces, added before the program
 #   BACKEND      hccl-test --backend (default tcp)
+#   OURS_ITERS   SIZE:ITERS pairs, hccl-test's timed iterations per compared size
+#                (default "1024:1000 1048576:100 67108864:20")
 #   TIMEOUT      seconds one mpirun or hccl-test run may take (default 900)
 #   QUIET_WAIT   before each run, wait up to this many seconds (default 20) for
 #                other processes to use less than 15% of the CPUs; 0 skips it
@@ -38,8 +40,9 @@
 #             (TCP only, also between ranks of one machine; the two -x keep
 #             glibc from serving Open MPI's large temporary buffers with fresh
 #             mmap'd pages, whose first touch dominates 64 MiB otherwise)
-#   ours:     hccl-test --backend tcp -p N --op allreduce -d fp32 -b 1K -e 64M
-#               -f 4 -n 20 -w 5 --link-bw auto
+#   ours:     hccl-test --backend tcp -p N --op allreduce -d fp32 -b SIZE -e SIZE
+#               -n ITERS -w 5 --link-bw 1GB/s, once per compared size, with the
+#               iterations of OURS_ITERS (about as many as Open MPI's side times)
 #   Both sweep 1K..64M by 4 (a factor that lands on 1 KiB, 1 MiB and 64 MiB);
 #   only those three rows are compared. Time is the slowest rank's mean time
 #   per call on both sides (mpi_coll_bench's max_us column, hccl-test's time
@@ -61,7 +64,10 @@ MPIRUN_ARGS=${MPIRUN_ARGS:-}
 HCCL_TEST=${HCCL_TEST:-}
 
 SIZES="1024 1048576 67108864"        # rows compared
-SWEEP=(-b 1K -e 64M -f 4)            # same sweep on both sides
+SWEEP=(-b 1K -e 64M -f 4)            # Open MPI's sweep
+# hccl-test's timed iterations per compared size: about what mpi_coll_bench's
+# 0.3 s target picks for each (it times a loop of ~0.3 s per size).
+OURS_ITERS=${OURS_ITERS:-"1024:1000 1048576:100 67108864:20"}
 MALLOC_FIX=(-x MALLOC_MMAP_MAX_=0 -x MALLOC_TRIM_THRESHOLD_=17179869184)
 TCP_ONLY=(--mca pml ob1 --mca btl 'self,tcp' --mca btl_tcp_if_include lo)
 
@@ -222,11 +228,20 @@ run_mpi() { # n rep
 
 run_ours() { # n rep
 	local n=$1 rep=$2 out="$tmp/ours_n$1_r$2.txt" rows="$tmp/ours_n$1_r$2.rows" rc=0
-	local cmd=("$hccl" --backend "$BACKEND" -p "$n" --op allreduce -d fp32 "${SWEEP[@]}" -n 20 -w 5 --link-bw auto)
 	log "hccl-test $BACKEND, $n ranks, repetition $rep$(quiet "hccl-test $n ranks rep $rep")"
-	echo "${cmd[*]}" >"$tmp/ours.cmd"
-	(cd "$tmp" && timeout -k 10 "$TIMEOUT" "${cmd[@]}") >"$out" 2>&1 || rc=$?
-	((rc == 0)) || fail_run "hccl-test" "$out" "$rc" "${cmd[@]}"
+	: >"$out"
+	: >"$tmp/ours.cmd"
+	# One run per size, each with about as many timed iterations as
+	# mpi_coll_bench's time target gives that size (OURS_ITERS), so both
+	# sides average over comparable spans.
+	local pair size iters
+	for pair in $OURS_ITERS; do
+		size=${pair%%:*} iters=${pair##*:}
+		local cmd=("$hccl" --backend "$BACKEND" -p "$n" --op allreduce -d fp32 -b "$size" -e "$size" -n "$iters" -w 5 --link-bw 1GB/s)
+		echo "${cmd[*]}" >>"$tmp/ours.cmd"
+		(cd "$tmp" && timeout -k 10 "$TIMEOUT" "${cmd[@]}") >>"$out" 2>&1 || rc=$?
+		((rc == 0)) || fail_run "hccl-test" "$out" "$rc" "${cmd[@]}"
+	done
 	# table rows: size count type redop root algo time algbw busbw util #wrong
 	awk '!/^#/ && NF == 11 && $1 ~ /^[0-9]+$/ && $3 == "fp32"' "$out" >"$rows"
 	check_rows "hccl-test" "$n" "$rows"
@@ -249,7 +264,7 @@ done
 	lib=$(sed -n 's/^# library: \([^,]*\).*/\1/p' "$tmp/mpi_n${RANKS%% *}_r1.txt" | head -1)
 	echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?');  ${lib:-Open MPI};  $("$hccl" --version 2>/dev/null || echo hccl-test)"
 	echo "# MPI:  $(sed "s|$tmp/||g" "$tmp/mpi.cmd")  (-np per row)"
-	echo "# ours: $(sed "s|$tmp/||g; s|$repo/||g" "$tmp/ours.cmd")  (-p per row)"
+	echo "# ours: $(sed "s|$tmp/||g; s|$repo/||g" "$tmp/ours.cmd" | paste -sd ";" -)  (-p per row)"
 	echo "# time: slowest rank's mean per call (mpi_coll_bench max_us, hccl-test time); busbw = size / time x 2(n-1)/n for both"
 	echo "# ratios > 1 mean hccl-test is better: time MPI/ours, busbw ours/MPI"
 	if [[ -s $tmp/busy.txt ]]; then
