@@ -86,22 +86,34 @@ func (cs *children) wait(grace time.Duration) error {
 
 // exited returns an error naming the children that have ended badly, or
 // nil. A child whose death made this rank fail has usually not been reaped
-// yet when the failure shows, so it gives them a moment first.
+// yet when the failure shows, so it gives them a moment: up to 300 ms for a
+// first one, then 100 ms more for the others that died with it (a killed
+// rank's neighbours exit right after it, and may be reaped first).
 func (cs *children) exited() error {
 	deadline := time.Now().Add(300 * time.Millisecond)
+	settled := false
 	for time.Now().Before(deadline) {
-		for _, c := range cs.procs {
-			select {
-			case <-c.done:
-				if c.err != nil {
-					return cs.failed()
-				}
-			default:
-			}
+		if !settled && cs.anyFailed() {
+			settled = true
+			deadline = time.Now().Add(100 * time.Millisecond)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return nil
+	return cs.failed()
+}
+
+// anyFailed reports whether a child has already ended badly.
+func (cs *children) anyFailed() bool {
+	for _, c := range cs.procs {
+		select {
+		case <-c.done:
+			if c.err != nil {
+				return true
+			}
+		default:
+		}
+	}
+	return false
 }
 
 // failed names, on one line, the children that have already ended badly.
