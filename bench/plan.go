@@ -259,9 +259,5 @@ func (p Plan) MemoryNeeded() int64 {
 		s, r := bufferBytes(op, p.Ranks, p.MaxBytes)
 		perRank = max(perRank, s+r+max(s, r))
 	}
-	hosted := int64(p.Ranks)
-	if p.HostedRanks > 0 {
-		hosted = int64(p.HostedRanks)
-	}
-	return perRank * hosted
+	return perRank * int64(p.HostedRanksOrAll())
 }

@@ -26,8 +26,7 @@ func mod(x, n int) int { return ((x % n) + n) % n }
 // copyIfDistinct copies src to dst unless they are the same memory, as in
 // in-place calls.
 func copyIfDistinct(dst, src []byte) {
-	if len(dst) == 0 || len(src) == 0 || &dst[0] == &src[0] {
-		return
+	if !aliased(dst, src) {
+		copy(dst, src)
 	}
-	copy(dst, src)
 }
