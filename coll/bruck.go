@@ -11,7 +11,7 @@ import (
 // it holds every step, and rotates them into place at the end.
 
 func init() {
-	register(AllGather, "bruck", Latency, bruckAllGather)
+	register(AllGather, "bruck", bruckAllGatherCost, bruckAllGather)
 }
 
 // bruckAllGather starts from its own block; at step k, with d = 2^k, it
@@ -38,4 +38,11 @@ func bruckAllGather(ctx context.Context, c *Comm, a *Args) error {
 	copy(a.Recv[r*b:n*b], held(0, n-r))
 	copy(a.Recv[:r*b], held(n-r, n))
 	return nil
+}
+
+// bruckAllGatherCost: ceil(log2 n) steps moving n-1 blocks in all, plus
+// the local copies in and out of the work area (about two thirds of a
+// reduction's memory traffic per byte).
+func bruckAllGatherCost(n int, b float64, m Model) float64 {
+	return log2Ceil(n)*m.Alpha + float64(n-1)*b*m.Beta + 2*float64(n)*b*m.Gamma*2/3
 }

@@ -16,6 +16,7 @@ type Comm struct {
 	rank, size int
 	scratch    []byte
 	calls      uint64 // collective calls made so far, barriers included
+	model      Model  // what auto chooses with
 }
 
 // barrierCode is the op code that tags a barrier's messages.
@@ -41,8 +42,16 @@ func (c *Comm) beginCall(op, dt uint8) {
 
 // NewComm returns a Comm over t.
 func NewComm(t backends.Transport) *Comm {
-	return &Comm{t: t, rank: t.Rank(), size: t.Size()}
+	return &Comm{t: t, rank: t.Rank(), size: t.Size(), model: DefaultModel}
 }
+
+// SetModel makes auto choose with m from now on. Every rank of a world must
+// use the same model, or ranks could choose different algorithms for the
+// same call.
+func (c *Comm) SetModel(m Model) { c.model = m }
+
+// Model returns the model auto chooses with.
+func (c *Comm) Model() Model { return c.model }
 
 // Rank returns this rank.
 func (c *Comm) Rank() int { return c.rank }

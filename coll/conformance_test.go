@@ -263,13 +263,13 @@ func TestEveryReduction(t *testing.T) {
 	}
 }
 
-// TestLargeCounts crosses the auto threshold so both algorithm kinds run
-// through Auto.
+// TestLargeCounts runs Auto at a size where the default model prefers
+// bandwidth algorithms.
 func TestLargeCounts(t *testing.T) {
 	for _, op := range AllOps() {
 		t.Run(op.String(), func(t *testing.T) {
 			t.Parallel()
-			call{op: op, algo: Auto, ranks: 5, count: 3*AutoThreshold/8 + 3, dt: dtype.BF16,
+			call{op: op, algo: Auto, ranks: 5, count: 3*(64<<10)/8 + 3, dt: dtype.BF16,
 				redop: dtype.Max, root: 2}.run(t)
 		})
 	}
@@ -296,11 +296,11 @@ func TestOverTCP(t *testing.T) {
 
 func TestChoose(t *testing.T) {
 	for _, op := range AllOps() {
-		small, err := Choose(op, Auto, 1024, 8)
+		small, err := Choose(op, Auto, 1024, 8, DefaultModel)
 		if err != nil {
 			t.Fatal(err)
 		}
-		large, err := Choose(op, Auto, 64<<20, 8)
+		large, err := Choose(op, Auto, 64<<20, 8, DefaultModel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +308,48 @@ func TestChoose(t *testing.T) {
 			t.Errorf("%v: auto chose %q and %q, not registered", op, small, large)
 		}
 	}
-	if _, err := Choose(AllReduce, "no-such", 1, 2); err == nil {
+	if _, err := Choose(AllReduce, "no-such", 1, 2, DefaultModel); err == nil {
 		t.Error("unknown algorithm accepted")
+	}
+}
+
+// TestChooseFollowsModel checks that auto picks an algorithm the model
+// predicts to be fastest.
+func TestChooseFollowsModel(t *testing.T) {
+	tests := []struct {
+		name  string
+		b     int
+		model Model
+	}{
+		{"latency-bound small vector", 1024, Model{Alpha: 50e-6, Beta: 1e-9, Gamma: 1e-9}},
+		{"bandwidth-bound large vector", 64 << 20, Model{Alpha: 50e-6, Beta: 1e-9, Gamma: 1e-9}},
+		{"free messages", 1024, Model{Alpha: 1e-12, Beta: 1e-9, Gamma: 1e-9}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Choose(AllReduce, Auto, tt.b, 8, tt.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The chosen one must cost no more than any other.
+			for _, name := range Names(AllReduce) {
+				if Predict(AllReduce, name, 8, tt.b, tt.model) < Predict(AllReduce, got, 8, tt.b, tt.model) {
+					t.Errorf("chose %s, but %s is predicted faster", got, name)
+				}
+			}
+		})
+	}
+}
+
+// TestChooseMovesWithSize checks that the default model picks a
+// latency-bound allreduce for small vectors and another for large ones.
+func TestChooseMovesWithSize(t *testing.T) {
+	small, _ := Choose(AllReduce, Auto, 1024, 8, DefaultModel)
+	large, _ := Choose(AllReduce, Auto, 64<<20, 8, DefaultModel)
+	if small == large {
+		t.Errorf("auto chose %s for 1 KiB and 64 MiB alike", small)
+	}
+	if !(Predict(AllReduce, small, 8, 1024, DefaultModel) < Predict(AllReduce, "ring", 8, 1024, DefaultModel)) && small != "ring" {
+		t.Errorf("auto chose %s at 1 KiB, predicted no faster than ring", small)
 	}
 }

@@ -13,8 +13,8 @@ import (
 // messages per rank, so they suit small sizes.
 
 func init() {
-	register(ReduceScatter, "direct", Latency, directReduceScatter)
-	register(AllToAll, "direct", Latency, directAllToAll)
+	register(ReduceScatter, "direct", directReduceScatterCost, directReduceScatter)
+	register(AllToAll, "direct", directAllToAllCost, directAllToAll)
 }
 
 // directReduceScatter sends every rank j its block j at once, then combines
@@ -120,4 +120,20 @@ func post(peers []int, blk func(int) []byte, op func(int, []byte) backends.Reque
 		reqs[i] = op(p, blk(p))
 	}
 	return reqs
+}
+
+// directAlpha is the latency of one step that posts k messages at once:
+// one message's latency, plus half of one for each further message, whose
+// latencies overlap but whose handling does not.
+func directAlpha(k int, m Model) float64 { return m.Alpha * (1 + float64(k-1)/2) }
+
+// directReduceScatterCost: one step of n-1 messages of a block each, n-1
+// blocks reduced.
+func directReduceScatterCost(n int, b float64, m Model) float64 {
+	return directAlpha(n-1, m) + float64(n-1)*b*(m.Beta+m.Gamma)
+}
+
+// directAllToAllCost: one step of n-1 messages of a block each.
+func directAllToAllCost(n int, b float64, m Model) float64 {
+	return directAlpha(n-1, m) + float64(n-1)*b*m.Beta
 }

@@ -9,7 +9,7 @@ import (
 // so every link carries one block at a time; it suits large sizes.
 
 func init() {
-	register(AllToAll, "pairwise", Bandwidth, pairwiseAllToAll)
+	register(AllToAll, "pairwise", pairwiseAllToAllCost, pairwiseAllToAll)
 }
 
 // pairwiseAllToAll keeps its own block, then at step s sends block r+s to
@@ -32,4 +32,9 @@ func pairwiseAllToAll(ctx context.Context, c *Comm, a *Args) error {
 		}
 	}
 	return nil
+}
+
+// pairwiseAllToAllCost: n-1 steps, each exchanging one block.
+func pairwiseAllToAllCost(n int, b float64, m Model) float64 {
+	return float64(n-1) * (m.Alpha + b*m.Beta)
 }

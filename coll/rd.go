@@ -14,7 +14,7 @@ import (
 // ring takes n-1, at the price of sending the whole vector every step.
 
 func init() {
-	register(AllReduce, "rd", Latency, rdAllReduce)
+	register(AllReduce, "rd", rdAllReduceCost, rdAllReduce)
 }
 
 // rdAllReduce folds the world down to p = 2^⌊log2 n⌋ survivors, runs
@@ -127,4 +127,11 @@ func lowFirst(reduce dtype.ReduceFunc, high bool) dtype.ReduceFunc {
 		return reduce
 	}
 	return func(dst, acc, in []byte) { reduce(dst, in, acc) }
+}
+
+// rdAllReduceCost is the cost given on rdAllReduce.
+func rdAllReduceCost(n int, b float64, m Model) float64 {
+	_, e := pow2Below(n)
+	l := log2Floor(n)
+	return (l+2*e)*(m.Alpha+b*m.Beta) + (l+e)*b*m.Gamma
 }

@@ -3,6 +3,7 @@ package coll
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -11,28 +12,12 @@ import (
 // validation for the Comm's world.
 type Func func(ctx context.Context, c *Comm, a *Args) error
 
-// Kind says what an algorithm is built for; `auto` chooses by it.
-type Kind uint8
-
-const (
-	// Bandwidth algorithms (ring, pairwise) move the least data per rank and
-	// win at large sizes.
-	Bandwidth Kind = iota + 1
-	// Latency algorithms (trees, recursive doubling, Bruck, direct) take the
-	// fewest steps and win at small sizes.
-	Latency
-)
-
 // Auto is the algorithm name that lets the registry choose.
 const Auto = "auto"
 
-// AutoThreshold is the size (bytes of a rank's larger buffer) from which
-// `auto` prefers a Bandwidth algorithm over a Latency one.
-const AutoThreshold = 64 << 10
-
 type algorithm struct {
 	name string
-	kind Kind
+	cost CostFunc
 	run  Func
 }
 
@@ -41,13 +26,13 @@ type algorithm struct {
 var algorithms = map[Op][]algorithm{}
 
 // register adds an algorithm for op. Called from init functions only.
-func register(op Op, name string, kind Kind, run Func) {
+func register(op Op, name string, cost CostFunc, run Func) {
 	for _, a := range algorithms[op] {
 		if a.name == name {
 			panic(fmt.Sprintf("coll: %v algorithm %q registered twice", op, name))
 		}
 	}
-	algorithms[op] = append(algorithms[op], algorithm{name: name, kind: kind, run: run})
+	algorithms[op] = append(algorithms[op], algorithm{name: name, cost: cost, run: run})
 	slices.SortFunc(algorithms[op], func(a, b algorithm) int { return strings.Compare(a.name, b.name) })
 }
 
@@ -71,10 +56,10 @@ func AllNames() []string {
 	return slices.Compact(out)
 }
 
-// Supports reports whether an algorithm called name serves op. Auto serves
-// every collective.
+// Supports reports whether an algorithm called name serves op. Auto and
+// Native name every collective (Native only on a backend that has it).
 func Supports(op Op, name string) bool {
-	if name == Auto {
+	if name == Auto || name == Native {
 		return len(algorithms[op]) > 0
 	}
 	_, ok := lookup(op, name)
@@ -90,46 +75,50 @@ func lookup(op Op, name string) (algorithm, bool) {
 	return algorithm{}, false
 }
 
-// Choose returns the algorithm that name selects for op when a rank's larger
-// buffer holds bytes bytes on n ranks: name itself, or for Auto a Latency
-// algorithm below AutoThreshold and a Bandwidth one from it on.
-func Choose(op Op, name string, bytes, n int) (string, error) {
+// Choose returns the algorithm that name selects for op on n ranks with
+// blocks of b bytes (Args.Bytes()): name itself, or for Auto the algorithm
+// that model m predicts to be fastest (the first by name among equals).
+func Choose(op Op, name string, b, n int, m Model) (string, error) {
+	if name == Native {
+		return Native, nil
+	}
 	if name != Auto {
 		if _, ok := lookup(op, name); !ok {
 			return "", fmt.Errorf("algorithm %q does not serve %v (it has: %s)", name, op, strings.Join(Names(op), ", "))
 		}
 		return name, nil
 	}
-	want := Bandwidth
-	if bytes < AutoThreshold {
-		want = Latency
-	}
 	cands := algorithms[op]
 	if len(cands) == 0 {
 		return "", fmt.Errorf("no algorithm serves %v", op)
 	}
+	best, bestCost := cands[0].name, math.Inf(1)
 	for _, a := range cands {
-		if a.kind == want {
-			return a.name, nil
+		if c := Predict(op, a.name, n, b, m); c < bestCost {
+			best, bestCost = a.name, c
 		}
 	}
-	return cands[0].name, nil
+	return best, nil
 }
 
 // Run runs one collective on this rank with the algorithm that name selects
-// (see Choose) and returns the name of the algorithm that ran. Every rank of
-// the world must call Run with matching arguments.
+// (see Choose, with the Comm's model) and returns the name of the algorithm
+// that ran. Every rank of the world must call Run with matching arguments.
 func (c *Comm) Run(ctx context.Context, name string, a *Args) (string, error) {
 	if err := a.validate(c.rank, c.size); err != nil {
 		return "", fmt.Errorf("%v rank %d: %w", a.Op, c.rank, err)
 	}
-	used, err := Choose(a.Op, name, a.Op.Blocks(c.size)*a.Bytes(), c.size)
+	used, err := Choose(a.Op, name, a.Bytes(), c.size, c.model)
 	if err != nil {
 		return "", err
 	}
-	alg, _ := lookup(a.Op, used)
 	c.beginCall(uint8(a.Op), uint8(a.DType))
-	if err := alg.run(ctx, c, a); err != nil {
+	run := runNative
+	if used != Native {
+		alg, _ := lookup(a.Op, used)
+		run = alg.run
+	}
+	if err := run(ctx, c, a); err != nil {
 		return used, fmt.Errorf("%v (%s) rank %d: %w", a.Op, used, c.rank, err)
 	}
 	return used, nil

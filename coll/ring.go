@@ -12,9 +12,9 @@ import (
 // rank, (n-1)/n of the buffer per phase, in n-1 steps per phase.
 
 func init() {
-	register(AllReduce, "ring", Bandwidth, ringAllReduce)
-	register(ReduceScatter, "ring", Bandwidth, ringReduceScatter)
-	register(AllGather, "ring", Bandwidth, ringAllGather)
+	register(AllReduce, "ring", ringAllReduceCost, ringAllReduce)
+	register(ReduceScatter, "ring", ringReduceScatterCost, ringReduceScatter)
+	register(AllGather, "ring", ringAllGatherCost, ringAllGather)
 }
 
 // ringAllReduce is a ring reduce-scatter followed by a ring allgather over
@@ -107,4 +107,21 @@ func ringAllGather(ctx context.Context, c *Comm, a *Args) error {
 		}
 	}
 	return nil
+}
+
+// ringAllReduceCost: 2(n-1) steps, each moving and (in the first phase)
+// reducing 1/n of the vector.
+func ringAllReduceCost(n int, b float64, m Model) float64 {
+	k := float64(n - 1)
+	return 2*k*m.Alpha + 2*k/float64(n)*b*m.Beta + k/float64(n)*b*m.Gamma
+}
+
+// ringReduceScatterCost: n-1 steps, each moving and reducing one block.
+func ringReduceScatterCost(n int, b float64, m Model) float64 {
+	return float64(n-1) * (m.Alpha + b*m.Beta + b*m.Gamma)
+}
+
+// ringAllGatherCost: n-1 steps, each moving one block.
+func ringAllGatherCost(n int, b float64, m Model) float64 {
+	return float64(n-1) * (m.Alpha + b*m.Beta)
 }

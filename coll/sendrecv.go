@@ -9,7 +9,7 @@ import (
 // rank+1 and receives rank-1's.
 
 func init() {
-	register(SendRecv, "ring", Bandwidth, ringSendRecv)
+	register(SendRecv, "ring", sendRecvCost, ringSendRecv)
 }
 
 // ringSendRecv sends Send to the right neighbour while receiving Recv from
@@ -47,3 +47,6 @@ func (c *Comm) outgoing(send, recv []byte) []byte {
 	copy(saved, send)
 	return saved
 }
+
+// sendRecvCost: one step moving one block.
+func sendRecvCost(_ int, b float64, m Model) float64 { return m.Alpha + b*m.Beta }

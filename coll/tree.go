@@ -19,10 +19,10 @@ import (
 // alpha per message, beta per byte, gamma per byte reduced.
 
 func init() {
-	register(Broadcast, "tree", Latency, treeBroadcast)
-	register(Reduce, "tree", Latency, treeReduce)
-	register(Gather, "tree", Latency, treeGather)
-	register(Scatter, "tree", Latency, treeScatter)
+	register(Broadcast, "tree", treeBroadcastCost, treeBroadcast)
+	register(Reduce, "tree", treeReduceCost, treeReduce)
+	register(Gather, "tree", treeGatherCost, treeGather)
+	register(Scatter, "tree", treeGatherCost, treeScatter)
 }
 
 // treeNode is one rank's place in the binomial tree over n ranks rooted at
@@ -229,4 +229,20 @@ func treeToParent(ctx context.Context, c *Comm, t treeNode, buf []byte) error {
 		return fmt.Errorf("to parent %d: %w", t.parent(), err)
 	}
 	return nil
+}
+
+// treeBroadcastCost: ceil(log2 n) rounds of the whole buffer.
+func treeBroadcastCost(n int, b float64, m Model) float64 {
+	return log2Ceil(n) * (m.Alpha + b*m.Beta)
+}
+
+// treeReduceCost: ceil(log2 n) rounds of the whole buffer, each reduced.
+func treeReduceCost(n int, b float64, m Model) float64 {
+	return log2Ceil(n) * (m.Alpha + b*m.Beta + b*m.Gamma)
+}
+
+// treeGatherCost: ceil(log2 n) rounds; the root takes n-1 blocks in all.
+// Scatter is the same in reverse.
+func treeGatherCost(n int, b float64, m Model) float64 {
+	return log2Ceil(n)*m.Alpha + float64(n-1)*b*m.Beta
 }

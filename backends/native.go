@@ -1,0 +1,32 @@
+package backends
+
+import (
+	"context"
+
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// NativeCall is one whole collective call, handed to a backend that runs
+// collectives itself. Its fields follow coll.Args: the same buffer
+// conventions, with Op spelled as the command line spells it ("allreduce",
+// "allgather", "reducescatter", "broadcast", "reduce", "alltoall",
+// "sendrecv", "gather", "scatter").
+type NativeCall struct {
+	Op    string
+	DType dtype.DType
+	RedOp dtype.ReduceOp
+	Count int
+	Root  int
+	Send  []byte
+	Recv  []byte
+}
+
+// Native is implemented by transports whose library has collectives of its
+// own (MPI's). coll's "native" algorithm hands whole calls to it, so that a
+// library's collectives are timed and checked by the same harness as ours.
+type Native interface {
+	// RunNative runs call on this rank; every rank must call it with
+	// matching arguments. It returns an error for a call the library
+	// cannot serve (an unsupported data type, say) rather than guessing.
+	RunNative(ctx context.Context, call NativeCall) error
+}

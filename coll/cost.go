@@ -1,0 +1,72 @@
+package coll
+
+import (
+	"math"
+	"math/bits"
+)
+
+// Model holds the constants of the latency-bandwidth (alpha-beta-gamma)
+// cost model that `auto` chooses algorithms with. They are properties of a
+// backend on a machine, measured before a sweep (bench calibrates them);
+// DefaultModel stands in until then.
+type Model struct {
+	// Alpha is the cost of one message in seconds: what a step that moves
+	// almost nothing takes.
+	Alpha float64
+	// Beta is the cost of moving one byte over a link, in seconds, while
+	// every rank moves data at once.
+	Beta float64
+	// Gamma is the cost of reducing one byte (reading two operands and
+	// writing the result), in seconds, while every rank reduces at once.
+	Gamma float64
+}
+
+// DefaultModel is a model of loopback TCP on a small machine (about 20 us
+// per message, 1.5 GB/s per link, 1 GB/s reduction); calibration replaces
+// it.
+var DefaultModel = Model{Alpha: 20e-6, Beta: 1 / 1.5e9, Gamma: 1 / 1e9}
+
+// Valid reports whether every constant is a finite positive number.
+func (m Model) Valid() bool {
+	for _, v := range []float64{m.Alpha, m.Beta, m.Gamma} {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// CostFunc predicts, in seconds, the time one call of an algorithm takes on
+// n ranks with blocks of b bytes (Args.Bytes(): the whole vector for
+// allreduce, broadcast and reduce; one rank's block for the others).
+type CostFunc func(n int, b float64, m Model) float64
+
+// log2Ceil returns ceil(log2 n) for n >= 1.
+func log2Ceil(n int) float64 { return float64(bits.Len(uint(n - 1))) }
+
+// log2Floor returns floor(log2 n) for n >= 1.
+func log2Floor(n int) float64 { return float64(bits.Len(uint(n)) - 1) }
+
+// pow2Below returns the largest power of two p <= n and e = 1 if n is not
+// one (the fold step of recursive doubling and halving runs), else 0.
+func pow2Below(n int) (p, e float64) {
+	p = float64(uint(1) << (bits.Len(uint(n)) - 1))
+	if float64(n) != p {
+		e = 1
+	}
+	return p, e
+}
+
+// Predict returns the model's time in seconds for algorithm name serving op
+// on n ranks with blocks of b bytes, or NaN when name does not serve op or
+// has no model (native).
+func Predict(op Op, name string, n, b int, m Model) float64 {
+	a, ok := lookup(op, name)
+	if !ok || a.cost == nil {
+		return math.NaN()
+	}
+	if n <= 1 {
+		return 0
+	}
+	return a.cost(n, float64(b), m)
+}
