@@ -52,7 +52,7 @@ func (p Plan) DryRun(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# dry run: nothing is started\n")
 	fmt.Fprintf(&b, "# backend %s  ranks %d  algo %s  runs %d  iters %d  warmup %d  check %v\n",
-		p.Backend, p.Ranks, p.Algo, runs, p.Iters, p.Warmup, p.Check)
+		p.Backend, p.Ranks, p.AlgoString(), runs, p.Iters, p.Warmup, p.Check)
 	fmt.Fprintf(&b, "# ops: %s\n", strings.Join(ops, ", "))
 	fmt.Fprintf(&b, "# datatypes: %s\n", strings.Join(dts, " "))
 	fmt.Fprintf(&b, "# redops (reducing ops only): %s\n", strings.Join(reds, " "))

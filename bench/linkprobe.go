@@ -39,7 +39,7 @@ func (r *rankRunner) probeLink(ctx context.Context) (float64, error) {
 	probe := *r
 	probe.bufs = &bp
 	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = probeWarmup, probeIters, false
-	probe.plan.LinkSource, probe.plan.Algo = "", coll.Auto
+	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos = "", coll.Auto, nil
 	rec, err := probe.measureRow(ctx, row)
 	if err != nil {
 		return 0, err

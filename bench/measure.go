@@ -30,7 +30,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		octx, cancel := context.WithTimeout(ctx, p.Timeout)
 		defer cancel()
 		start := time.Now()
-		used, err := r.comm.Run(octx, p.Algo, args)
+		used, err := r.comm.Run(octx, p.AlgoFor(row.Op), args)
 		elapsed := time.Since(start)
 		algo = used
 		return elapsed, err

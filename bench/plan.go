@@ -67,8 +67,10 @@ type Plan struct {
 	Warmup     int  // untimed iterations per row, before the timed ones
 	Check      bool // check every row's result (outside the timed region)
 	// Root is the root of rooted collectives; -1 runs every root in turn.
-	Root       int
-	Algo       string // algorithm name, or coll.Auto
+	Root int
+	Algo string // algorithm name, or coll.Auto
+	// OpAlgos overrides Algo per collective (from HCCL_ALGO).
+	OpAlgos    map[coll.Op]string
 	Placements []Placement
 	// LinkGBps is the link bandwidth util is computed against, in GB/s;
 	// 0 with LinkSource == LinkAuto measures it before the sweep, 0
@@ -197,9 +199,12 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--minbytes %d --maxbytes %d: the sweep has about %d sizes, at most %d (use a larger step)",
 			p.MinBytes, p.MaxBytes, n, maxSizes)
 	}
+	if p.Algo == coll.Native && p.Backend != "mpi" {
+		return fmt.Errorf("--algo native: runs MPI's own collectives, so it needs --backend mpi (a build with -tags mpi, under mpirun)")
+	}
 	for _, op := range p.Ops {
-		if !coll.Supports(op, p.Algo) {
-			return fmt.Errorf("--algo %q: does not serve %v (it has: %s)", p.Algo, op, strings.Join(coll.Names(op), ", "))
+		if algo := p.AlgoFor(op); !coll.Supports(op, algo) {
+			return fmt.Errorf("--algo %q: does not serve %v (it has: %s)", algo, op, strings.Join(coll.Names(op), ", "))
 		}
 	}
 	if p.MemLimit > 0 {
@@ -260,4 +265,25 @@ func (p Plan) MemoryNeeded() int64 {
 		perRank = max(perRank, s+r+max(s, r))
 	}
 	return perRank * int64(p.HostedRanksOrAll())
+}
+
+// AlgoFor returns the algorithm asked for op: its entry in OpAlgos, else
+// Algo.
+func (p Plan) AlgoFor(op coll.Op) string {
+	if a, ok := p.OpAlgos[op]; ok {
+		return a
+	}
+	return p.Algo
+}
+
+// AlgoString describes the algorithms asked for, for the header: Algo, and
+// any per-collective choices.
+func (p Plan) AlgoString() string {
+	s := p.Algo
+	for _, op := range p.Ops {
+		if a, ok := p.OpAlgos[op]; ok {
+			s += fmt.Sprintf(" %v=%s", op, a)
+		}
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -40,19 +41,22 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
 		r := &rankRunner{plan: p, comm: coll.NewComm(t), bufs: &bufferPool{}}
 		pools <- r.bufs
-		if err := r.prepare(ctx); err != nil {
-			return err
-		}
+		prepErr := r.prepare(ctx)
 		var emit func(results.Record) error
 		if t.Rank() == 0 {
+			// The header goes out even when preparing failed, so that the
+			// footer can report the error.
 			if err := sink.Begin(r.header()); err != nil {
-				return fmt.Errorf("writing output: %w", err)
+				return errors.Join(prepErr, fmt.Errorf("writing output: %w", err))
 			}
 			begun = true
 			emit = func(rec results.Record) error {
 				sum.Add(rec)
 				return sink.Write(rec)
 			}
+		}
+		if prepErr != nil {
+			return prepErr
 		}
 		return r.sweep(ctx, rows, emit)
 	})
@@ -71,6 +75,7 @@ type rankRunner struct {
 	comm     *coll.Comm
 	bufs     *bufferPool
 	linkGBps float64
+	cal      *calibration // nil unless the plan needs the cost model
 }
 
 // prepare measures the link if the plan asks for it and allocates this
@@ -83,6 +88,13 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		}
 		r.linkGBps = gbps
 	}
+	if r.plan.needsModel() && r.comm.Size() > 1 {
+		cal, err := r.calibrate(ctx)
+		if err != nil {
+			return fmt.Errorf("calibrating the cost model for --algo auto: %w", err)
+		}
+		r.cal = cal
+	}
 	return r.bufs.ensure(r.plan, r.comm.Size())
 }
 
@@ -90,7 +102,7 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 func (r *rankRunner) header() results.Header {
 	p := r.plan
 	h := results.Header{
-		Version: Version, Backend: p.Backend, Ranks: p.Ranks, Algo: p.Algo,
+		Version: Version, Backend: p.Backend, Ranks: p.Ranks, Algo: p.AlgoString(),
 		Iters: p.Iters, Warmup: p.Warmup, Check: p.Check, Timeout: p.Timeout,
 		Sweep: p.SweepString(), Stats: p.Stats, Started: time.Now(), Runs: max(p.Runs, 1),
 		TotalRows: len(p.Rows()) * max(p.Runs, 1),
@@ -117,6 +129,9 @@ func (r *rankRunner) header() results.Header {
 	if p.LinkSource == LinkAuto {
 		h.LinkGBps, h.LinkSource = r.linkGBps, r.probeDescription()
 	}
+	if r.cal != nil {
+		h.Model = r.cal.String()
+	}
 	return h
 }
 
@@ -127,6 +142,9 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 	for run := 1; run <= runs; run++ {
 		for _, row := range rows {
 			started := time.Now()
+			if r.cal != nil {
+				r.comm.SetModel(r.cal.model(row.DType))
+			}
 			rec, err := r.measureRow(ctx, row)
 			if err != nil {
 				if runs > 1 {
@@ -135,6 +153,10 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 				return fmt.Errorf("%s: %w", describe(row), err)
 			}
 			rec.Run, rec.Started = run, started
+			if r.cal != nil && r.plan.Stats {
+				bytes := row.Count * row.DType.Size()
+				rec.ModelUS = 1e6 * coll.Predict(row.Op, rec.Algo, r.comm.Size(), bytes, r.comm.Model())
+			}
 			if emit != nil {
 				if err := emit(rec); err != nil {
 					return fmt.Errorf("writing output: %w", err)

@@ -21,7 +21,7 @@ var columns = []string{
 	"algo_requested", "placement_mode", "link_GBps", "link_source",
 	"op", "dtype", "redop", "root", "algo", "in_place", "size_bytes", "count", "iters",
 	"time_us", "min_us", "p50_us", "p99_us", "max_us", "stddev_us",
-	"algbw_GBps", "busbw_GBps", "util_pct", "wrong", "run",
+	"algbw_GBps", "busbw_GBps", "util_pct", "wrong", "run", "model_us",
 }
 
 // fieldValues returns one value per column for record r of the run: a string,
@@ -38,6 +38,10 @@ func fieldValues(run runInfo, r Record) []any {
 	if r.Checked() {
 		wrong = r.Wrong
 	}
+	var model any // Record.ModelUS is 0 when no prediction was made
+	if r.ModelUS > 0 {
+		model = r.ModelUS
+	}
 	var link any // Header.LinkGBps is 0 when unknown
 	if run.h.LinkGBps > 0 {
 		link = run.h.LinkGBps
@@ -47,7 +51,7 @@ func fieldValues(run runInfo, r Record) []any {
 		run.h.Algo, run.h.Placement, link, run.h.LinkSource,
 		r.Op, r.DType, r.RedOp, int64(r.Root), r.Algo, r.InPlace, r.Bytes, r.Count, int64(r.Iters),
 		r.TimeUS, r.MinUS, r.P50US, r.P99US, r.MaxUS, r.StdDevUS,
-		r.AlgBW, r.BusBW, util, wrong, int64(r.Run),
+		r.AlgBW, r.BusBW, util, wrong, int64(r.Run), model,
 	}
 	for i, x := range v {
 		if f, ok := x.(float64); ok {

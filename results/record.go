@@ -25,6 +25,7 @@ type Record struct {
 	P99US    float64 // 99th percentile iteration
 	MaxUS    float64 // slowest iteration
 	StdDevUS float64 // population standard deviation over iterations
+	ModelUS  float64 // the cost model's prediction for Algo, in microseconds; 0 when none was made
 	AlgBW    float64 // Bytes / TimeUS, in GB/s (1e9 bytes per second)
 	BusBW    float64 // AlgBW x the collective's bus factor, GB/s
 	Util     float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
@@ -67,6 +68,7 @@ type Header struct {
 	LinkGBps   float64 // link bandwidth in GB/s; 0 when unknown
 	LinkSource string  // how the link bandwidth was obtained
 	Stats      bool    // show per-iteration statistics columns
+	Model      string  // the cost model's constants as calibrated, "" when none
 	Runs       int     // repetitions of the whole sweep (--runs)
 	TotalRows  int     // rows the run will measure, all runs together
 	Started    time.Time

@@ -45,6 +45,9 @@ func (t *Table) Begin(h Header) error {
 	if h.Runs > 1 {
 		t.printf("# runs %d: the sweep is repeated and each row shows the median of its runs\n", h.Runs)
 	}
+	if h.Model != "" {
+		t.printf("# model %s\n", h.Model)
+	}
 	if h.LinkGBps > 0 {
 		t.printf("# link bandwidth %.2f GB/s (%s)\n", h.LinkGBps, h.LinkSource)
 	} else {
@@ -58,8 +61,8 @@ func (t *Table) Begin(h Header) error {
 func (t *Table) groupColumns() (names, units string) {
 	names, units = "      time   algbw   busbw   util  #wrong", "      (us)  (GB/s)  (GB/s)    (%)        "
 	if t.h.Stats {
-		names += "       min       p50       p99       max"
-		units += "      (us)      (us)      (us)      (us)"
+		names += "       min       p50       p99       max     model"
+		units += "      (us)      (us)      (us)      (us)      (us)"
 	}
 	return names, units
 }
@@ -141,7 +144,11 @@ func (t *Table) group(r Record) string {
 	}
 	s := fmt.Sprintf("  %8s  %6.2f  %6.2f  %s  %s", formatUS(r.TimeUS), r.AlgBW, r.BusBW, util, wrong)
 	if t.h.Stats {
-		s += fmt.Sprintf("  %8s  %8s  %8s  %8s", formatUS(r.MinUS), formatUS(r.P50US), formatUS(r.P99US), formatUS(r.MaxUS))
+		model := "       -"
+		if r.ModelUS > 0 {
+			model = formatUS(r.ModelUS)
+		}
+		s += fmt.Sprintf("  %8s  %8s  %8s  %8s  %8s", formatUS(r.MinUS), formatUS(r.P50US), formatUS(r.P99US), formatUS(r.MaxUS), model)
 	}
 	return s
 }

@@ -42,6 +42,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runCompare(args[1:], stdout, stderr)
 		case "plot":
 			return runPlot(args[1:], stdout, stderr)
+		case "algorithms":
+			return runAlgorithms(args[1:], stdout, stderr)
 		}
 	}
 	plan, opts, err := parseFlags(args, stdout)

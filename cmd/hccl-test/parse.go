@@ -71,7 +71,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.IntVarP(&p.Root, "root", "r", p.Root, "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
 	fs.IntVarP(&p.Ranks, "ranks", "p", p.Ranks, "number of ranks")
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
-	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm, or auto (latency algorithms below 64 KiB, bandwidth ones above): "+strings.Join(coll.AllNames(), " "))
+	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest),\nnative (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"\n(default from HCCL_ALGO, e.g. level0:NA;level1:H-D_R)")
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
 	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s),\na preset ("+presetHelp()+"),\nor auto: measure it on this backend before the sweep")
 	timeout := durationValue(p.Timeout)
@@ -145,6 +145,11 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	}
 	if p.LinkGBps, p.LinkSource, err = parseLink(*link); err != nil {
 		return p, o, fmt.Errorf("--link-bw: %w", err)
+	}
+	if env, ok := os.LookupEnv("HCCL_ALGO"); ok && !fs.Changed("algo") {
+		if p.OpAlgos, err = coll.ParseHCCLAlgo(env, p.Ops); err != nil {
+			return p, o, err
+		}
 	}
 	p.Timeout, p.ConnectTimeout = timeout.duration(), connect.duration()
 	p.Args = args

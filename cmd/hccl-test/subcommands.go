@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/results/plot"
 )
@@ -98,6 +99,22 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 	if err := plot.Write(d, *out); err != nil {
 		fmt.Fprintf(stderr, "%s plot: %v\n", programName, err)
 		return exitFailed
+	}
+	return exitOK
+}
+
+// runAlgorithms is `hccl-test algorithms`: one line per collective, its name
+// then the algorithms that serve it, for scripts that sweep them all.
+func runAlgorithms(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if args[0] == "-h" || args[0] == "--help" {
+			fmt.Fprintf(stdout, "Usage: %s algorithms\n\nLists each collective and the algorithms --algo can name for it.\n", programName)
+			return exitOK
+		}
+		return usageError(stderr, "algorithms", fmt.Errorf("unexpected argument %q", args[0]))
+	}
+	for _, op := range coll.AllOps() {
+		fmt.Fprintf(stdout, "%s %s\n", op, strings.Join(coll.Names(op), " "))
 	}
 	return exitOK
 }

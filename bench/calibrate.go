@@ -1,0 +1,155 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// Calibration of the cost model that --algo auto chooses with (coll.Model).
+// Before the sweep the ranks measure, on the backend in use and with every
+// rank busy at once, as in a collective:
+//
+//   - alpha: the median time of one ring step (send to the right, receive
+//     from the left) of calSmall bytes, each step's slowest rank counting;
+//   - beta: the extra time per byte of the same step at calLarge bytes;
+//   - gamma, per data type swept: the time per byte of the sum kernel on
+//     calReduce bytes, every rank reducing at the same time (so that ranks
+//     sharing a core share its time, as in a collective).
+//
+// Rank 0 fits the constants and broadcasts them, so every rank chooses alike.
+const (
+	calSmall  = 8
+	calLarge  = 4 << 20
+	calReduce = 1 << 20
+	calWarmup = 3
+	calIters  = 30
+)
+
+// calibration is the fitted model: alpha and beta for the backend, gamma
+// per data type.
+type calibration struct {
+	base   coll.Model
+	dtypes []dtype.DType // in the plan's order
+	gamma  map[dtype.DType]float64
+}
+
+// model returns the model for rows of data type dt.
+func (c *calibration) model(dt dtype.DType) coll.Model {
+	m := c.base
+	if g, ok := c.gamma[dt]; ok {
+		m.Gamma = g
+	}
+	return m
+}
+
+// String describes the constants for the header.
+func (c *calibration) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "alpha %.1f us  beta %.2f GB/s  gamma", c.base.Alpha*1e6, 1/c.base.Beta/1e9)
+	for _, dt := range c.dtypes {
+		fmt.Fprintf(&b, " %v %.2f GB/s", dt, 1/c.gamma[dt]/1e9)
+	}
+	b.WriteString(" (measured before the sweep; auto picks the algorithm this model predicts fastest)")
+	return b.String()
+}
+
+// needsModel reports whether the plan uses the model: auto chooses with it,
+// and --stats prints its predictions.
+func (p Plan) needsModel() bool {
+	for _, op := range p.Ops {
+		if p.AlgoFor(op) == coll.Auto {
+			return true
+		}
+	}
+	return p.Stats
+}
+
+// calibrate measures the model's constants on every rank alike.
+func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
+	n := r.comm.Size()
+	if n == 1 {
+		return &calibration{base: coll.DefaultModel}, nil // nothing to choose between
+	}
+	var bp bufferPool
+	defer bp.free()
+	var err error
+	if bp.a, bp.freeA, err = allocBuffer(calLarge); err != nil {
+		return nil, err
+	}
+	if bp.b, bp.freeB, err = allocBuffer(calLarge); err != nil {
+		return nil, err
+	}
+	touch(bp.a)
+	touch(bp.b)
+	step := func(bytes int) (float64, error) {
+		row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: bytes, Bytes: int64(bytes)}
+		probe := *r
+		probe.bufs = &bp
+		probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = calWarmup, calIters, false
+		probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", coll.Auto, nil, false
+		rec, err := probe.measureRow(ctx, row)
+		return rec.P50US * 1e-6, err
+	}
+	small, err := step(calSmall)
+	if err != nil {
+		return nil, fmt.Errorf("timing a %d-byte step: %w", calSmall, err)
+	}
+	large, err := step(calLarge)
+	if err != nil {
+		return nil, fmt.Errorf("timing a %s step: %w", FormatSize(calLarge), err)
+	}
+
+	// gamma: every rank times its own reductions after a barrier; the
+	// slowest rank's figure counts.
+	dts := r.plan.DTypes
+	mine := make([]float64, len(dts))
+	for i, dt := range dts {
+		if err := r.barrier(ctx); err != nil {
+			return nil, err
+		}
+		mine[i] = reduceCost(dt, bp.a[:calReduce], bp.b[:calReduce])
+	}
+	all, err := r.gatherFloats(ctx, mine)
+	if err != nil {
+		return nil, err
+	}
+	// Rank 0 fits; everyone receives the same constants.
+	fit := make([]float64, 2+len(dts))
+	if r.comm.Rank() == 0 {
+		fit[0] = max(small, 1e-7)
+		fit[1] = max((large-small)/float64(calLarge-calSmall), 1e-12)
+		for i := range dts {
+			for rk := range n {
+				fit[2+i] = max(fit[2+i], all[rk*len(dts)+i])
+			}
+		}
+	}
+	if fit, err = r.broadcastFloats(ctx, fit); err != nil {
+		return nil, err
+	}
+	c := &calibration{base: coll.Model{Alpha: fit[0], Beta: fit[1], Gamma: coll.DefaultModel.Gamma},
+		dtypes: dts, gamma: map[dtype.DType]float64{}}
+	for i, dt := range dts {
+		c.gamma[dt] = max(fit[2+i], 1e-12)
+	}
+	return c, nil
+}
+
+// reduceCost returns the seconds per byte of dt's sum kernel on a and b
+// (a = a + b), over a few rounds after a warm-up round.
+func reduceCost(dt dtype.DType, a, b []byte) float64 {
+	const rounds = 4
+	sum := dtype.Reducer(dt, dtype.Sum)
+	n := len(a) / dt.Size() * dt.Size()
+	sum(a[:n], a[:n], b[:n])
+	start := time.Now()
+	for range rounds {
+		sum(a[:n], a[:n], b[:n])
+	}
+	return time.Since(start).Seconds() / rounds / float64(n)
+}
