@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Sweeps every algorithm of every collective, forced one at a time with
+# --algo, and --algo auto, on the shm and tcp backends, then prints per op,
+# backend, rank count and size: the fastest forced algorithm and its time,
+# what auto chose and its time, and auto's time over the best one's. The
+# target is a ratio of at most 1.15 everywhere; rows above it are marked.
+#
+#   scripts/algo-sweep.sh
+#   BACKENDS=shm RANKS=8 OPS=allreduce REPS=3 scripts/algo-sweep.sh
+#
+# Env knobs:
+#   BACKENDS  backends to sweep (default "shm tcp")
+#   RANKS     rank counts (default "2 8")
+#   OPS       collectives (default: every one hccl-test lists)
+#   MINBYTES, MAXBYTES, STEPFACTOR  the sizes (default 1K, 64M, 8)
+#   ITERS, WARMUP  timed and warm-up iterations per row (default 10, 2)
+#   REPS      repetitions of each run; each row keeps its lowest time (default 2)
+#   DTYPE     data type (default fp32)
+#   HCCL_TEST an existing binary instead of building one
+#   KEEP=1    keep the scratch directory with every CSV
+#
+# Forced and auto runs of one op alternate within each repetition, so slow
+# phases of a shared machine hit them alike. Progress goes to stderr, the
+# table to stdout.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BACKENDS=${BACKENDS:-"shm tcp"}
+RANKS=${RANKS:-"2 8"}
+MINBYTES=${MINBYTES:-1K}
+MAXBYTES=${MAXBYTES:-64M}
+STEPFACTOR=${STEPFACTOR:-8}
+ITERS=${ITERS:-10}
+WARMUP=${WARMUP:-2}
+REPS=${REPS:-2}
+DTYPE=${DTYPE:-fp32}
+KEEP=${KEEP:-0}
+
+work=$(mktemp -d)
+cleanup() { if [ "$KEEP" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi; }
+trap cleanup EXIT
+
+bin=${HCCL_TEST:-}
+if [ -z "$bin" ]; then
+	bin=$work/hccl-test
+	(cd "$repo" && go build -o "$bin" ./cmd/hccl-test)
+fi
+OPS=${OPS:-$("$bin" algorithms | awk '{print $1}' | tr '\n' ' ')}
+
+# run OUT ARGS...: one sweep as CSV, appended to OUT without its header.
+run() {
+	local out=$1
+	shift
+	local csv
+	if ! csv=$("$bin" "$@" -b "$MINBYTES" -e "$MAXBYTES" -f "$STEPFACTOR" -n "$ITERS" -w "$WARMUP" \
+		-d "$DTYPE" -c 0 --link-bw 1GB/s --csv - 2>"$work/last.err"); then
+		echo "failed: $bin $* ($(tail -1 "$work/last.err"))" >&2
+		return 0
+	fi
+	if [ ! -s "$out" ]; then printf '%s\n' "$csv" | head -1 >"$out"; fi
+	printf '%s\n' "$csv" | tail -n +2 >>"$out"
+}
+
+all=$work/all.csv
+for rep in $(seq "$REPS"); do
+	for backend in $BACKENDS; do
+		for n in $RANKS; do
+			for op in $OPS; do
+				algos=$("$bin" algorithms | awk -v op="$op" '$1 == op { $1 = ""; print }')
+				for algo in auto $algos; do
+					echo "[$(date +%H:%M:%S)] rep $rep $backend -p $n $op $algo" >&2
+					run "$all" --backend "$backend" -p "$n" --op "$op" --algo "$algo"
+				done
+			done
+		done
+	done
+done
+
+# Columns by name, then: per (op, backend, ranks, size, requested algo) the
+# lowest time over repetitions; then per (op, backend, ranks, size) the best
+# forced algorithm against auto.
+awk -F, '
+NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+{
+	key = $col["op"] SUBSEP $col["backend"] SUBSEP $col["ranks"] SUBSEP $col["size_bytes"]
+	req = $col["algo_requested"]; t = $col["time_us"] + 0
+	k = key SUBSEP req
+	if (!(k in best) || t < best[k]) { best[k] = t; ran[k] = $col["algo"] }
+	keys[key] = 1; reqs[key SUBSEP req] = 1
+}
+END {
+	printf "%-14s %-4s %5s %12s  %-9s %11s  %-9s %11s  %6s\n", "op", "back", "ranks", "size(B)", "best", "best(us)", "auto", "auto(us)", "ratio"
+	n = 0
+	for (key in keys) order[++n] = key
+	# sort: op, backend, ranks, size
+	for (i = 2; i <= n; i++) { v = order[i]; j = i - 1
+		while (j > 0 && before(v, order[j])) { order[j + 1] = order[j]; j-- }
+		order[j + 1] = v }
+	worst = 0; over = 0
+	for (i = 1; i <= n; i++) {
+		key = order[i]; split(key, f, SUBSEP)
+		bt = -1; bn = ""
+		for (rk in reqs) {
+			split(rk, g, SUBSEP)
+			if (g[1] SUBSEP g[2] SUBSEP g[3] SUBSEP g[4] != key || g[5] == "auto") continue
+			if (bt < 0 || best[rk] < bt) { bt = best[rk]; bn = g[5] }
+		}
+		ak = key SUBSEP "auto"
+		if (!(ak in best) || bt <= 0) continue
+		r = best[ak] / bt
+		mark = r > 1.15 ? "  > 1.15" : ""
+		if (r > 1.15) over++
+		if (r > worst) worst = r
+		printf "%-14s %-4s %5d %12d  %-9s %11.1f  %-9s %11.1f  %6.2f%s\n", f[1], f[2], f[3], f[4], bn, bt, ran[ak], best[ak], r, mark
+	}
+	printf "\nworst auto/best ratio %.2f; %d rows above 1.15\n", worst, over
+}
+function before(a, b,   x, y) {
+	split(a, x, SUBSEP); split(b, y, SUBSEP)
+	if (x[1] != y[1]) return x[1] < y[1]
+	if (x[2] != y[2]) return x[2] < y[2]
+	if (x[3] != y[3]) return x[3] + 0 < y[3] + 0
+	return x[4] + 0 < y[4] + 0
+}' "$all"
+if [ "$KEEP" = 1 ]; then cp "$all" "$work/keep.csv"; fi
