@@ -44,8 +44,10 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		return results.Record{}, err
 	}
 	// samples holds this rank's iteration times in seconds, then its wrong
-	// count: the vector rank 0 gathers.
-	samples := make([]float64, p.Iters+1)
+	// count, then the seconds it spent waiting on peers in those
+	// iterations: the vector rank 0 gathers.
+	samples := make([]float64, p.Iters+sampleExtras)
+	waited := r.comm.Waited()
 	for i := range p.Iters {
 		d, err := call()
 		if err != nil {
@@ -53,6 +55,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		}
 		samples[i] = d.Seconds()
 	}
+	samples[p.Iters+1] = (r.comm.Waited() - waited).Seconds()
 	samples[p.Iters] = -1
 	if p.Check {
 		poison(args.Recv)
@@ -79,20 +82,26 @@ func (r *rankRunner) linkBW() float64 {
 	return r.plan.LinkGBps
 }
 
-// combine turns every rank's samples (rank-major, iters times then a wrong
-// count each) into the row's record. An iteration's time is its slowest
-// rank's; the row's time is the slowest rank's mean.
+// sampleExtras is how many values follow the iteration times in a rank's
+// samples: its wrong count and its time spent waiting.
+const sampleExtras = 2
+
+// combine turns every rank's samples (rank-major, iters times, a wrong
+// count and a wait time each) into the row's record. An iteration's time is
+// its slowest rank's; the row's time is the slowest rank's mean.
 func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Record {
 	perIter := make([]float64, iters)
+	busy := make([]float64, n)
 	var slowestTotal float64
 	var wrong int64
 	for rk := range n {
-		s := all[rk*(iters+1) : (rk+1)*(iters+1)]
+		s := all[rk*(iters+sampleExtras) : (rk+1)*(iters+sampleExtras)]
 		var total float64
 		for i, d := range s[:iters] {
 			perIter[i] = max(perIter[i], d)
 			total += d
 		}
+		busy[rk] = max(total-s[iters+1], 0)
 		slowestTotal = max(slowestTotal, total)
 		if s[iters] < 0 {
 			wrong = -1
@@ -116,6 +125,7 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 		StdDevUS: us(stats.StandardDeviation),
 		Wrong:    wrong, Util: math.NaN(),
 	}
+	rec.SlowRank, rec.Skew = straggler(busy)
 	if mean > 0 {
 		rec.AlgBW = float64(row.Bytes) / mean / 1e9
 		rec.BusBW = rec.AlgBW * row.Op.BusFactor(n)
@@ -124,6 +134,24 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 		rec.Util = rec.BusBW / linkGBps
 	}
 	return rec
+}
+
+// straggler names the rank with the most busy time (time in the op not
+// spent waiting on a peer: the rank the others waited for) and the ratio of
+// its busy time to the least busy rank's. Busy times below a microsecond
+// count as one, so that idle ranks do not make the ratio meaningless.
+func straggler(busy []float64) (rank int, skew float64) {
+	if len(busy) < 2 {
+		return 0, 1
+	}
+	least := math.Inf(1)
+	for r, b := range busy {
+		if b > busy[rank] {
+			rank = r
+		}
+		least = min(least, b)
+	}
+	return rank, max(busy[rank], 1e-6) / max(least, 1e-6)
 }
 
 // barrier synchronises the ranks under the op timeout.

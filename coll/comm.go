@@ -12,7 +12,9 @@ import (
 // owns the scratch memory algorithms need, so that memory is allocated once
 // and reused across calls. A Comm is used by one goroutine at a time.
 type Comm struct {
-	t          backends.Transport
+	t          backends.Transport // clock, through which algorithms message
+	raw        backends.Transport // the backend's own, for its optional interfaces
+	clock      *waitClock
 	rank, size int
 	scratch    []byte
 	calls      uint64 // collective calls made so far, barriers included
@@ -35,14 +37,15 @@ func init() {
 // that the messages of ranks that disagree about the call are caught.
 func (c *Comm) beginCall(op, dt uint8) {
 	c.calls++
-	if tg, ok := c.t.(backends.CallTagger); ok {
+	if tg, ok := c.raw.(backends.CallTagger); ok {
 		tg.BeginCall(backends.Call{Seq: c.calls, Op: op, DType: dt})
 	}
 }
 
 // NewComm returns a Comm over t.
 func NewComm(t backends.Transport) *Comm {
-	return &Comm{t: t, rank: t.Rank(), size: t.Size(), model: DefaultModel}
+	clock := &waitClock{Transport: t}
+	return &Comm{t: clock, raw: t, clock: clock, rank: t.Rank(), size: t.Size(), model: DefaultModel}
 }
 
 // SetModel makes auto choose with m from now on. Every rank of a world must
@@ -60,7 +63,7 @@ func (c *Comm) Rank() int { return c.rank }
 func (c *Comm) Size() int { return c.size }
 
 // Transport returns the transport the Comm runs over.
-func (c *Comm) Transport() backends.Transport { return c.t }
+func (c *Comm) Transport() backends.Transport { return c.raw }
 
 // Reserve makes sure scratch space for collectives of up to maxBytes (a
 // rank's larger buffer) is allocated now, and touched, rather than inside a

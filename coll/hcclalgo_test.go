@@ -16,7 +16,7 @@ func TestParseHCCLAlgo(t *testing.T) {
 		{"", map[Op]string{}, ""},
 		{"level0:NA;level1:ring", map[Op]string{AllReduce: "ring", AllGather: "ring", Broadcast: "ring"}, ""},
 		{"level0:NA;level1:pairwise", map[Op]string{AllToAll: "pairwise"}, ""},
-		{"level1:NB", map[Op]string{AllGather: "bruck"}, ""},
+		{"level1:NB", map[Op]string{AllGather: "bruck", AllToAll: "bruck"}, ""},
 		{"allreduce=level0:NA;level1:ring/allgather=level0:NA;level1:NB",
 			map[Op]string{AllReduce: "ring", AllGather: "bruck"}, ""},
 		{"level0:NA;level1:NHR", nil, "no counterpart"},

@@ -21,7 +21,7 @@ var columns = []string{
 	"algo_requested", "placement_mode", "link_GBps", "link_source",
 	"op", "dtype", "redop", "root", "algo", "in_place", "size_bytes", "count", "iters",
 	"time_us", "min_us", "p50_us", "p99_us", "max_us", "stddev_us",
-	"algbw_GBps", "busbw_GBps", "util_pct", "wrong", "run", "model_us",
+	"algbw_GBps", "busbw_GBps", "util_pct", "wrong", "run", "model_us", "slow_rank", "skew",
 }
 
 // fieldValues returns one value per column for record r of the run: a string,
@@ -42,6 +42,10 @@ func fieldValues(run runInfo, r Record) []any {
 	if r.ModelUS > 0 {
 		model = r.ModelUS
 	}
+	var skew any // Record.Skew is 0 when the ranks were not compared
+	if r.Skew >= 1 {
+		skew = r.Skew
+	}
 	var link any // Header.LinkGBps is 0 when unknown
 	if run.h.LinkGBps > 0 {
 		link = run.h.LinkGBps
@@ -51,7 +55,7 @@ func fieldValues(run runInfo, r Record) []any {
 		run.h.Algo, run.h.Placement, link, run.h.LinkSource,
 		r.Op, r.DType, r.RedOp, int64(r.Root), r.Algo, r.InPlace, r.Bytes, r.Count, int64(r.Iters),
 		r.TimeUS, r.MinUS, r.P50US, r.P99US, r.MaxUS, r.StdDevUS,
-		r.AlgBW, r.BusBW, util, wrong, int64(r.Run), model,
+		r.AlgBW, r.BusBW, util, wrong, int64(r.Run), model, int64(r.SlowRank), skew,
 	}
 	for i, x := range v {
 		if f, ok := x.(float64); ok {

@@ -30,6 +30,8 @@ type Record struct {
 	BusBW    float64 // AlgBW x the collective's bus factor, GB/s
 	Util     float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
 	Wrong    int64   // elements that differ from the expectation; -1 when not checked
+	SlowRank int     // the rank with the most time in the op not spent waiting on peers
+	Skew     float64 // that rank's such time over the least such rank's (>= 1)
 	Run      int     // which repetition of the sweep (--runs) measured it, from 1
 	Started  time.Time
 }

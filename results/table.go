@@ -59,7 +59,7 @@ func (t *Table) Begin(h Header) error {
 }
 
 func (t *Table) groupColumns() (names, units string) {
-	names, units = "      time   algbw   busbw   util  #wrong", "      (us)  (GB/s)  (GB/s)    (%)        "
+	names, units = "      time   algbw   busbw   util  #wrong  slow   skew", "      (us)  (GB/s)  (GB/s)    (%)          rank    (x)"
 	if t.h.Stats {
 		names += "       min       p50       p99       max     model"
 		units += "      (us)      (us)      (us)      (us)      (us)"
@@ -142,7 +142,11 @@ func (t *Table) group(r Record) string {
 	if r.Checked() {
 		wrong = fmt.Sprintf("%6d", r.Wrong)
 	}
-	s := fmt.Sprintf("  %8s  %6.2f  %6.2f  %s  %s", formatUS(r.TimeUS), r.AlgBW, r.BusBW, util, wrong)
+	skew := "     -"
+	if r.Skew >= 1 {
+		skew = fmt.Sprintf("%6.1f", min(r.Skew, 9999))
+	}
+	s := fmt.Sprintf("  %8s  %6.2f  %6.2f  %s  %s  %4d  %s", formatUS(r.TimeUS), r.AlgBW, r.BusBW, util, wrong, r.SlowRank, skew)
 	if t.h.Stats {
 		model := "       -"
 		if r.ModelUS > 0 {

@@ -34,7 +34,7 @@ func runBinary(t *testing.T, bin string, args ...string) (stdout, stderr string,
 	return o.String(), e.String(), code
 }
 
-var rowRE = regexp.MustCompile(`^\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)\s+(\S+)\s+([\d.e+]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+|-)\s+(\d+|N/A)$`)
+var rowRE = regexp.MustCompile(`^\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)\s+(\S+)\s+([\d.e+]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+|-)\s+(\d+|N/A)\s+(\d+)\s+([\d.]+|-)$`)
 
 // TestTheCommand runs the command from the README with a smaller maxbytes
 // and checks that every size got a checked, correct row.
