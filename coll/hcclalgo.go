@@ -45,7 +45,7 @@ func ParseHCCLAlgo(s string, ops []Op) (map[Op]string, error) {
 	for _, part := range strings.Split(s, "/") {
 		opName, levels, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, fmt.Errorf("HCCL_ALGO %q: %q is not op=level0:...;level1:...", s, part)
+			return nil, fmt.Errorf("HCCL_ALGO %q: %q is not op=level0:X;level1:Y", s, part)
 		}
 		op, err := ParseOp(opName)
 		if err != nil {

@@ -1,0 +1,342 @@
+package coll
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends/shm"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// Tests of rhd, rd allgather, dbtree, oneshot, twoshot and bruck all-to-all
+// beyond what the conformance suite's small counts reach.
+
+// TestBtree checks NCCL's binary tree on every size up to 70: parent and
+// children agree, every index hangs from the root, heights match their
+// definition, and no index is deeper than ⌈log2 size⌉.
+func TestBtree(t *testing.T) {
+	for size := 1; size <= 70; size++ {
+		// height computes heights from the child lists, checking them.
+		var height func(i int) int
+		height = func(i int) int {
+			h := 0
+			k0, k1 := btreeChildren(i, size)
+			for _, k := range []int{k0, k1} {
+				if k < 0 {
+					continue
+				}
+				if k >= size || k == i || btreeParent(k, size) != i {
+					t.Fatalf("size %d: child %d of %d: parent says %d", size, k, i, btreeParent(k, size))
+				}
+				h = max(h, 1+height(k))
+			}
+			return h
+		}
+		for i := range size {
+			if got, want := btreeHeight(i, size), height(i); got != want {
+				t.Errorf("size %d: btreeHeight(%d) = %d, want %d", size, i, got, want)
+			}
+		}
+		for i := 1; i < size; i++ {
+			p, depth := i, 0
+			for p != 0 {
+				k0, k1 := btreeChildren(btreeParent(p, size), size)
+				if k0 != p && k1 != p {
+					t.Fatalf("size %d: %d is not a child of its parent %d", size, p, btreeParent(p, size))
+				}
+				p, depth = btreeParent(p, size), depth+1
+			}
+			if limit := bits.Len(uint(size - 1)); depth > limit {
+				t.Errorf("size %d: index %d at depth %d, over %d", size, i, depth, limit)
+			}
+		}
+	}
+}
+
+// TestDBTreeShape checks both trees on every world size up to 70: they span
+// every rank, parent and children agree, heights and depths are right, and
+// no rank but the root is an inner node of both.
+func TestDBTreeShape(t *testing.T) {
+	for n := 2; n <= 70; n++ {
+		inner := make([]int, n)
+		for off := range 2 {
+			tr := dbTree{n: n, off: off}
+			seen := 0
+			var walk func(v, depth int) int
+			walk = func(v, depth int) int {
+				seen++
+				if got := tr.depth(v); got != depth {
+					t.Errorf("n=%d tree %d: depth(%d) = %d, want %d", n, off, v, got, depth)
+				}
+				if depth > 1+bits.Len(uint(n-2)) {
+					t.Errorf("n=%d tree %d: rank %d at depth %d", n, off, v, depth)
+				}
+				h := 0
+				for _, k := range tr.children(v) {
+					if k < 0 {
+						continue
+					}
+					if tr.parent(k) != v {
+						t.Fatalf("n=%d tree %d: child %d of %d has parent %d", n, off, k, v, tr.parent(k))
+					}
+					h = max(h, 1+walk(k, depth+1))
+				}
+				if h > 0 {
+					inner[v]++
+				}
+				if got := tr.height(v); got != h {
+					t.Errorf("n=%d tree %d: height(%d) = %d, want %d", n, off, v, got, h)
+				}
+				return h
+			}
+			walk(0, 0)
+			if seen != n {
+				t.Errorf("n=%d tree %d: spans %d ranks", n, off, seen)
+			}
+		}
+		for v := 1; v < n; v++ {
+			if inner[v] > 1 {
+				t.Errorf("n=%d: rank %d is an inner node of both trees", n, v)
+			}
+		}
+	}
+}
+
+// TestDBTreePipelined runs dbtree with halves of many segments, which the
+// conformance suite's small counts never reach: on a shallow and a deep
+// pair of trees, from the first and the last root, in and out of place.
+func TestDBTreePipelined(t *testing.T) {
+	seg := func(dt dtype.DType) int { return dbtreeMinSegment / dt.Size() } // elements in the smallest segment
+	for _, tc := range []struct {
+		name  string
+		dt    dtype.DType
+		redop dtype.ReduceOp
+		count int
+		ranks []int
+	}{
+		{"two segments a half fp32 sum", dtype.FP32, dtype.Sum, 2*2*seg(dtype.FP32) + 1, []int{2, 3, 8}},
+		{"three segments a half fp16 avg", dtype.FP16, dtype.Avg, 2*3*seg(dtype.FP16) + 5, []int{3, 8}},
+		{"five segments a half int32 max", dtype.Int32, dtype.Max, 2*5*seg(dtype.Int32) + 3, []int{5}},
+		{"capped segments fp64 sum", dtype.FP64, dtype.Sum, 2*(dbtreeMaxSegments+1)*seg(dtype.FP64) + 7, []int{5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, op := range []Op{AllReduce, Broadcast, Reduce} {
+				for _, n := range tc.ranks {
+					roots := []int{0}
+					if op.Rooted() {
+						roots = append(roots, n-1)
+					}
+					for _, root := range roots {
+						for _, inPlace := range []bool{false, true} {
+							runLarge(t, call{op: op, algo: "dbtree", ranks: n, count: tc.count, dt: tc.dt,
+								redop: tc.redop, root: root, inPlace: inPlace})
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// runLarge runs an allreduce, broadcast or reduce call c and checks the
+// results a period of the pattern at a time, which is fast enough for large
+// counts where call.run's element-wise expectation is not.
+func runLarge(t *testing.T, c call) {
+	t.Helper()
+	p := dtype.Pattern{DType: c.dt, Op: c.redop, Ranks: c.ranks}
+	want := p.Template(-1)
+	if c.op == Broadcast {
+		want = p.Template(c.root)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	endpoints := c.world(t, ctx)
+	recvs := make([][]byte, c.ranks)
+	errs := make([]error, c.ranks)
+	var wg sync.WaitGroup
+	for r := range c.ranks {
+		send, recv := c.buffers(p, r)
+		recvs[r] = recv
+		wg.Go(func() {
+			_, errs[r] = NewComm(endpoints[r]).Run(ctx, c.algo, &Args{Op: c.op, DType: c.dt, RedOp: c.redop,
+				Count: c.count, Root: c.root, Send: send, Recv: recv})
+		})
+	}
+	wg.Wait()
+	for r, got := range recvs {
+		if errs[r] != nil {
+			t.Fatalf("%v: rank %d: %v", c, r, errs[r])
+		}
+		if c.op == Reduce && r != c.root {
+			continue
+		}
+		if wrong := dtype.CountWrong(c.dt, got[:c.count*c.dt.Size()], want, 0); wrong > 0 {
+			t.Fatalf("%v: rank %d: %d elements wrong", c, r, wrong)
+		}
+	}
+}
+
+// TestNewAlgosOverTCPLarge runs the new algorithms over sockets with
+// buffers far larger than a socket's, so that a receive posted late, or a
+// pipeline step out of order, would stall a link for good.
+func TestNewAlgosOverTCPLarge(t *testing.T) {
+	large := 2*3*dbtreeMinSegment/4 + 1 // three dbtree segments a half, in fp32
+	for op, names := range newAlgos {
+		for _, algo := range names {
+			t.Run(op.String()+"/"+algo, func(t *testing.T) {
+				t.Parallel()
+				for _, n := range []int{4, 5} {
+					c := call{op: op, algo: algo, ranks: n, count: large, dt: dtype.FP32, redop: dtype.Sum,
+						root: 1, backend: "tcp"}
+					switch op {
+					case AllReduce, Broadcast, Reduce:
+						runLarge(t, c)
+					default:
+						c.count = large / n
+						c.run(t)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestDBTreeSegments checks the segment count of a half against sizes
+// worked out by hand.
+func TestDBTreeSegments(t *testing.T) {
+	for _, tc := range []struct {
+		count, es, parts int
+	}{
+		{0, 4, 1},
+		{dbtreeMinSegment/4 - 1, 4, 1},
+		{2 * dbtreeMinSegment / 4, 4, 2},
+		{1 << 20, 4, dbtreeMaxSegments},
+	} {
+		h := newDBHalf(dbTree{n: 4}, 1, 0, tc.count, tc.es)
+		if h.seg.parts != tc.parts {
+			t.Errorf("count %d of %d bytes: %d segments, want %d", tc.count, tc.es, h.seg.parts, tc.parts)
+		}
+		if k, _, _ := dbtreeShape(4, float64(2*tc.count*tc.es)); int(k) != tc.parts {
+			t.Errorf("count %d of %d bytes: the cost model assumes %v segments, want %d", tc.count, tc.es, k, tc.parts)
+		}
+	}
+}
+
+// TestDBTreeRootOnlyBuffers gives non-roots no buffer where only the root
+// has one.
+func TestDBTreeRootOnlyBuffers(t *testing.T) {
+	for _, op := range []Op{Broadcast, Reduce} {
+		for _, n := range []int{2, 3, 6} {
+			for _, root := range []int{0, n - 1} {
+				c := call{op: op, algo: "dbtree", ranks: n, count: 2*dbtreeMinSegment/4*3 + 1, dt: dtype.Int32,
+					redop: dtype.Sum, root: root}
+				t.Run(c.String(), func(t *testing.T) { runRootOnly(t, c) })
+			}
+		}
+	}
+}
+
+// newAlgos lists the algorithms added here by collective.
+var newAlgos = map[Op][]string{
+	AllReduce:     {"rhd", "dbtree", "oneshot", "twoshot"},
+	ReduceScatter: {"rhd"},
+	AllGather:     {"rd"},
+	Broadcast:     {"dbtree"},
+	Reduce:        {"dbtree"},
+	AllToAll:      {"bruck"},
+}
+
+// TestNilBuffersAtCountZero runs every new algorithm with no buffers at
+// all, which count 0 allows: no rank may fail, hang or skip a message.
+func TestNilBuffersAtCountZero(t *testing.T) {
+	for op, names := range newAlgos {
+		for _, algo := range names {
+			for _, n := range []int{1, 2, 3, 6} {
+				runRanks(t, n, func(ctx context.Context, c *Comm) error {
+					_, err := c.Run(ctx, algo, &Args{Op: op, DType: dtype.FP32, RedOp: dtype.Sum, Root: n - 1})
+					return err
+				})
+			}
+		}
+	}
+}
+
+// TestAllReduceBitwiseAgreement sums inexact floats, where the order of
+// additions shows in the result, and requires every rank to end with the
+// same bits. oneshot's result must also be the left-to-right sum in rank
+// order, bit for bit.
+func TestAllReduceBitwiseAgreement(t *testing.T) {
+	for _, count := range []int{257, 3*dbtreeMinSegment/8 + 5} {
+		for _, n := range []int{2, 3, 5, 6, 7, 8} {
+			rng := rand.New(rand.NewPCG(uint64(n), uint64(count)))
+			sends := make([][]byte, n)
+			for r := range n {
+				sends[r] = make([]byte, 8*count)
+				for i := range count {
+					dtype.Encode(dtype.FP64, sends[r], i, math.Ldexp(rng.Float64(), rng.IntN(60)-30))
+				}
+			}
+			inOrder := bytes.Clone(sends[0])
+			for r := 1; r < n; r++ {
+				dtype.Reducer(dtype.FP64, dtype.Sum)(inOrder, inOrder, sends[r])
+			}
+			for _, algo := range newAlgos[AllReduce] {
+				recvs := make([][]byte, n)
+				runRanks(t, n, func(ctx context.Context, c *Comm) error {
+					recvs[c.Rank()] = make([]byte, 8*count)
+					_, err := c.Run(ctx, algo, &Args{Op: AllReduce, DType: dtype.FP64,
+						RedOp: dtype.Sum, Count: count, Send: sends[c.Rank()], Recv: recvs[c.Rank()]})
+					return err
+				})
+				for r := range n {
+					if !bytes.Equal(recvs[r], recvs[0]) {
+						t.Errorf("%s n=%d count=%d: rank %d's result differs from rank 0's", algo, n, count, r)
+					}
+				}
+				if algo == "oneshot" && !bytes.Equal(recvs[0], inOrder) {
+					t.Errorf("oneshot n=%d count=%d: not the sum in rank order", n, count)
+				}
+			}
+		}
+	}
+}
+
+// runRanks runs body on every rank of a fresh shm world of n ranks and
+// fails t with the first error.
+func runRanks(t *testing.T, n int, body func(ctx context.Context, c *Comm) error) {
+	t.Helper()
+	w := shm.NewWorld(n)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for r := range n {
+		wg.Go(func() { errs[r] = body(ctx, NewComm(w.Endpoint(r))) })
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("n=%d rank %d: %v", n, r, err)
+		}
+	}
+}
+
+// TestBruckBlocksSent checks the closed form against counting bits.
+func TestBruckBlocksSent(t *testing.T) {
+	for n := 1; n <= 300; n++ {
+		want := 0
+		for i := range n {
+			want += bits.OnesCount(uint(i))
+		}
+		if got := bruckBlocksSent(n); got != want {
+			t.Errorf("bruckBlocksSent(%d) = %d, want %d", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package coll
+
+import (
+	"math"
+	"testing"
+)
+
+// Properties that the cost formulas of rhd, rd allgather, dbtree, oneshot,
+// twoshot and bruck all-to-all must have for `auto` to choose sensibly.
+
+const (
+	kib = 1 << 10
+	mib = 1 << 20
+)
+
+// newCosts lists the cost of every algorithm added with this file's tests.
+var newCosts = []struct {
+	op   Op
+	name string
+	cost CostFunc
+}{
+	{AllReduce, "rhd", rhdAllReduceCost},
+	{ReduceScatter, "rhd", rhdReduceScatterCost},
+	{AllGather, "rd", rdAllGatherCost},
+	{AllReduce, "dbtree", dbtreeAllReduceCost},
+	{Broadcast, "dbtree", dbtreeBroadcastCost},
+	{Reduce, "dbtree", dbtreeReduceCost},
+	{AllReduce, "oneshot", oneshotAllReduceCost},
+	{AllReduce, "twoshot", twoshotAllReduceCost},
+	{AllToAll, "bruck", bruckAllToAllCost},
+}
+
+// TestNewCostsWellFormed: every cost is registered, positive and finite,
+// grows with the size, and at size 0 is pure latency.
+func TestNewCostsWellFormed(t *testing.T) {
+	for _, tc := range newCosts {
+		if _, ok := lookup(tc.op, tc.name); !ok {
+			t.Errorf("%v %s is not registered", tc.op, tc.name)
+		}
+		for _, n := range []int{2, 3, 8, 1024} {
+			prev := 0.0
+			for _, b := range []float64{0, kib, 64 * mib} {
+				c := tc.cost(n, b, DefaultModel)
+				if !(c > 0) || math.IsInf(c, 0) {
+					t.Errorf("%v %s n=%d b=%v: cost %v", tc.op, tc.name, n, b, c)
+				}
+				if c < prev {
+					t.Errorf("%v %s n=%d b=%v: cost %v below %v for a smaller size", tc.op, tc.name, n, b, c, prev)
+				}
+				prev = c
+			}
+			slow := Model{Alpha: DefaultModel.Alpha, Beta: 2 * DefaultModel.Beta, Gamma: 2 * DefaultModel.Gamma}
+			if a, b := tc.cost(n, 0, DefaultModel), tc.cost(n, 0, slow); a != b {
+				t.Errorf("%v %s n=%d: moving no bytes costs %v or %v depending on beta and gamma", tc.op, tc.name, n, a, b)
+			}
+		}
+	}
+}
+
+// cheapMessages and dearMessages are models where latency does not count
+// and where it dominates.
+var (
+	cheapMessages = Model{Alpha: 1e-9, Beta: 1e-9, Gamma: 1e-9}
+	dearMessages  = Model{Alpha: 1e-3, Beta: 1e-9, Gamma: 1e-9}
+)
+
+// TestCostProperties states, for each new formula, how it must compare with
+// the algorithms it competes with.
+func TestCostProperties(t *testing.T) {
+	cost := func(op Op, name string, n int, b float64, m Model) float64 {
+		t.Helper()
+		c := Predict(op, name, n, int(b), m)
+		if math.IsNaN(c) {
+			t.Fatalf("%v %s has no cost", op, name)
+		}
+		return c
+	}
+	below := func(what string, x, y float64) {
+		t.Helper()
+		if !(x < y) {
+			t.Errorf("%s: %v is not below %v", what, x, y)
+		}
+	}
+	near := func(what string, x, y float64) {
+		t.Helper()
+		if math.Abs(x-y) > 0.1*y {
+			t.Errorf("%s: %v is not within 10%% of %v", what, x, y)
+		}
+	}
+	for _, n := range []int{8, 1024} {
+		// Recursive halving-doubling: ring's bandwidth in log steps.
+		below("rhd allreduce below ring at 1 KiB", cost(AllReduce, "rhd", n, kib, DefaultModel), cost(AllReduce, "ring", n, kib, DefaultModel))
+		near("rhd allreduce as ring at 64 MiB", cost(AllReduce, "rhd", n, 64*mib, cheapMessages), cost(AllReduce, "ring", n, 64*mib, cheapMessages))
+		below("rhd reducescatter below ring at 1 KiB", cost(ReduceScatter, "rhd", n, kib, DefaultModel), cost(ReduceScatter, "ring", n, kib, DefaultModel))
+		near("rhd reducescatter as ring at 64 MiB", cost(ReduceScatter, "rhd", n, 64*mib, cheapMessages), cost(ReduceScatter, "ring", n, 64*mib, cheapMessages))
+		// Recursive doubling allgather: ring's bandwidth in log steps.
+		below("rd allgather below ring at 1 KiB", cost(AllGather, "rd", n, kib, DefaultModel), cost(AllGather, "ring", n, kib, DefaultModel))
+		near("rd allgather as ring at 64 MiB", cost(AllGather, "rd", n, 64*mib, cheapMessages), cost(AllGather, "ring", n, 64*mib, cheapMessages))
+		// One-shot: one step, n-1 vectors; two-shot: two steps, ring's data.
+		below("oneshot below ring at 1 KiB, dear messages", cost(AllReduce, "oneshot", n, kib, dearMessages), cost(AllReduce, "ring", n, kib, dearMessages))
+		below("oneshot below twoshot at 1 KiB, dear messages", cost(AllReduce, "oneshot", n, kib, dearMessages), cost(AllReduce, "twoshot", n, kib, dearMessages))
+		below("ring below oneshot at 64 MiB", cost(AllReduce, "ring", n, 64*mib, DefaultModel), cost(AllReduce, "oneshot", n, 64*mib, DefaultModel))
+		below("twoshot below oneshot at 64 MiB", cost(AllReduce, "twoshot", n, 64*mib, DefaultModel), cost(AllReduce, "oneshot", n, 64*mib, DefaultModel))
+		near("twoshot as ring at 64 MiB", cost(AllReduce, "twoshot", n, 64*mib, cheapMessages), cost(AllReduce, "ring", n, 64*mib, cheapMessages))
+		// Bruck all-to-all: log steps, each block sent up to log times.
+		below("bruck below pairwise at 1 KiB", cost(AllToAll, "bruck", n, kib, DefaultModel), cost(AllToAll, "pairwise", n, kib, DefaultModel))
+		below("pairwise below bruck at 64 MiB", cost(AllToAll, "pairwise", n, 64*mib, DefaultModel), cost(AllToAll, "bruck", n, 64*mib, DefaultModel))
+		// Double binary tree: pipelined, so the whole buffer crosses each
+		// rank about once whatever the depth.
+		below("dbtree broadcast below binomial tree at 64 MiB", cost(Broadcast, "dbtree", n, 64*mib, DefaultModel), cost(Broadcast, "tree", n, 64*mib, DefaultModel))
+		below("dbtree reduce below binomial tree at 64 MiB", cost(Reduce, "dbtree", n, 64*mib, DefaultModel), cost(Reduce, "tree", n, 64*mib, DefaultModel))
+	}
+	// On a shallow tree the pipeline's fill and drain are small: the buffer
+	// crosses a rank once for broadcast, twice for allreduce.
+	near("dbtree broadcast moves the buffer once", cost(Broadcast, "dbtree", 8, 64*mib, cheapMessages), 64*mib*cheapMessages.Beta)
+	near("dbtree allreduce moves twice the vector", cost(AllReduce, "dbtree", 8, 64*mib, cheapMessages), 64*mib*(2*cheapMessages.Beta+cheapMessages.Gamma))
+	// Latency grows with the log of the world for the tree and halving
+	// algorithms, linearly for the ring and the chain.
+	below("dbtree allreduce below ring at 1 MiB on 1024 ranks", cost(AllReduce, "dbtree", 1024, mib, DefaultModel), cost(AllReduce, "ring", 1024, mib, DefaultModel))
+	below("dbtree broadcast below chain at 1 MiB on 1024 ranks", cost(Broadcast, "dbtree", 1024, mib, DefaultModel), cost(Broadcast, "ring", 1024, mib, DefaultModel))
+	below("dbtree reduce below chain at 1 MiB on 1024 ranks", cost(Reduce, "dbtree", 1024, mib, DefaultModel), cost(Reduce, "ring", 1024, mib, DefaultModel))
+	below("ring allreduce below dbtree at 64 MiB on 8 ranks", cost(AllReduce, "ring", 8, 64*mib, DefaultModel), cost(AllReduce, "dbtree", 8, 64*mib, DefaultModel))
+	// The fold costs a non-power of two an extra round trip of the whole
+	// vector, so there ring wins at large sizes.
+	below("ring allreduce below rhd at 64 MiB on 7 ranks", cost(AllReduce, "ring", 7, 64*mib, DefaultModel), cost(AllReduce, "rhd", 7, 64*mib, DefaultModel))
+	// Halving moves less than doubling the whole vector every step.
+	below("rhd allreduce below rd at 1 MiB on 8 ranks", cost(AllReduce, "rhd", 8, mib, DefaultModel), cost(AllReduce, "rd", 8, mib, DefaultModel))
+	below("rd allreduce below rhd at 0 bytes", cost(AllReduce, "rd", 8, 0, DefaultModel), cost(AllReduce, "rhd", 8, 0, DefaultModel))
+}

@@ -1,0 +1,401 @@
+package coll
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// Double binary tree (Sanders, Speck and Träff, 2009; NCCL's trees): two
+// binary trees over the same ranks, each carrying half of the buffer, built
+// so that a rank that is an inner node of one is a leaf of the other. A
+// binary tree alone keeps its leaves' links idle and sends everything
+// through half the ranks; with two complementary trees every rank sends and
+// receives about as much, and the depth stays logarithmic.
+//
+// Both trees hang from relative rank 0 (the root of broadcast and reduce,
+// rank 0 for allreduce), which has one child in each. Tree A is NCCL's
+// binary tree over relative ranks 0..n-1 (btreeParent): its inner nodes are
+// 0 and the even ranks. Tree B is the same tree built over ranks 1..n-1
+// (rank u at index u-1), whose inner nodes are the odd ranks, with rank 1,
+// its top, hung under rank 0. (NCCL mirrors or shifts tree A instead; that
+// puts the second root elsewhere, which allreduce can afford but the rooted
+// collectives cannot.) Both trees are at most L = 1 + ⌈log2(n-1)⌉ deep.
+//
+// Each half is cut into K segments, and segments move in lockstep steps:
+// segment s goes up from a node of height h at step s+h, and down from a
+// node at depth δ at step s+D0+δ, where D0 is where the broadcast starts
+// (the root's height for allreduce, 0 for broadcast). A step posts all its
+// sends, then does its receives one by one, then waits for the sends, so a
+// message sent at step t is received at step t by its peer.
+
+func init() {
+	register(AllReduce, "dbtree", dbtreeAllReduceCost, dbtreeAllReduce)
+	register(Broadcast, "dbtree", dbtreeBroadcastCost, dbtreeBroadcast)
+	register(Reduce, "dbtree", dbtreeReduceCost, dbtreeReduce)
+}
+
+// dbtreeMinSegment is the smallest segment in bytes. A step of the
+// pipeline exchanges up to 8 messages with 4 peers and waits for all of
+// them, where a chain step exchanges 2, so segments are kept at 4 times the
+// chain's 16 KiB (chainMinSegment) to amortise that. dbtreeMaxSegments
+// caps the segments per half: K segments take K + 2L - 1 steps, so with 32
+// the fill and drain of an 8-rank allreduce (L = 4) are 7 steps of 39, and
+// a 64 MiB vector moves in 1 MiB segments.
+const (
+	dbtreeMinSegment  = 64 << 10
+	dbtreeMaxSegments = 32
+)
+
+// dbtreeAllReduce reduces each half up its tree to rank 0, which divides
+// it by n for Avg, and broadcasts it back down the same tree, segment by
+// segment; a segment starts down as soon as rank 0 has it. Partials and the
+// result are kept in the receive buffer. Each half is reduced once, at rank
+// 0, and copied everywhere else, so all ranks end bitwise equal.
+// Cost for m bytes, K segments of σ = m/(2K) per half and F = 2L-1 steps
+// of fill and drain: (K+F)·directAlpha(4) + 2mβ + mγ + F·σ(β+γ). The
+// busiest rank, an inner node of one tree and a leaf of the other, sends
+// and receives 2m in all, reduces m, and posts up to 4 messages each way in
+// a step.
+func dbtreeAllReduce(ctx context.Context, c *Comm, a *Args) error {
+	b := a.Bytes()
+	send, recv := a.Send[:b], a.Recv[:b]
+	if c.size == 1 {
+		copyIfDistinct(recv, send)
+		return nil
+	}
+	return c.dbtreeRun(ctx, a, 0, func(h *dbHalf, view func([]byte) []byte) {
+		h.in, h.out = view(send), view(recv)
+		h.reduce, h.downAt = dtype.Reducer(a.DType, a.RedOp), h.tree.height(0)
+	})
+}
+
+// dbtreeBroadcast sends each half of the root's buffer down its tree,
+// segment by segment. Cost for m bytes, F = L-1:
+// (K+F)·directAlpha(2) + mβ + F·σβ: every rank sends at most m (two
+// children's worth of half the buffer) and receives m.
+func dbtreeBroadcast(ctx context.Context, c *Comm, a *Args) error {
+	b := a.Bytes()
+	recv := a.Recv[:b]
+	src := recv
+	if c.rank == a.Root {
+		src = a.Send[:b]
+		copyIfDistinct(recv, src)
+	}
+	if c.size == 1 {
+		return nil
+	}
+	return c.dbtreeRun(ctx, a, a.Root, func(h *dbHalf, view func([]byte) []byte) {
+		h.out, h.downAt = view(src), 0
+	})
+}
+
+// dbtreeReduce reduces each half up its tree to the root, segment by
+// segment. Inner nodes other than the root keep partials in scratch, so no
+// input is written; the root divides by n for Avg. Cost for m bytes,
+// F = L-1: (K+F)·directAlpha(2) + m(β+γ) + F·σ(β+γ): an inner node takes
+// and reduces two children's halves, m in all.
+func dbtreeReduce(ctx context.Context, c *Comm, a *Args) error {
+	b := a.Bytes()
+	send := a.Send[:b]
+	if c.size == 1 {
+		copyIfDistinct(a.Recv[:b], send)
+		return nil
+	}
+	var out []byte
+	if c.rank == a.Root {
+		out = a.Recv[:b]
+	} else {
+		out = c.scratchBuf(b)
+	}
+	return c.dbtreeRun(ctx, a, a.Root, func(h *dbHalf, view func([]byte) []byte) {
+		h.in, h.out = view(send), view(out)
+		h.reduce, h.downAt = dtype.Reducer(a.DType, a.RedOp), -1
+	})
+}
+
+// dbtreeRun moves the two halves of a's buffer through trees A and B rooted
+// at root: setup fills in each half's buffers and phases, given a function
+// that cuts a whole buffer down to that half. It then runs the lockstep
+// steps until this rank has done its last.
+func (c *Comm) dbtreeRun(ctx context.Context, a *Args, root int, setup func(h *dbHalf, view func([]byte) []byte)) error {
+	n, es := c.size, a.DType.Size()
+	v := relRank(c.rank, root, n)
+	var halves [2]dbHalf
+	last := 0
+	for i := range halves {
+		lo, hi := span(a.Count, 2, i)
+		h := &halves[i]
+		*h = newDBHalf(dbTree{n: n, off: i}, v, root, hi-lo, es)
+		setup(h, func(buf []byte) []byte { return elems(buf, lo, hi, es) })
+		if a.RedOp == dtype.Avg && h.reduce != nil && v == 0 {
+			h.avg = func(seg []byte) { dtype.DivideBy(a.DType, seg, n) }
+		}
+		last = max(last, h.lastStep())
+	}
+	sends := make(inFlight, 0, 8)
+	for t := 0; t <= last; t++ {
+		sends = sends[:0]
+		for i := range halves {
+			sends = halves[i].postSends(c, t, sends)
+		}
+		var err error
+		for i := range halves {
+			if err = halves[i].recvs(ctx, c, t); err != nil {
+				err = fmt.Errorf("tree %c: %w", 'A'+i, err)
+				break
+			}
+		}
+		if serr := sends.wait(ctx); err == nil && serr != nil {
+			err = serr
+		}
+		if err != nil {
+			return fmt.Errorf("step %d: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// dbHalf is this rank's part in moving one half of the buffer through one
+// tree. Nodes are relative ranks.
+type dbHalf struct {
+	tree          dbTree
+	root          int // the root's world rank
+	parent        int // -1 at the root
+	kids          []int
+	height, depth int
+	seg           chainSegmenter
+	// in is this half of the rank's input, read by the reduction; out is
+	// where partials and the result go (the input, for broadcast's root).
+	in, out []byte
+	// reduce, when set, runs the reduction up the tree. downAt, when not
+	// negative, runs the broadcast down it, from the root at step s+downAt.
+	reduce dtype.ReduceFunc
+	downAt int
+	avg    func(seg []byte) // at the root for Avg: divide by n
+}
+
+// newDBHalf places relative rank v in tree t for a half of count elements
+// of es bytes, cut into segments of at least dbtreeMinSegment bytes, at
+// most dbtreeMaxSegments of them.
+func newDBHalf(t dbTree, v, root, count, es int) dbHalf {
+	parts := max(1, min(dbtreeMaxSegments, count*es/dbtreeMinSegment))
+	h := dbHalf{tree: t, root: root, parent: t.parent(v), height: t.height(v), depth: t.depth(v),
+		seg: chainSegmenter{count: count, parts: parts, es: es}, downAt: -1}
+	// Children in the order their partials fold in: shortest subtree
+	// first, as its partial of a segment is ready first.
+	for _, k := range t.children(v) {
+		if k >= 0 {
+			h.kids = append(h.kids, k)
+		}
+	}
+	if len(h.kids) == 2 && t.height(h.kids[1]) < t.height(h.kids[0]) {
+		h.kids[0], h.kids[1] = h.kids[1], h.kids[0]
+	}
+	return h
+}
+
+// lastStep returns the last step at which this rank has anything to do.
+func (h *dbHalf) lastStep() int {
+	end := 0
+	if h.reduce != nil {
+		end = h.height // sends up at s+height, receives before
+	}
+	if h.downAt >= 0 {
+		end = max(end, h.downAt+h.depth) // sends down at s+downAt+depth
+	}
+	return h.seg.parts - 1 + end
+}
+
+// has reports whether s is a segment; steps before the first and after
+// the last have none.
+func (h *dbHalf) has(s int) bool { return s >= 0 && s < h.seg.parts }
+
+// world returns the world rank of node u.
+func (h *dbHalf) world(u int) int { return absRank(u, h.root, h.tree.n) }
+
+// postSends appends to reqs the sends of step t: the partial of segment
+// t-height up to the parent, and the result's segment t-downAt-depth down
+// to each child.
+func (h *dbHalf) postSends(c *Comm, t int, reqs inFlight) inFlight {
+	if h.reduce != nil && h.parent >= 0 {
+		partial := h.out
+		if len(h.kids) == 0 {
+			partial = h.in // a leaf passes its input on as it is
+		}
+		if s := t - h.height; h.has(s) {
+			reqs = append(reqs, c.t.Send(h.world(h.parent), h.seg.of(partial, s)))
+		}
+	}
+	if s := t - h.downAt - h.depth; h.downAt >= 0 && h.has(s) {
+		for _, k := range h.kids {
+			reqs = append(reqs, c.t.Send(h.world(k), h.seg.of(h.out, s)))
+		}
+	}
+	return reqs
+}
+
+// recvs does the receives of step t, one after another: segment
+// t-height(k) from each child k, folded into the partial (the first child's
+// onto this rank's input), then the result's segment t-downAt-depth+1 from
+// the parent. Two children's copies of one segment share the partial, so each
+// receive is waited for before the next is posted.
+func (h *dbHalf) recvs(ctx context.Context, c *Comm, t int) error {
+	if h.reduce != nil {
+		for i, k := range h.kids {
+			s := t - h.tree.height(k)
+			if !h.has(s) {
+				continue
+			}
+			seg, acc := h.seg.of(h.out, s), h.out
+			if i == 0 {
+				acc = h.in
+			}
+			if err := c.recvReduce(ctx, h.world(k), seg, h.seg.of(acc, s), h.reduce); err != nil {
+				return fmt.Errorf("segment %d from child %d: %w", s, h.world(k), err)
+			}
+			if h.avg != nil && i == len(h.kids)-1 {
+				h.avg(seg) // the root has the whole sum of segment s
+			}
+		}
+	}
+	if h.downAt >= 0 && h.parent >= 0 {
+		if s := t - h.downAt - h.depth + 1; h.has(s) {
+			if err := c.recv(ctx, h.world(h.parent), h.seg.of(h.out, s)); err != nil {
+				return fmt.Errorf("segment %d from parent %d: %w", s, h.world(h.parent), err)
+			}
+		}
+	}
+	return nil
+}
+
+// dbTree is tree A (off 0), NCCL's binary tree over relative ranks 0..n-1,
+// or tree B (off 1), the same tree over ranks 1..n-1 hung under rank 0.
+// Node u > 0 of tree B is index u-1 of a binary tree of n-1 indices.
+type dbTree struct{ n, off int }
+
+// size returns the number of indices of the underlying binary tree.
+func (t dbTree) size() int { return t.n - t.off }
+
+// parent returns the parent of node v, or -1 for node 0.
+func (t dbTree) parent(v int) int {
+	switch {
+	case v == 0:
+		return -1
+	case v == t.off:
+		return 0 // tree B's top
+	}
+	return btreeParent(v-t.off, t.size()) + t.off
+}
+
+// children returns the children of node v; -1 stands for none.
+func (t dbTree) children(v int) [2]int {
+	if v == 0 && t.off == 1 {
+		return [2]int{1, -1}
+	}
+	var kids [2]int
+	kids[0], kids[1] = btreeChildren(v-t.off, t.size())
+	for i := range kids {
+		if kids[i] >= 0 {
+			kids[i] += t.off
+		}
+	}
+	return kids
+}
+
+// height returns the height of node v's subtree: 0 for a leaf.
+func (t dbTree) height(v int) int {
+	if v == 0 && t.off == 1 {
+		return 1 + btreeHeight(0, t.size())
+	}
+	return btreeHeight(v-t.off, t.size())
+}
+
+// depth returns the number of hops from node 0 to node v.
+func (t dbTree) depth(v int) int {
+	d := 0
+	for ; v != 0; v = t.parent(v) {
+		d++
+	}
+	return d
+}
+
+// btreeParent returns the parent of index i > 0 in NCCL's binary tree of
+// size indices (ncclGetBtree): with b the lowest set bit of i, the parent
+// is i-b when i has bit 2b set and i+b otherwise, or i-b when i+b is out
+// of range. Index 0 is the root, with the one child 2^(⌈log2 size⌉-1).
+func btreeParent(i, size int) int {
+	b := i & -i
+	if up := (i ^ b) | b<<1; up < size {
+		return up
+	}
+	return i ^ b
+}
+
+// btreeChildren returns the children of index i in NCCL's binary tree of
+// size indices, -1 for none: odd indices are leaves; an even index i > 0
+// with lowest set bit 2b has the children i-b and i+b', b' the largest of
+// b, b/2, ..., 1 that keeps it below size.
+func btreeChildren(i, size int) (int, int) {
+	if i == 0 {
+		if size < 2 {
+			return -1, -1
+		}
+		return -1, 1 << (bits.Len(uint(size-1)) - 1)
+	}
+	low := (i & -i) >> 1
+	if low == 0 {
+		return -1, -1
+	}
+	right := low
+	for right > 0 && i+right >= size {
+		right >>= 1
+	}
+	if right == 0 {
+		return i - low, -1
+	}
+	return i - low, i + right
+}
+
+// btreeHeight returns the height of index i's subtree in NCCL's binary tree
+// of size indices: ⌈log2 size⌉ for the root and the number of trailing
+// zero bits otherwise, since the left subtree of an even index is always
+// complete.
+func btreeHeight(i, size int) int {
+	if i == 0 {
+		return bits.Len(uint(size - 1))
+	}
+	return bits.TrailingZeros(uint(i))
+}
+
+// dbtreeShape returns K, the segments per half of an m-byte buffer, σ, the
+// bytes of a segment, and L = 1 + ⌈log2(n-1)⌉, the depth and the root's
+// height in the deeper tree (B).
+func dbtreeShape(n int, m float64) (k, sigma, l float64) {
+	k = max(1, min(dbtreeMaxSegments, math.Floor(m/2/dbtreeMinSegment)))
+	return k, m / 2 / k, 1 + log2Ceil(n-1)
+}
+
+// dbtreeAllReduceCost is the cost given on dbtreeAllReduce.
+func dbtreeAllReduceCost(n int, b float64, m Model) float64 {
+	k, sigma, l := dbtreeShape(n, b)
+	f := 2*l - 1
+	return (k+f)*directAlpha(4, m) + 2*b*m.Beta + b*m.Gamma + f*sigma*(m.Beta+m.Gamma)
+}
+
+// dbtreeBroadcastCost is the cost given on dbtreeBroadcast.
+func dbtreeBroadcastCost(n int, b float64, m Model) float64 {
+	k, sigma, l := dbtreeShape(n, b)
+	f := l - 1
+	return (k+f)*directAlpha(2, m) + b*m.Beta + f*sigma*m.Beta
+}
+
+// dbtreeReduceCost is the cost given on dbtreeReduce.
+func dbtreeReduceCost(n int, b float64, m Model) float64 {
+	k, sigma, l := dbtreeShape(n, b)
+	f := l - 1
+	return (k+f)*directAlpha(2, m) + (b+f*sigma)*(m.Beta+m.Gamma)
+}
