@@ -95,9 +95,11 @@ var (
 )
 
 // ContextError turns the error of a finished context into the error a
-// Request reports: ErrTimeout for a deadline, the context's error otherwise.
+// Request reports: ErrTimeout for a deadline, or for a context cancelled
+// with a cause that wraps ErrTimeout (a watchdog that stands in for a
+// deadline), the context's error otherwise.
 func ContextError(ctx context.Context) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), ErrTimeout) {
 		return ErrTimeout
 	}
 	return ctx.Err()

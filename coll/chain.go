@@ -92,7 +92,7 @@ func (c *Comm) chainStepReduce(ctx context.Context, to int, out []byte, from int
 	if to != chainNone {
 		reqs = append(reqs, c.t.Send(to, out))
 	}
-	return waitAll(ctx, reqs...)
+	return c.waitAll(ctx, reqs...)
 }
 
 // chainPeers returns whom a rank with successor next and predecessor prev

@@ -3,6 +3,7 @@ package coll
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -12,9 +13,8 @@ import (
 // owns the scratch memory algorithms need, so that memory is allocated once
 // and reused across calls. A Comm is used by one goroutine at a time.
 type Comm struct {
-	t          backends.Transport // clock, through which algorithms message
-	raw        backends.Transport // the backend's own, for its optional interfaces
-	clock      *waitClock
+	t          backends.Transport
+	waited     time.Duration // time spent in waitAll
 	rank, size int
 	scratch    []byte
 	calls      uint64 // collective calls made so far, barriers included
@@ -37,15 +37,14 @@ func init() {
 // that the messages of ranks that disagree about the call are caught.
 func (c *Comm) beginCall(op, dt uint8) {
 	c.calls++
-	if tg, ok := c.raw.(backends.CallTagger); ok {
+	if tg, ok := c.t.(backends.CallTagger); ok {
 		tg.BeginCall(backends.Call{Seq: c.calls, Op: op, DType: dt})
 	}
 }
 
 // NewComm returns a Comm over t.
 func NewComm(t backends.Transport) *Comm {
-	clock := &waitClock{Transport: t}
-	return &Comm{t: clock, raw: t, clock: clock, rank: t.Rank(), size: t.Size(), model: DefaultModel}
+	return &Comm{t: t, rank: t.Rank(), size: t.Size(), model: DefaultModel}
 }
 
 // SetModel makes auto choose with m from now on. Every rank of a world must
@@ -63,7 +62,7 @@ func (c *Comm) Rank() int { return c.rank }
 func (c *Comm) Size() int { return c.size }
 
 // Transport returns the transport the Comm runs over.
-func (c *Comm) Transport() backends.Transport { return c.raw }
+func (c *Comm) Transport() backends.Transport { return c.t }
 
 // Reserve makes sure scratch space for collectives of up to maxBytes (a
 // rank's larger buffer) is allocated now, and touched, rather than inside a
@@ -90,7 +89,7 @@ func (c *Comm) scratchBuf(n int) []byte {
 func (c *Comm) exchange(ctx context.Context, to int, sbuf []byte, from int, rbuf []byte) error {
 	s := c.t.Send(to, sbuf)
 	r := c.t.Recv(from, rbuf)
-	return waitAll(ctx, r, s)
+	return c.waitAll(ctx, r, s)
 }
 
 // exchangeReduce sends sbuf to rank `to` while receiving from rank `from`
@@ -98,35 +97,44 @@ func (c *Comm) exchange(ctx context.Context, to int, sbuf []byte, from int, rbuf
 func (c *Comm) exchangeReduce(ctx context.Context, to int, sbuf []byte, from int, dst, acc []byte, reduce dtype.ReduceFunc) error {
 	s := c.t.Send(to, sbuf)
 	r := c.t.RecvReduce(from, dst, acc, reduce)
-	return waitAll(ctx, r, s)
+	return c.waitAll(ctx, r, s)
 }
 
 // send sends buf to peer and waits for it to be taken.
 func (c *Comm) send(ctx context.Context, peer int, buf []byte) error {
-	return c.t.Send(peer, buf).Wait(ctx)
+	return c.waitAll(ctx, c.t.Send(peer, buf))
 }
 
 // recv receives buf from peer.
 func (c *Comm) recv(ctx context.Context, peer int, buf []byte) error {
-	return c.t.Recv(peer, buf).Wait(ctx)
+	return c.waitAll(ctx, c.t.Recv(peer, buf))
 }
 
 // recvReduce receives from peer and combines: dst = reduce(acc, incoming).
 func (c *Comm) recvReduce(ctx context.Context, peer int, dst, acc []byte, reduce dtype.ReduceFunc) error {
-	return c.t.RecvReduce(peer, dst, acc, reduce).Wait(ctx)
+	return c.waitAll(ctx, c.t.RecvReduce(peer, dst, acc, reduce))
 }
 
 // waitAll waits for every request, even after one fails, and returns the
-// first error.
-func waitAll(ctx context.Context, reqs ...backends.Request) error {
+// first error. The time it takes adds to the rank's waiting time (Waited).
+// Every algorithm waits through it.
+func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
+	start := time.Now()
 	var first error
 	for _, r := range reqs {
 		if err := r.Wait(ctx); err != nil && first == nil {
 			first = err
 		}
 	}
+	c.waited += time.Since(start)
 	return first
 }
+
+// Waited returns the time this rank has spent waiting on its messages, in
+// all calls so far. What a call takes beyond that is the rank's own work
+// (and, on backends whose receiver moves the bytes inside Wait, less than
+// all of it): the rank with the most is the one the others waited for.
+func (c *Comm) Waited() time.Duration { return c.waited }
 
 // Barrier returns once every rank has entered it (dissemination barrier:
 // ceil(log2 n) rounds of zero-byte messages).

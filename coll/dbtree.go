@@ -149,7 +149,7 @@ func (c *Comm) dbtreeRun(ctx context.Context, a *Args, root int, setup func(h *d
 				break
 			}
 		}
-		if serr := sends.wait(ctx); err == nil && serr != nil {
+		if serr := c.waitAll(ctx, sends...); err == nil && serr != nil {
 			err = serr
 		}
 		if err != nil {

@@ -46,7 +46,7 @@ func directReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	}
 
 	// Step 3: wait for the peers to take our blocks.
-	if serr := sends.wait(ctx); err == nil && serr != nil {
+	if serr := c.waitAll(ctx, sends...); err == nil && serr != nil {
 		err = fmt.Errorf("sends: %w", serr)
 	}
 	if err != nil {
@@ -77,7 +77,7 @@ func directAllToAll(ctx context.Context, c *Comm, a *Args) error {
 	recvs := c.postRecvs(others(r, n, -1), recvBlk)
 	sends := c.postSends(others(r, n, +1), sendBlk)
 	// Step 3: wait for all of them, receives first.
-	if err := append(recvs, sends...).wait(ctx); err != nil {
+	if err := c.waitAll(ctx, append(recvs, sends...)...); err != nil {
 		return fmt.Errorf("exchange: %w", err)
 	}
 	return nil
@@ -93,12 +93,8 @@ func others(r, n, dir int) []int {
 	return out
 }
 
-// inFlight is a batch of posted operations.
+// inFlight is a batch of posted operations, completed with Comm.waitAll.
 type inFlight []backends.Request
-
-// wait completes every operation of the batch, in order, and returns the
-// first error.
-func (f inFlight) wait(ctx context.Context) error { return waitAll(ctx, f...) }
 
 // postSends posts, without waiting, a send of blk(p) to each rank p of
 // peers.

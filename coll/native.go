@@ -14,7 +14,7 @@ const Native = "native"
 
 // runNative runs a through the transport's own collectives.
 func runNative(ctx context.Context, c *Comm, a *Args) error {
-	nt, ok := c.raw.(backends.Native)
+	nt, ok := c.t.(backends.Native)
 	if !ok {
 		return fmt.Errorf("algorithm %q needs a backend with collectives of its own (the mpi backend)", Native)
 	}

@@ -44,7 +44,7 @@ func oneshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	// Step 2.
 	err := c.reduceRankOrder(ctx, recv, out, reduce)
 	// Step 3.
-	if serr := sends.wait(ctx); err == nil && serr != nil {
+	if serr := c.waitAll(ctx, sends...); err == nil && serr != nil {
 		err = fmt.Errorf("sends: %w", serr)
 	}
 	if err != nil {
@@ -88,7 +88,7 @@ func twoshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		own = saved
 	}
 	err := c.reduceRankOrder(ctx, mine, own, reduce)
-	if serr := sends.wait(ctx); err == nil && serr != nil {
+	if serr := c.waitAll(ctx, sends...); err == nil && serr != nil {
 		err = fmt.Errorf("reduce-scatter sends: %w", serr)
 	}
 	if err != nil {
@@ -101,7 +101,7 @@ func twoshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	// Step 3.
 	recvs := c.postRecvs(others(r, n, -1), func(j int) []byte { return part(recv, j) })
 	sends = c.postSends(others(r, n, +1), func(int) []byte { return mine })
-	if err := append(recvs, sends...).wait(ctx); err != nil {
+	if err := c.waitAll(ctx, append(recvs, sends...)...); err != nil {
 		return fmt.Errorf("allgather: %w", err)
 	}
 	return nil

@@ -92,9 +92,15 @@ func Choose(op Op, name string, b, n int, m Model) (string, error) {
 	if len(cands) == 0 {
 		return "", fmt.Errorf("no algorithm serves %v", op)
 	}
+	if n <= 1 {
+		return cands[0].name, nil // nothing moves: any will do
+	}
 	best, bestCost := cands[0].name, math.Inf(1)
 	for _, a := range cands {
-		if c := Predict(op, a.name, n, b, m); c < bestCost {
+		if a.cost == nil {
+			continue
+		}
+		if c := a.cost(n, float64(b), m); c < bestCost {
 			best, bestCost = a.name, c
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
@@ -52,6 +53,9 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 // World is a set of ranks that exchange messages in memory.
 type World struct {
 	size int
+	// spin lets a waiting rank poll for a while before it parks: only when
+	// every rank can have a processor of its own (see spinBudget).
+	spin bool
 	// links[src][dst] carries the messages from src to dst. Links are
 	// made when first used: a world of n ranks has n^2 possible pairs, and
 	// most algorithms use few of them.
@@ -71,7 +75,7 @@ func (w *World) link(src, dst int) *link {
 // NewWorld returns a world of size ranks. Its endpoints are independent of
 // any Backend.Run, which lets tests drive ranks directly.
 func NewWorld(size int) *World {
-	w := &World{size: size, links: make([][]atomic.Pointer[link], size)}
+	w := &World{size: size, links: make([][]atomic.Pointer[link], size), spin: size <= runtime.GOMAXPROCS(0)}
 	for src := range size {
 		w.links[src] = make([]atomic.Pointer[link], size)
 	}
