@@ -3,6 +3,7 @@ module github.com/hccl-test/hccl-test
 go 1.26.0
 
 require (
+	github.com/mmcloughlin/avo v0.5.0
 	github.com/montanaflynn/stats v0.14.0
 	github.com/spf13/pflag v1.1.0
 	github.com/vbauerster/mpb/v8 v8.16.2
@@ -29,5 +30,7 @@ require (
 	github.com/mattn/go-runewidth v0.0.30 // indirect
 	github.com/vbauerster/cupwriter v0.0.5 // indirect
 	golang.org/x/image v0.46.0 // indirect
+	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/tools v0.49.0 // indirect
 )

@@ -2,6 +2,7 @@ package dtype
 
 import (
 	"fmt"
+	"os"
 	"unsafe"
 )
 
@@ -17,12 +18,49 @@ import (
 // safe.
 type ReduceFunc func(dst, a, b []byte)
 
-// reducers is the kernel table, indexed [dtype][op], filled at init.
-var reducers [FP64 + 1][Avg + 1]ReduceFunc
+//go:generate go run ./internal/asmgen -out reduce_amd64.s -stubs reduce_amd64_stubs.go -pkg dtype
 
-func init() {
+// kernelTable holds one kernel per (dtype, op), indexed [dtype][op].
+type kernelTable [FP64 + 1][Avg + 1]ReduceFunc
+
+// kernelsEnv is the environment variable that picks the kernels, read once
+// when the package is initialized: "portable" makes Reducer return the
+// portable Go kernels even where SIMD kernels exist; unset or any other
+// value gives the fastest kernels the CPU supports.
+const kernelsEnv = "HCCL_TEST_KERNELS"
+
+var (
+	// portableReducers holds the portable Go kernels, complete on every
+	// platform. Tests and benchmarks compare the SIMD kernels with it.
+	portableReducers = portableTable()
+	// simdReducers holds the SIMD kernels that this CPU can run (see
+	// reduce_amd64.go), nil where there is none.
+	simdReducers = simdTable(&portableReducers)
+	// reducers is the table Reducer serves.
+	reducers = chooseKernels(os.Getenv(kernelsEnv))
+)
+
+// chooseKernels returns the portable table overlaid with the SIMD kernels,
+// or the portable table alone if env is "portable".
+func chooseKernels(env string) kernelTable {
+	t := portableReducers
+	if env == "portable" {
+		return t
+	}
+	for dt := range simdReducers {
+		for op, k := range simdReducers[dt] {
+			if k != nil {
+				t[dt][op] = k
+			}
+		}
+	}
+	return t
+}
+
+// portableTable returns the portable Go kernels. Avg is the Sum kernel.
+func portableTable() (t kernelTable) {
 	set := func(dt DType, sum, prod, max, min ReduceFunc) {
-		reducers[dt] = [Avg + 1]ReduceFunc{Sum: sum, Prod: prod, Max: max, Min: min, Avg: sum}
+		t[dt] = [Avg + 1]ReduceFunc{Sum: sum, Prod: prod, Max: max, Min: min, Avg: sum}
 	}
 	set(Int8, viewed(sumKernel[int8]), viewed(prodKernel[int8]), viewed(maxKernel[int8]), viewed(minKernel[int8]))
 	set(Uint8, viewed(sumKernel[uint8]), viewed(prodKernel[uint8]), viewed(maxKernel[uint8]), viewed(minKernel[uint8]))
@@ -36,6 +74,7 @@ func init() {
 	set(FP64, viewed(sumKernel[float64]), viewed(prodKernel[float64]), viewed(maxKernel[float64]), viewed(minKernel[float64]))
 	set(FP16, f16Sum, f16Prod, f16Max, f16Min)
 	set(BF16, bf16Sum, bf16Prod, bf16Max, bf16Min)
+	return t
 }
 
 // Reducer returns the kernel that applies op to elements of type dt. For Avg
@@ -43,6 +82,11 @@ func init() {
 // DivideBy once. The lookup is a table index, cheap enough to do per call,
 // but callers usually fetch the kernel once per collective. Reducer panics if
 // dt or op is invalid.
+//
+// On amd64 CPUs with AVX2 (and F16C for fp16) most kernels are SIMD
+// assembly; they give the same results as the portable Go kernels bit for
+// bit. Setting the environment variable HCCL_TEST_KERNELS=portable before
+// the program starts makes Reducer return the portable kernels everywhere.
 func Reducer(dt DType, op ReduceOp) ReduceFunc {
 	if !dt.Valid() || !op.Valid() {
 		panic(fmt.Sprintf("dtype.Reducer: invalid combination %v/%v", dt, op))
