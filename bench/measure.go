@@ -9,7 +9,6 @@ import (
 
 	"github.com/montanaflynn/stats"
 
-	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/results"
@@ -30,8 +29,8 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	wd := newOpWatchdog(ctx, p.Timeout)
 	defer wd.stop()
 	call := func() (time.Duration, error) {
-		wd.arm()
 		start := time.Now()
+		wd.arm(start)
 		used, err := r.comm.Run(wd.ctx, p.AlgoFor(row.Op), args)
 		elapsed := time.Since(start)
 		wd.disarm()
@@ -137,41 +136,6 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 		rec.Util = rec.BusBW / linkGBps
 	}
 	return rec
-}
-
-// opWatchdog limits each op of a row to the plan's timeout with one timer
-// for the whole row, re-armed before every op: a context.WithTimeout per op
-// costs about a microsecond, which small ops would measure. When an op
-// overruns, the row's context ends with a cause that wraps ErrTimeout, and
-// the op fails as it would at a deadline.
-type opWatchdog struct {
-	ctx     context.Context
-	cancel  context.CancelCauseFunc
-	timer   *time.Timer
-	timeout time.Duration
-}
-
-func newOpWatchdog(parent context.Context, timeout time.Duration) *opWatchdog {
-	ctx, cancel := context.WithCancelCause(parent)
-	w := &opWatchdog{ctx: ctx, cancel: cancel, timeout: timeout}
-	w.timer = time.AfterFunc(timeout, func() {
-		cancel(fmt.Errorf("%w: one op took longer than %v", backends.ErrTimeout, timeout))
-	})
-	w.timer.Stop()
-	return w
-}
-
-// arm gives the next op the whole timeout.
-func (w *opWatchdog) arm() { w.timer.Reset(w.timeout) }
-
-// disarm stops the clock between ops, so that waiting elsewhere (at a
-// barrier) never counts against an op.
-func (w *opWatchdog) disarm() { w.timer.Stop() }
-
-// stop releases the timer and the context.
-func (w *opWatchdog) stop() {
-	w.timer.Stop()
-	w.cancel(nil)
 }
 
 // straggler names the rank with the most busy time (time in the op not

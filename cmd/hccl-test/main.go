@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -92,6 +93,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if path := os.Getenv("HCCL_TEST_CPUPROFILE"); path != "" {
+		stopProfile, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: HCCL_TEST_CPUPROFILE: %v\n", programName, err)
+			return exitUsage
+		}
+		defer stopProfile()
+	}
 	sum, err := bench.Run(ctx, plan, sink)
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -109,3 +118,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // oneLine prints an error on one line, joining the lines of joined errors.
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
+
+// startCPUProfile writes a CPU profile of this process (for go tool pprof)
+// to path until the returned function is called: HCCL_TEST_CPUPROFILE, for
+// finding where a run's time goes.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
