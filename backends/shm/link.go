@@ -2,8 +2,8 @@ package shm
 
 import (
 	"context"
-	"runtime"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
