@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"strings"
 	"time"
 
@@ -14,9 +15,11 @@ import (
 // Before the sweep the ranks measure, on the backend in use and with every
 // rank busy at once, as in a collective:
 //
-//   - alpha: the median time of one ring step (send to the right, receive
-//     from the left) of calSmall bytes, each step's slowest rank counting;
-//   - beta: the extra time per byte of the same step at calLarge bytes;
+//   - alpha: the time, as rows count it, of a recursive-doubling allreduce
+//     of calSmall bytes over its number of steps: what one exchange costs
+//     inside an algorithm;
+//   - beta: the extra time per byte of a ring step (send to the right,
+//     receive from the left) of calLarge bytes;
 //   - gamma, per data type swept: the time per byte of the sum kernel on
 //     calReduce bytes, every rank reducing at the same time (so that ranks
 //     sharing a core share its time, as in a collective).
@@ -86,20 +89,24 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	}
 	touch(bp.a)
 	touch(bp.b)
-	step := func(bytes int) (float64, error) {
-		row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: bytes, Bytes: int64(bytes)}
+	timeRow := func(row Row, algo string) (float64, error) {
 		probe := *r
 		probe.bufs = &bp
 		probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = calWarmup, calIters, false
-		probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", coll.Auto, nil, false
+		probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false
 		rec, err := probe.measureRow(ctx, row)
-		return rec.P50US * 1e-6, err
+		return rec.TimeUS * 1e-6, err
 	}
-	small, err := step(calSmall)
+	// alpha: a recursive-doubling allreduce of calSmall bytes is
+	// rdSteps(n) exchanges of next to nothing.
+	small, err := timeRow(Row{Op: coll.AllReduce, DType: dtype.Uint8, RedOp: dtype.Sum, Root: -1, Place: OutOfPlace,
+		Count: calSmall, Bytes: calSmall}, "rd")
 	if err != nil {
-		return nil, fmt.Errorf("timing a %d-byte step: %w", calSmall, err)
+		return nil, fmt.Errorf("timing a %d-byte allreduce: %w", calSmall, err)
 	}
-	large, err := step(calLarge)
+	small /= rdSteps(n)
+	large, err := timeRow(Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
+		Count: calLarge, Bytes: calLarge}, coll.Auto)
 	if err != nil {
 		return nil, fmt.Errorf("timing a %s step: %w", FormatSize(calLarge), err)
 	}
@@ -152,4 +159,15 @@ func reduceCost(dt dtype.DType, a, b []byte) float64 {
 		sum(a[:n], a[:n], b[:n])
 	}
 	return time.Since(start).Seconds() / rounds / float64(n)
+}
+
+// rdSteps is the number of exchanges of a recursive-doubling allreduce on
+// n ranks: log2 of the largest power of two p <= n, plus the fold and the
+// unfold when n is not p.
+func rdSteps(n int) float64 {
+	steps := float64(bits.Len(uint(n)) - 1)
+	if n&(n-1) != 0 {
+		steps += 2
+	}
+	return max(steps, 1)
 }

@@ -2,8 +2,12 @@
 # Sweeps every algorithm of every collective, forced one at a time with
 # --algo, and --algo auto, on the shm and tcp backends, then prints per op,
 # backend, rank count and size: the fastest forced algorithm and its time,
-# what auto chose and its time, and auto's time over the best one's. The
-# target is a ratio of at most 1.15 everywhere; rows above it are marked.
+# what auto chose and its time, auto's time over the best one's ("auto/best",
+# two separate runs, so it carries the machine's run-to-run noise), and the
+# time of the algorithm auto chose, forced, over the best one's
+# ("choice/best": how good the choice is, from the forced runs alone). Times
+# are medians over repetitions. The target is auto/best <= 1.15; rows above
+# it are marked.
 #
 #   scripts/algo-sweep.sh
 #   BACKENDS=shm RANKS=8 OPS=allreduce REPS=3 scripts/algo-sweep.sh
@@ -14,7 +18,7 @@
 #   OPS       collectives (default: every one hccl-test lists)
 #   MINBYTES, MAXBYTES, STEPFACTOR  the sizes (default 1K, 64M, 8)
 #   ITERS, WARMUP  timed and warm-up iterations per row (default 10, 2)
-#   REPS      repetitions of each run; each row keeps its lowest time (default 2)
+#   REPS      repetitions of each run; each row keeps its median time (default 3)
 #   DTYPE     data type (default fp32)
 #   HCCL_TEST an existing binary instead of building one
 #   KEEP=1    keep the scratch directory with every CSV
@@ -32,7 +36,7 @@ MAXBYTES=${MAXBYTES:-64M}
 STEPFACTOR=${STEPFACTOR:-8}
 ITERS=${ITERS:-10}
 WARMUP=${WARMUP:-2}
-REPS=${REPS:-2}
+REPS=${REPS:-3}
 DTYPE=${DTYPE:-fp32}
 KEEP=${KEEP:-0}
 
@@ -83,37 +87,18 @@ awk -F, '
 NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 {
 	key = $col["op"] SUBSEP $col["backend"] SUBSEP $col["ranks"] SUBSEP $col["size_bytes"]
-	req = $col["algo_requested"]; t = $col["time_us"] + 0
+	req = $col["algo_requested"]
 	k = key SUBSEP req
-	if (!(k in best) || t < best[k]) { best[k] = t; ran[k] = $col["algo"] }
-	keys[key] = 1; reqs[key SUBSEP req] = 1
+	times[k] = times[k] " " ($col["time_us"] + 0)
+	if (req == "auto") ran[k] = $col["algo"]
+	keys[key] = 1; reqs[k] = 1
 }
-END {
-	printf "%-14s %-4s %5s %12s  %-9s %11s  %-9s %11s  %6s\n", "op", "back", "ranks", "size(B)", "best", "best(us)", "auto", "auto(us)", "ratio"
-	n = 0
-	for (key in keys) order[++n] = key
-	# sort: op, backend, ranks, size
-	for (i = 2; i <= n; i++) { v = order[i]; j = i - 1
-		while (j > 0 && before(v, order[j])) { order[j + 1] = order[j]; j-- }
-		order[j + 1] = v }
-	worst = 0; over = 0
-	for (i = 1; i <= n; i++) {
-		key = order[i]; split(key, f, SUBSEP)
-		bt = -1; bn = ""
-		for (rk in reqs) {
-			split(rk, g, SUBSEP)
-			if (g[1] SUBSEP g[2] SUBSEP g[3] SUBSEP g[4] != key || g[5] == "auto") continue
-			if (bt < 0 || best[rk] < bt) { bt = best[rk]; bn = g[5] }
-		}
-		ak = key SUBSEP "auto"
-		if (!(ak in best) || bt <= 0) continue
-		r = best[ak] / bt
-		mark = r > 1.15 ? "  > 1.15" : ""
-		if (r > 1.15) over++
-		if (r > worst) worst = r
-		printf "%-14s %-4s %5d %12d  %-9s %11.1f  %-9s %11.1f  %6.2f%s\n", f[1], f[2], f[3], f[4], bn, bt, ran[ak], best[ak], r, mark
-	}
-	printf "\nworst auto/best ratio %.2f; %d rows above 1.15\n", worst, over
+function median(list,   v, n, i, j, t) {
+	n = split(list, v, " ")
+	for (i = 2; i <= n; i++) { t = v[i] + 0; j = i - 1
+		while (j > 0 && v[j] + 0 > t) { v[j + 1] = v[j]; j-- }
+		v[j + 1] = t }
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
 function before(a, b,   x, y) {
 	split(a, x, SUBSEP); split(b, y, SUBSEP)
@@ -121,5 +106,36 @@ function before(a, b,   x, y) {
 	if (x[2] != y[2]) return x[2] < y[2]
 	if (x[3] != y[3]) return x[3] + 0 < y[3] + 0
 	return x[4] + 0 < y[4] + 0
+}
+END {
+	printf "%-14s %-4s %5s %10s  %-9s %10s  %-9s %10s  %9s  %11s\n", "op", "back", "ranks", "size(B)", "best", "best(us)", "auto", "auto(us)", "auto/best", "choice/best"
+	n = 0
+	for (key in keys) order[++n] = key
+	for (i = 2; i <= n; i++) { v = order[i]; j = i - 1
+		while (j > 0 && before(v, order[j])) { order[j + 1] = order[j]; j-- }
+		order[j + 1] = v }
+	worst = 0; over = 0; worstc = 0; rows = 0
+	for (i = 1; i <= n; i++) {
+		key = order[i]; split(key, f, SUBSEP)
+		bt = -1; bn = ""
+		for (rk in reqs) {
+			split(rk, g, SUBSEP)
+			if (g[1] SUBSEP g[2] SUBSEP g[3] SUBSEP g[4] != key || g[5] == "auto") continue
+			m = median(times[rk])
+			if (bt < 0 || m < bt) { bt = m; bn = g[5] }
+		}
+		ak = key SUBSEP "auto"
+		if (!(ak in times) || bt <= 0) continue
+		at = median(times[ak]); r = at / bt
+		ck = key SUBSEP ran[ak]
+		c = (ck in times) ? median(times[ck]) / bt : 0
+		mark = r > 1.15 ? "  > 1.15" : ""
+		if (r > 1.15) over++
+		if (r > worst) worst = r
+		if (c > worstc) worstc = c
+		rows++
+		printf "%-14s %-4s %5d %10d  %-9s %10.1f  %-9s %10.1f  %9.2f  %11.2f%s\n", f[1], f[2], f[3], f[4], bn, bt, ran[ak], at, r, c, mark
+	}
+	printf "\n%d rows; worst auto/best %.2f, %d rows above 1.15; worst choice/best %.2f\n", rows, worst, over, worstc
 }' "$all"
 if [ "$KEEP" = 1 ]; then cp "$all" "$work/keep.csv"; fi
