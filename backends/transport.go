@@ -104,3 +104,12 @@ func ContextError(ctx context.Context) error {
 	}
 	return ctx.Err()
 }
+
+// DirectReader is implemented by transports whose receiver reads the
+// sender's buffer itself (shared memory): a receive-and-reduce is then one
+// pass over memory, which the cost model of --algo auto counts as such.
+type DirectReader interface {
+	// ReadsSenderBuffer reports whether receives read the sender's buffer
+	// directly.
+	ReadsSenderBuffer() bool
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 )
@@ -56,6 +57,9 @@ func (c *calibration) String() string {
 	fmt.Fprintf(&b, "alpha %.1f us  beta %.2f GB/s  gamma", c.base.Alpha*1e6, 1/c.base.Beta/1e9)
 	for _, dt := range c.dtypes {
 		fmt.Fprintf(&b, " %v %.2f GB/s", dt, 1/c.gamma[dt]/1e9)
+	}
+	if c.base.Fused {
+		b.WriteString("  fused receive-reduce")
 	}
 	b.WriteString(" (measured before the sweep; auto picks the algorithm this model predicts fastest)")
 	return b.String()
@@ -141,6 +145,9 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	}
 	c := &calibration{base: coll.Model{Alpha: fit[0], Beta: fit[1], Gamma: coll.DefaultModel.Gamma},
 		dtypes: dts, gamma: map[dtype.DType]float64{}}
+	if dr, ok := r.comm.Transport().(backends.DirectReader); ok {
+		c.base.Fused = dr.ReadsSenderBuffer()
+	}
 	for i, dt := range dts {
 		c.gamma[dt] = max(fit[2+i], 1e-12)
 	}

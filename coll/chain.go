@@ -287,7 +287,7 @@ func chainBroadcastCost(n int, b float64, m Model) float64 {
 // chainReduceCost: as broadcast, every hop also reducing its segment.
 func chainReduceCost(n int, b float64, m Model) float64 {
 	k := chainSegmentsFor(b)
-	return (float64(n-2) + k) * (m.Alpha + b/k*(m.Beta+m.Gamma))
+	return (float64(n-2) + k) * (m.Alpha + m.moveReduce(b/k))
 }
 
 // chainGatherCost: the root's neighbour hands on n-1 blocks one after

@@ -19,6 +19,20 @@ type Model struct {
 	// Gamma is the cost of reducing one byte (reading two operands and
 	// writing the result), in seconds, while every rank reduces at once.
 	Gamma float64
+	// Fused is set for backends whose receiver reduces straight out of the
+	// sender's memory (shm): receiving a byte and reducing it is then one
+	// pass over memory, not a move followed by a reduction.
+	Fused bool
+}
+
+// moveReduce is the cost of receiving b bytes and reducing them into an
+// accumulator: a move then a reduction, or one pass when the backend
+// fuses them.
+func (m Model) moveReduce(b float64) float64 {
+	if m.Fused {
+		return b * max(m.Beta, m.Gamma)
+	}
+	return b * (m.Beta + m.Gamma)
 }
 
 // DefaultModel is a model of loopback TCP on a small machine (about 20 us
@@ -35,6 +49,9 @@ func (m Model) Valid() bool {
 	}
 	return true
 }
+
+// The formulas on the algorithms count a byte received and reduced as β+γ;
+// with Fused set it costs max(β, γ) instead (moveReduce).
 
 // CostFunc predicts, in seconds, the time one call of an algorithm takes on
 // n ranks with blocks of b bytes (Args.Bytes(): the whole vector for

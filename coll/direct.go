@@ -126,7 +126,7 @@ func directAlpha(k int, m Model) float64 { return m.Alpha * (1 + float64(k-1)/2)
 // directReduceScatterCost: one step of n-1 messages of a block each, n-1
 // blocks reduced.
 func directReduceScatterCost(n int, b float64, m Model) float64 {
-	return directAlpha(n-1, m) + float64(n-1)*b*(m.Beta+m.Gamma)
+	return directAlpha(n-1, m) + m.moveReduce(float64(n-1)*b)
 }
 
 // directAllToAllCost: one step of n-1 messages of a block each.

@@ -146,12 +146,12 @@ func (c *Comm) reduceRankOrder(ctx context.Context, dst, own []byte, reduce dtyp
 // way, n-1 vectors reduced.
 func oneshotAllReduceCost(n int, b float64, m Model) float64 {
 	k := float64(n - 1)
-	return directAlpha(n-1, m) + k*b*m.Beta + k*b*m.Gamma
+	return directAlpha(n-1, m) + m.moveReduce(k*b)
 }
 
 // twoshotAllReduceCost: two direct steps of n-1 messages of 1/n of the
 // vector each way; the first reduces n-1 of them.
 func twoshotAllReduceCost(n int, b float64, m Model) float64 {
 	frac := float64(n-1) / float64(n)
-	return 2*directAlpha(n-1, m) + 2*frac*b*m.Beta + frac*b*m.Gamma
+	return 2*directAlpha(n-1, m) + frac*b*m.Beta + m.moveReduce(frac*b)
 }

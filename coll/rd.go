@@ -133,5 +133,5 @@ func lowFirst(reduce dtype.ReduceFunc, high bool) dtype.ReduceFunc {
 func rdAllReduceCost(n int, b float64, m Model) float64 {
 	_, e := pow2Below(n)
 	l := log2Floor(n)
-	return (l+2*e)*(m.Alpha+b*m.Beta) + (l+e)*b*m.Gamma
+	return (l+2*e)*m.Alpha + e*b*m.Beta + (l+e)*m.moveReduce(b)
 }

@@ -167,12 +167,12 @@ func rhdHalve(ctx context.Context, c *Comm, f rdFold, v int, cur, work []byte, o
 func rhdAllReduceCost(n int, b float64, m Model) float64 {
 	p, e := pow2Below(n)
 	l, frac := log2Floor(n), (p-1)/p
-	return (2*l+2*e)*m.Alpha + (2*frac+2*e)*b*m.Beta + (frac+e)*b*m.Gamma
+	return (2*l+2*e)*m.Alpha + (frac+e)*b*m.Beta + m.moveReduce((frac+e)*b)
 }
 
 // rhdReduceScatterCost is the cost given on rhdReduceScatter.
 func rhdReduceScatterCost(n int, b float64, m Model) float64 {
 	_, e := pow2Below(n)
 	k := float64(n - 1)
-	return (log2Floor(n)+2*e)*m.Alpha + (k+e*float64(n))*b*m.Beta + ((1+e)*k+2.0/3)*b*m.Gamma
+	return (log2Floor(n)+2*e)*m.Alpha + (e*float64(n)-e*k)*b*m.Beta + m.moveReduce((1+e)*k*b) + 2.0/3*b*m.Gamma
 }

@@ -113,12 +113,12 @@ func ringAllGather(ctx context.Context, c *Comm, a *Args) error {
 // reducing 1/n of the vector.
 func ringAllReduceCost(n int, b float64, m Model) float64 {
 	k := float64(n - 1)
-	return 2*k*m.Alpha + 2*k/float64(n)*b*m.Beta + k/float64(n)*b*m.Gamma
+	return 2*k*m.Alpha + k/float64(n)*b*m.Beta + m.moveReduce(k/float64(n)*b)
 }
 
 // ringReduceScatterCost: n-1 steps, each moving and reducing one block.
 func ringReduceScatterCost(n int, b float64, m Model) float64 {
-	return float64(n-1) * (m.Alpha + b*m.Beta + b*m.Gamma)
+	return float64(n-1) * (m.Alpha + m.moveReduce(b))
 }
 
 // ringAllGatherCost: n-1 steps, each moving one block.

@@ -238,7 +238,7 @@ func treeBroadcastCost(n int, b float64, m Model) float64 {
 
 // treeReduceCost: ceil(log2 n) rounds of the whole buffer, each reduced.
 func treeReduceCost(n int, b float64, m Model) float64 {
-	return log2Ceil(n) * (m.Alpha + b*m.Beta + b*m.Gamma)
+	return log2Ceil(n) * (m.Alpha + m.moveReduce(b))
 }
 
 // treeGatherCost: ceil(log2 n) rounds; the root takes n-1 blocks in all.

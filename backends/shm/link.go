@@ -243,3 +243,7 @@ func spinUntil(done func() bool) {
 		runtime.Gosched()
 	}
 }
+
+// ReadsSenderBuffer implements backends.DirectReader: a receiver copies or
+// reduces straight out of the sender's buffer.
+func (e *endpoint) ReadsSenderBuffer() bool { return true }
