@@ -7,6 +7,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -198,6 +199,11 @@ func (p Plan) Validate() error {
 	if n := p.sizeCount(); n > maxSizes {
 		return fmt.Errorf("--minbytes %d --maxbytes %d: the sweep has about %d sizes, at most %d (use a larger step)",
 			p.MinBytes, p.MaxBytes, n, maxSizes)
+	}
+	if p.Master != "" {
+		if _, port, err := net.SplitHostPort(p.Master); err != nil || port == "" {
+			return fmt.Errorf("--master %q: want host:port, rank 0's rendezvous address", p.Master)
+		}
 	}
 	if p.Algo == coll.Native && p.Backend != "mpi" {
 		return fmt.Errorf("--algo native: runs MPI's own collectives, so it needs --backend mpi (a build with -tags mpi, under mpirun)")

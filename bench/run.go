@@ -60,6 +60,9 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		}
 		return r.sweep(ctx, rows, emit)
 	})
+	if runErr != nil && ctx.Err() != nil {
+		runErr = fmt.Errorf("interrupted (%v): %w", context.Cause(ctx), runErr)
+	}
 	sum.Err = runErr
 	if begun {
 		if err := sink.End(sum); err != nil && runErr == nil {

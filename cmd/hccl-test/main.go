@@ -104,7 +104,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sum, err := bench.Run(ctx, plan, sink)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		fmt.Fprintf(stderr, "%s: interrupted after %d rows\n", programName, sum.Rows)
+		// Ranks that write no output (tcp's children) leave the saying to
+		// rank 0.
+		if plan.WritesOutput() {
+			fmt.Fprintf(stderr, "%s: interrupted after %d rows\n", programName, sum.Rows)
+		}
 		return exitSignal
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))

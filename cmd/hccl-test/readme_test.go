@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestREADMEBadInput runs every row of README's table of refused input and
+// checks that the command exits 2 before starting anything, with exactly
+// the one line the table gives (pieces separated by … must appear in
+// order; they stand for machine-dependent text).
+func TestREADMEBadInput(t *testing.T) {
+	bin := buildBinary(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := badInputRows(t, string(readme))
+	if len(rows) < 20 {
+		t.Fatalf("found %d rows in README's bad-input table, want at least 20", len(rows))
+	}
+	for _, row := range rows {
+		t.Run(row.command, func(t *testing.T) {
+			env, args := splitCommand(t, row.command)
+			cmd := exec.Command(bin, args...)
+			cmd.Env = append(os.Environ(), env...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != exitUsage {
+				t.Fatalf("got %v, want exit %d; stderr %q", err, exitUsage, stderr.String())
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout not empty: %q", stdout.String())
+			}
+			line := stderr.String()
+			if strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, programName+": ") {
+				t.Fatalf("stderr %q: want one line starting %q", line, programName+": ")
+			}
+			rest := line
+			for _, piece := range strings.Split(row.message, "…") {
+				i := strings.Index(rest, strings.TrimSpace(piece))
+				if i < 0 {
+					t.Fatalf("stderr %q lacks %q (README says %q)", line, strings.TrimSpace(piece), row.message)
+				}
+				rest = rest[i+len(strings.TrimSpace(piece)):]
+			}
+		})
+	}
+}
+
+type badInputRow struct{ command, message string }
+
+// badInputRows reads the table whose rows start with "| `hccl-test" or
+// "| `VAR=".
+func badInputRows(t *testing.T, readme string) []badInputRow {
+	t.Helper()
+	var rows []badInputRow
+	for _, line := range strings.Split(readme, "\n") {
+		if !strings.HasPrefix(line, "| `") || !strings.Contains(line, "hccl-test") {
+			continue
+		}
+		cells := strings.Split(strings.ReplaceAll(line, `\|`, "\x00"), "|")
+		if len(cells) != 4 {
+			continue
+		}
+		cmd := strings.Trim(strings.TrimSpace(cells[1]), "`")
+		if !strings.Contains(cmd, "hccl-test") || strings.Contains(cmd, "mpirun") || strings.Contains(cmd, "go ") {
+			continue
+		}
+		msg := strings.TrimSpace(strings.ReplaceAll(cells[2], "\x00", "|"))
+		rows = append(rows, badInputRow{command: strings.ReplaceAll(cmd, "\x00", "|"), message: msg})
+	}
+	return rows
+}
+
+// splitCommand splits "VAR=value hccl-test ARGS" into environment and
+// arguments; single quotes group.
+func splitCommand(t *testing.T, s string) (env, args []string) {
+	t.Helper()
+	var words []string
+	var cur strings.Builder
+	quoted, any := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted, any = !quoted, true
+		case r == ' ' && !quoted:
+			if any {
+				words = append(words, cur.String())
+				cur.Reset()
+				any = false
+			}
+		default:
+			cur.WriteRune(r)
+			any = true
+		}
+	}
+	if any {
+		words = append(words, cur.String())
+	}
+	for i, w := range words {
+		if w == "hccl-test" {
+			return words[:i], words[i+1:]
+		}
+	}
+	t.Fatalf("no hccl-test in %q", s)
+	return nil, nil
+}
