@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,16 +72,7 @@ func TestInterrupt(t *testing.T) {
 			if got := strings.Count(stderr.String(), "interrupted after"); got != 1 {
 				t.Errorf("stderr says %d times that the run was interrupted, want once (rank 0):\n%s", got, stderr.String())
 			}
-			f, err := os.Open(csvPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			recs, err := csv.NewReader(f).ReadAll()
-			if err != nil {
-				t.Fatalf("CSV after interruption: %v", err)
-			}
-			if len(recs)-1 != rows {
+			if recs := readCSVFile(t, csvPath); len(recs)-1 != rows {
 				t.Errorf("CSV holds %d rows, the table %d", len(recs)-1, rows)
 			}
 			if left := processesOf(t, bin); len(left) > 0 {

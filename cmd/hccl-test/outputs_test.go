@@ -36,15 +36,7 @@ func TestOutputFiles(t *testing.T) {
 		t.Errorf("table has %d rows, want 3 (one median per size)", tableRows)
 	}
 
-	f, err := os.Open(csvPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("CSV does not parse: %v", err)
-	}
+	recs := readCSVFile(t, csvPath)
 	if len(recs) != 1+9 {
 		t.Fatalf("CSV has %d lines, want a header and 9 rows (3 sizes x 3 runs)", len(recs))
 	}
@@ -139,4 +131,19 @@ func TestDryRunRunsNothing(t *testing.T) {
 	if strings.Contains(stdout, "wrong elements") {
 		t.Errorf("dry run ran something:\n%s", stdout)
 	}
+}
+
+// readCSVFile reads a whole CSV file written by --csv.
+func readCSVFile(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("CSV %s does not parse: %v", path, err)
+	}
+	return recs
 }
