@@ -19,8 +19,6 @@ import (
 //   - alpha: the time, as rows count it, of a recursive-doubling allreduce
 //     of calSmall bytes over its number of steps: what one exchange costs
 //     inside an algorithm;
-//   - alphaMsg: what a direct alltoall of calSmall bytes per peer (one step
-//     of n-1 messages at once) takes beyond alpha, per further message;
 //   - beta: the extra time per byte of a ring step (send to the right,
 //     receive from the left) of calLarge bytes;
 //   - gamma, per data type swept: the time per byte of the sum kernel on
@@ -56,11 +54,7 @@ func (c *calibration) model(dt dtype.DType) coll.Model {
 // String describes the constants for the header.
 func (c *calibration) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "alpha %.1f us", c.base.Alpha*1e6)
-	if c.base.AlphaMsg > 0 {
-		fmt.Fprintf(&b, " (+%.1f us per further message of a step)", c.base.AlphaMsg*1e6)
-	}
-	fmt.Fprintf(&b, "  beta %.2f GB/s  gamma", 1/c.base.Beta/1e9)
+	fmt.Fprintf(&b, "alpha %.1f us  beta %.2f GB/s  gamma", c.base.Alpha*1e6, 1/c.base.Beta/1e9)
 	for _, dt := range c.dtypes {
 		fmt.Fprintf(&b, " %v %.2f GB/s", dt, 1/c.gamma[dt]/1e9)
 	}
@@ -115,14 +109,6 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 		return nil, fmt.Errorf("timing a %d-byte allreduce: %w", calSmall, err)
 	}
 	small /= rdSteps(n)
-	// alphaMsg: a direct alltoall of calSmall bytes per peer is one step
-	// of n-1 messages at once; what it takes beyond one alpha, per further
-	// message.
-	a2a, err := timeRow(Row{Op: coll.AllToAll, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
-		Count: calSmall, Bytes: int64(n * calSmall)}, "direct")
-	if err != nil {
-		return nil, fmt.Errorf("timing a %d-byte alltoall: %w", calSmall, err)
-	}
 	large, err := timeRow(Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
 		Count: calLarge, Bytes: calLarge}, coll.Auto)
 	if err != nil {
@@ -144,31 +130,26 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 		return nil, err
 	}
 	// Rank 0 fits; everyone receives the same constants.
-	const fixed = 3 // alpha, beta, alphaMsg; then gamma per data type
-	fit := make([]float64, fixed+len(dts))
+	fit := make([]float64, 2+len(dts))
 	if r.comm.Rank() == 0 {
 		fit[0] = max(small, 1e-7)
 		fit[1] = max((large-small)/float64(calLarge-calSmall), 1e-12)
-		fit[2] = 0 // unknown: the model's default
-		if n > 2 {
-			fit[2] = max((a2a-small)/float64(n-2), 1e-8)
-		}
 		for i := range dts {
 			for rk := range n {
-				fit[fixed+i] = max(fit[fixed+i], all[rk*len(dts)+i])
+				fit[2+i] = max(fit[2+i], all[rk*len(dts)+i])
 			}
 		}
 	}
 	if fit, err = r.broadcastFloats(ctx, fit); err != nil {
 		return nil, err
 	}
-	c := &calibration{base: coll.Model{Alpha: fit[0], Beta: fit[1], AlphaMsg: fit[2], Gamma: coll.DefaultModel.Gamma},
+	c := &calibration{base: coll.Model{Alpha: fit[0], Beta: fit[1], Gamma: coll.DefaultModel.Gamma},
 		dtypes: dts, gamma: map[dtype.DType]float64{}}
 	if dr, ok := r.comm.Transport().(backends.DirectReader); ok {
 		c.base.Fused = dr.ReadsSenderBuffer()
 	}
 	for i, dt := range dts {
-		c.gamma[dt] = max(fit[fixed+i], 1e-12)
+		c.gamma[dt] = max(fit[2+i], 1e-12)
 	}
 	return c, nil
 }

@@ -19,22 +19,10 @@ type Model struct {
 	// Gamma is the cost of reducing one byte (reading two operands and
 	// writing the result), in seconds, while every rank reduces at once.
 	Gamma float64
-	// AlphaMsg is what each further message of a step that posts several
-	// at once adds, in seconds: their latencies overlap, their handling
-	// does not. Zero stands for half of Alpha.
-	AlphaMsg float64
 	// Fused is set for backends whose receiver reduces straight out of the
 	// sender's memory (shm): receiving a byte and reducing it is then one
 	// pass over memory, not a move followed by a reduction.
 	Fused bool
-}
-
-// alphaMsg returns AlphaMsg, or half of Alpha when it is not known.
-func (m Model) alphaMsg() float64 {
-	if m.AlphaMsg > 0 {
-		return m.AlphaMsg
-	}
-	return m.Alpha / 2
 }
 
 // moveReduce is the cost of receiving b bytes and reducing them into an
