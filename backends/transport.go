@@ -61,7 +61,14 @@ type Call struct {
 	Seq   uint64 // calls made on this rank so far, counting from 1
 	Op    uint8  // collective code (see DescribeCall)
 	DType uint8  // element type code, 0 when none
+	RedOp uint8  // reduction code, 0 when none
+	Root  int32  // root rank, -1 when none
+	Count int64  // element count of the call's arguments
 }
+
+// String describes the call's signature in errors, through
+// DescribeSignature.
+func (c Call) String() string { return DescribeSignature(c) }
 
 // CallTagger is implemented by transports that carry the Call in their
 // messages. Callers announce each call before posting its messages.
@@ -72,6 +79,13 @@ type CallTagger interface {
 // DescribeCall names a call's op and data type in errors. The package that
 // defines the codes sets it at init time; the default prints numbers.
 var DescribeCall = func(op, dt uint8) string { return fmt.Sprintf("op %d (dtype %d)", op, dt) }
+
+// DescribeSignature names a call with all its arguments in errors, as
+// "allgather(fp32, 1048576)". The package that defines the codes sets it at
+// init time.
+var DescribeSignature = func(c Call) string {
+	return fmt.Sprintf("%s count %d redop %d root %d", DescribeCall(c.Op, c.DType), c.Count, c.RedOp, c.Root)
+}
 
 // Request is a posted operation.
 type Request interface {

@@ -31,15 +31,42 @@ func init() {
 		}
 		return fmt.Sprintf("%v(%v)", Op(op), dtype.DType(dt))
 	}
+	backends.DescribeSignature = func(c backends.Call) string {
+		if c.Op == barrierCode {
+			return "barrier"
+		}
+		s := fmt.Sprintf("%v(%v, %d", Op(c.Op), dtype.DType(c.DType), c.Count)
+		if c.RedOp != 0 {
+			s += ", " + dtype.ReduceOp(c.RedOp).String()
+		}
+		if c.Root >= 0 {
+			s += fmt.Sprintf(", root %d", c.Root)
+		}
+		return s + ")"
+	}
 }
 
 // beginCall numbers a new call and tells a tagging transport about it, so
 // that the messages of ranks that disagree about the call are caught.
-func (c *Comm) beginCall(op, dt uint8) {
+func (c *Comm) beginCall(call backends.Call) {
 	c.calls++
+	call.Seq = c.calls
 	if tg, ok := c.t.(backends.CallTagger); ok {
-		tg.BeginCall(backends.Call{Seq: c.calls, Op: op, DType: dt})
+		tg.BeginCall(call)
 	}
+}
+
+// signature returns the Call that a describes: every argument that all
+// ranks must agree on.
+func signature(a *Args) backends.Call {
+	call := backends.Call{Op: uint8(a.Op), DType: uint8(a.DType), Count: int64(a.Count), Root: -1}
+	if a.Op.Reduces() {
+		call.RedOp = uint8(a.RedOp)
+	}
+	if a.Op.Rooted() {
+		call.Root = int32(a.Root)
+	}
+	return call
 }
 
 // NewComm returns a Comm over t.
@@ -139,7 +166,7 @@ func (c *Comm) Waited() time.Duration { return c.waited }
 // Barrier returns once every rank has entered it (dissemination barrier:
 // ceil(log2 n) rounds of zero-byte messages).
 func (c *Comm) Barrier(ctx context.Context) error {
-	c.beginCall(barrierCode, 0)
+	c.beginCall(backends.Call{Op: barrierCode, Root: -1})
 	for dist := 1; dist < c.size; dist *= 2 {
 		to := (c.rank + dist) % c.size
 		from := (c.rank - dist + c.size) % c.size

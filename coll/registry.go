@@ -118,7 +118,7 @@ func (c *Comm) Run(ctx context.Context, name string, a *Args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c.beginCall(uint8(a.Op), uint8(a.DType))
+	c.beginCall(signature(a))
 	run := runNative
 	if used != Native {
 		alg, _ := lookup(a.Op, used)

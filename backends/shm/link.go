@@ -50,13 +50,14 @@ type sendReq struct {
 	state int
 	err   error
 	spin  bool // poll before parking (World.spin)
+	call  backends.Call
 }
 
 func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 	if err := e.check(peer); err != nil {
 		return failed{fmt.Errorf("send to rank %d: %w", peer, err)}
 	}
-	s := &sendReq{buf: buf, peer: peer, done: make(chan struct{}), spin: e.w.spin}
+	s := &sendReq{buf: buf, peer: peer, done: make(chan struct{}), spin: e.w.spin, call: e.call}
 	l := e.w.link(e.rank, peer)
 	l.mu.Lock()
 	l.sends[l.nextSend] = s
@@ -113,6 +114,7 @@ type recvReq struct {
 	dst    []byte
 	acc    []byte
 	reduce dtype.ReduceFunc // nil for a plain receive
+	call   backends.Call
 	done   bool
 	err    error
 }
@@ -137,7 +139,7 @@ func (e *endpoint) postRecv(peer int, dst, acc []byte, reduce dtype.ReduceFunc) 
 	ticket := l.nextRecv
 	l.nextRecv++
 	l.mu.Unlock()
-	return &recvReq{e: e, peer: peer, ticket: ticket, dst: dst, acc: acc, reduce: reduce}
+	return &recvReq{e: e, peer: peer, ticket: ticket, dst: dst, acc: acc, reduce: reduce, call: e.call}
 }
 
 // Wait takes the matching send, reads the sender's buffer into dst (reducing
@@ -161,6 +163,13 @@ func (r *recvReq) Wait(ctx context.Context) error {
 	s.state = sendTaken
 	s.mu.Unlock()
 
+	if s.call != r.call {
+		err := fmt.Errorf("%w: rank %d called %v as op #%d while rank %d called %v as op #%d",
+			backends.ErrMismatch, r.peer, s.call, s.call.Seq, r.e.rank, r.call, r.call.Seq)
+		r.err = fmt.Errorf("recv from rank %d: %w", r.peer, err)
+		s.finish(fmt.Errorf("send to rank %d: %w", r.e.rank, err))
+		return r.err
+	}
 	if len(s.buf) != len(r.dst) {
 		err := fmt.Errorf("%w: rank %d sent %d bytes, rank %d expected %d",
 			backends.ErrMismatch, r.peer, len(s.buf), r.e.rank, len(r.dst))

@@ -92,7 +92,13 @@ type endpoint struct {
 	w      *World
 	rank   int
 	closed bool
+	call   backends.Call // the current call (BeginCall), carried by every request
 }
+
+// BeginCall implements backends.CallTagger: requests posted from now on
+// belong to call c, and a receive matched with a send of another call
+// fails both with ErrMismatch, naming both sides.
+func (e *endpoint) BeginCall(c backends.Call) { e.call = c }
 
 func (e *endpoint) Rank() int { return e.rank }
 func (e *endpoint) Size() int { return e.w.size }

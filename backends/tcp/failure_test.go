@@ -368,9 +368,9 @@ func TestBadFramesFromPeer(t *testing.T) {
 		{"frame out of sequence", ftFrame(with(func(h *Header) { h.Seq = 1 }), make([]byte, 1000)), false,
 			[]error{ErrBadFrame}, []string{"rank 0", "#1"}},
 		{"wrong call", ftFrame(with(func(h *Header) { h.Call = 6 }), make([]byte, 1000)), false,
-			[]error{backends.ErrMismatch}, []string{"rank 0", "call #6", "call #5"}},
+			[]error{backends.ErrMismatch}, []string{"rank 0", "op #6", "op #5"}},
 		{"wrong op", ftFrame(with(func(h *Header) { h.Op = 2 }), make([]byte, 1000)), false,
-			[]error{backends.ErrMismatch}, []string{"rank 0", "call #5"}},
+			[]error{backends.ErrMismatch}, []string{"rank 0", "op #5"}},
 		{"wrong length", ftFrame(with(func(h *Header) { h.Len = 999 }), make([]byte, 999)), false,
 			[]error{backends.ErrMismatch}, []string{"rank 0", "999", "1000"}},
 	}

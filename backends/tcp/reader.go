@@ -43,6 +43,9 @@ func (l *link) readLoop() {
 			return
 		}
 		if err := l.match(h, r); err != nil {
+			// Tell the peer too, so that its error names both sides
+			// rather than a closed connection.
+			l.abort(err)
 			r.finish(err)
 			l.fail(err)
 			return
@@ -103,13 +106,13 @@ func (l *link) awaitRecv() {
 func (l *link) match(h Header, r *request) error {
 	me := l.ep.rank
 	if h.Call != r.call.Seq || h.Op != r.call.Op || h.DType != r.call.DType {
-		return fmt.Errorf("%w: rank %d sent a message of call #%d %s while rank %d was in call #%d %s",
-			backends.ErrMismatch, l.peer, h.Call, backends.DescribeCall(h.Op, h.DType),
-			me, r.call.Seq, backends.DescribeCall(r.call.Op, r.call.DType))
+		return fmt.Errorf("%w: rank %d called %s as op #%d while rank %d called %v as op #%d",
+			backends.ErrMismatch, l.peer, backends.DescribeCall(h.Op, h.DType), h.Call,
+			me, r.call, r.call.Seq)
 	}
 	if h.Len != uint64(len(r.buf)) {
-		return fmt.Errorf("%w: rank %d sent %d bytes, rank %d expected %d (call #%d %s)",
-			backends.ErrMismatch, l.peer, h.Len, me, len(r.buf), h.Call, backends.DescribeCall(h.Op, h.DType))
+		return fmt.Errorf("%w: rank %d sent %d bytes in %s as op #%d while rank %d called %v, expecting %d",
+			backends.ErrMismatch, l.peer, h.Len, backends.DescribeCall(h.Op, h.DType), h.Call, me, r.call, len(r.buf))
 	}
 	return nil
 }

@@ -61,8 +61,8 @@ func TestMismatchedCalls(t *testing.T) {
 	s := eps[0].Send(1, make([]byte, 8))
 	err := eps[1].Recv(0, make([]byte, 8)).Wait(ctx)
 	_ = s.Wait(ctx)
-	if !errors.Is(err, backends.ErrMismatch) || !strings.Contains(err.Error(), "call #17") {
-		t.Fatalf("got %v, want a mismatch naming call #17", err)
+	if !errors.Is(err, backends.ErrMismatch) || !strings.Contains(err.Error(), "as op #17") {
+		t.Fatalf("got %v, want a mismatch naming op #17", err)
 	}
 }
 
