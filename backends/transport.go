@@ -127,3 +127,10 @@ type DirectReader interface {
 	// directly.
 	ReadsSenderBuffer() bool
 }
+
+// LinkDropper is implemented by transports that can drop the connection to
+// a peer on purpose (fault injection): operations pending on it, and later
+// ones, fail on both sides with an error that wraps err.
+type LinkDropper interface {
+	DropLink(peer int, err error)
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 )
@@ -70,6 +71,11 @@ type Plan struct {
 	// Root is the root of rooted collectives; -1 runs every root in turn.
 	Root int
 	Algo string // algorithm name, or coll.Auto
+	// Inject lists the faults to inject (--inject), Seed their random
+	// choices.
+	Inject     inject.Spec
+	InjectText string
+	Seed       uint64
 	// OpAlgos overrides Algo per collective (from HCCL_ALGO).
 	OpAlgos    map[coll.Op]string
 	Placements []Placement
@@ -199,6 +205,9 @@ func (p Plan) Validate() error {
 	if n := p.sizeCount(); n > maxSizes {
 		return fmt.Errorf("--minbytes %d --maxbytes %d: the sweep has about %d sizes, at most %d (use a larger step)",
 			p.MinBytes, p.MaxBytes, n, maxSizes)
+	}
+	if err := p.Inject.Validate(p.Ranks, p.Check); err != nil {
+		return err
 	}
 	if p.Master != "" {
 		if _, port, err := net.SplitHostPort(p.Master); err != nil || port == "" {

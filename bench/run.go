@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/results"
@@ -39,7 +40,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		}
 	}()
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
-		r := &rankRunner{plan: p, comm: coll.NewComm(t), bufs: &bufferPool{}}
+		r := &rankRunner{plan: p, comm: coll.NewComm(inject.Wrap(t, p.Inject, p.Seed)), bufs: &bufferPool{}}
 		pools <- r.bufs
 		prepErr := r.prepare(ctx)
 		var emit func(results.Record) error
@@ -134,6 +135,9 @@ func (r *rankRunner) header() results.Header {
 	}
 	if r.cal != nil {
 		h.Model = r.cal.String()
+	}
+	if len(p.Inject) > 0 {
+		h.Faults = fmt.Sprintf("%s (seed %d)", p.InjectText, p.Seed)
 	}
 	return h
 }

@@ -71,6 +71,7 @@ type Header struct {
 	LinkSource string  // how the link bandwidth was obtained
 	Stats      bool    // show per-iteration statistics columns
 	Model      string  // the cost model's constants as calibrated, "" when none
+	Faults     string  // the faults injected (--inject), "" when none
 	Runs       int     // repetitions of the whole sweep (--runs)
 	TotalRows  int     // rows the run will measure, all runs together
 	Started    time.Time

@@ -45,6 +45,9 @@ func (t *Table) Begin(h Header) error {
 	if h.Runs > 1 {
 		t.printf("# runs %d: the sweep is repeated and each row shows the median of its runs\n", h.Runs)
 	}
+	if h.Faults != "" {
+		t.printf("# faults injected: %s\n", h.Faults)
+	}
 	if h.Model != "" {
 		t.printf("# model %s\n", h.Model)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
@@ -73,6 +74,8 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
 	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest),\nnative (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"\n(default from HCCL_ALGO, e.g. level0:NA;level1:H-D_R)")
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
+	fs.StringVar(&p.InjectText, "inject", "", "faults to inject, "+inject.Grammar)
+	fs.Uint64Var(&p.Seed, "seed", 1, "seed of --inject's random choices")
 	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s),\na preset ("+presetHelp()+"),\nor auto: measure it on this backend before the sweep")
 	timeout := durationValue(p.Timeout)
 	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
@@ -150,6 +153,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		if p.OpAlgos, err = coll.ParseHCCLAlgo(env, p.Ops); err != nil {
 			return p, o, err
 		}
+	}
+	if p.Inject, err = inject.Parse(p.InjectText); err != nil {
+		return p, o, err
 	}
 	p.Timeout, p.ConnectTimeout = timeout.duration(), connect.duration()
 	p.Args = args

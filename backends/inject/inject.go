@@ -1,0 +1,124 @@
+package inject
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+)
+
+// Wrap returns t with spec's faults applied to what this rank sends, with
+// random choices drawn from seed (and the rank, so ranks differ). It
+// returns t itself for an empty spec.
+func Wrap(t backends.Transport, spec Spec, seed uint64) backends.Transport {
+	if len(spec) == 0 {
+		return t
+	}
+	return &transport{Transport: t, spec: spec, rng: rand.New(rand.NewPCG(seed, uint64(t.Rank()))),
+		fired: make([]bool, len(spec))}
+}
+
+// transport applies the faults. It is used by its rank's goroutine only,
+// as every Transport is, so it needs no lock.
+type transport struct {
+	backends.Transport
+	spec  Spec
+	rng   *rand.Rand
+	call  backends.Call
+	fired []bool // faults at a given call that have fired
+}
+
+// BeginCall implements backends.CallTagger: it keeps the call's number for
+// faults at a given call, makes a slow rank late, and passes the call on.
+func (w *transport) BeginCall(c backends.Call) {
+	w.call = c
+	for _, f := range w.spec {
+		if f.Kind == Slow && f.From == w.Rank() {
+			time.Sleep(f.Min)
+		}
+	}
+	if tg, ok := w.Transport.(backends.CallTagger); ok {
+		tg.BeginCall(c)
+	}
+}
+
+// Send applies the faults that match a message from this rank to peer:
+// it holds the message for delays and bandwidth limits, corrupts a copy,
+// or fails the send.
+func (w *transport) Send(peer int, buf []byte) backends.Request {
+	me := w.Rank()
+	var hold time.Duration
+	for i, f := range w.spec {
+		if !f.matches(me, peer) {
+			continue
+		}
+		switch f.Kind {
+		case Delay:
+			hold += f.Min
+			if f.Max > f.Min {
+				hold += time.Duration(w.rng.Int64N(int64(f.Max - f.Min + 1)))
+			}
+		case Bandwidth:
+			hold += time.Duration(float64(len(buf)) / f.Rate * 1e9)
+		case Fail:
+			if w.hit(i, f) {
+				return w.fail(peer, buf)
+			}
+		case Corrupt:
+			if len(buf) > 0 && w.hit(i, f) {
+				buf = bytes.Clone(buf)
+				buf[w.rng.IntN(len(buf))] ^= 1 << w.rng.IntN(8)
+			}
+		}
+	}
+	if hold > 0 {
+		time.Sleep(hold)
+	}
+	return w.Transport.Send(peer, buf)
+}
+
+// hit reports whether fault i fires for this message.
+func (w *transport) hit(i int, f Fault) bool {
+	if f.Call > 0 {
+		if w.call.Seq != f.Call || w.fired[i] {
+			return false
+		}
+		w.fired[i] = true
+		return true
+	}
+	return w.rng.Float64() < f.Prob
+}
+
+// fail fails a send to peer: by dropping the connection where the backend
+// can, else by failing the transfer on this side.
+func (w *transport) fail(peer int, buf []byte) backends.Request {
+	err := fmt.Errorf("%w: injected failure of a send from rank %d to rank %d in op #%d",
+		backends.ErrPeerGone, w.Rank(), peer, w.call.Seq)
+	if d, ok := w.Transport.(backends.LinkDropper); ok {
+		d.DropLink(peer, err)
+		return w.Transport.Send(peer, buf)
+	}
+	return failed{err}
+}
+
+// RunNative passes whole collectives on when the backend has its own.
+func (w *transport) RunNative(ctx context.Context, call backends.NativeCall) error {
+	if n, ok := w.Transport.(backends.Native); ok {
+		return n.RunNative(ctx, call)
+	}
+	return fmt.Errorf("this backend has no collectives of its own")
+}
+
+// ReadsSenderBuffer passes on the backend's answer (backends.DirectReader).
+func (w *transport) ReadsSenderBuffer() bool {
+	dr, ok := w.Transport.(backends.DirectReader)
+	return ok && dr.ReadsSenderBuffer()
+}
+
+// failed is a send that failed when it was posted.
+type failed struct{ err error }
+
+func (f failed) Wait(context.Context) error { return f.err }

@@ -1,0 +1,213 @@
+// Package inject wraps a Transport with faults given on the command line
+// (--inject): delayed or bandwidth-limited messages, a rank that arrives
+// late to every call, failed transfers or dropped connections, and
+// corrupted payloads. Random choices come from one seed, so a run can be
+// repeated exactly.
+package inject
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is what a fault does.
+type Kind uint8
+
+// The fault kinds.
+const (
+	// Delay holds each matching message for a time (fixed, or uniform in a
+	// range) before it is posted.
+	Delay Kind = iota + 1
+	// Bandwidth holds each matching message for its length over a rate.
+	Bandwidth
+	// Slow makes a rank start every call late by a time: a straggler.
+	Slow
+	// Fail makes a matching send fail: the connection to the peer is
+	// dropped where the backend can drop one (tcp), else the transfer
+	// fails (shm).
+	Fail
+	// Corrupt flips one bit of a matching message's payload (in a copy).
+	Corrupt
+)
+
+var kindNames = map[string]Kind{"delay": Delay, "bw": Bandwidth, "slow": Slow, "fail": Fail, "corrupt": Corrupt}
+
+// Fault is one clause of a spec.
+type Fault struct {
+	Kind     Kind
+	Min, Max time.Duration // Delay (Min == Max: fixed) and Slow
+	Rate     float64       // Bandwidth, bytes per second
+	// Call, for Fail and Corrupt: the call number (as errors count them,
+	// "op #N") at which the fault fires once; 0 with Prob instead.
+	Call uint64
+	Prob float64 // Fail and Corrupt: probability per matching message
+	// From and To limit the fault to messages from rank From and to rank
+	// To; -1 matches any. Slow uses From as its rank.
+	From, To int
+}
+
+// Spec is a list of faults.
+type Spec []Fault
+
+// Grammar is the --inject grammar, for --help and README.
+const Grammar = `clauses separated by ';', each KIND=VALUE[@SCOPE]:
+  delay=DUR or delay=MIN..MAX   hold each message before posting it (e.g. delay=200us, delay=0..1ms)
+  bw=RATE                       hold each message for its size over RATE (e.g. bw=100MB/s)
+  slow=DUR@rank=R               rank R starts every call DUR late (a straggler)
+  fail=op:N or fail=p:P         fail the send at call N (as errors number calls), or each with probability P;
+                                tcp drops the connection, shm fails the transfer
+  corrupt=op:N or corrupt=p:P   flip one bit of a message at call N, or of each with probability P
+SCOPE: rank=R (messages from R) or link=A-B (messages from A to B); default every message`
+
+// Parse reads a spec in Grammar's form; "" is no fault.
+func Parse(s string) (Spec, error) {
+	var spec Spec
+	for _, clause := range strings.Split(s, ";") {
+		clause = strings.TrimSpace(clause)
+		if clause == "" {
+			continue
+		}
+		f, err := parseClause(clause)
+		if err != nil {
+			return nil, fmt.Errorf("--inject %q: %w", clause, err)
+		}
+		spec = append(spec, f)
+	}
+	return spec, nil
+}
+
+func parseClause(clause string) (Fault, error) {
+	body, scope, _ := strings.Cut(clause, "@")
+	name, value, ok := strings.Cut(body, "=")
+	if !ok {
+		return Fault{}, fmt.Errorf("want KIND=VALUE")
+	}
+	kind, ok := kindNames[strings.TrimSpace(name)]
+	if !ok {
+		return Fault{}, fmt.Errorf("unknown fault %q (want delay, bw, slow, fail or corrupt)", name)
+	}
+	f := Fault{Kind: kind, From: -1, To: -1}
+	if err := f.parseScope(strings.TrimSpace(scope)); err != nil {
+		return Fault{}, err
+	}
+	value = strings.TrimSpace(value)
+	var err error
+	switch kind {
+	case Delay, Slow:
+		lo, hi, isRange := strings.Cut(value, "..")
+		if f.Min, err = parseDuration(lo); err != nil {
+			return Fault{}, err
+		}
+		f.Max = f.Min
+		if isRange {
+			if kind == Slow {
+				return Fault{}, fmt.Errorf("slow takes one duration")
+			}
+			if f.Max, err = parseDuration(hi); err != nil {
+				return Fault{}, err
+			}
+			if f.Max < f.Min {
+				return Fault{}, fmt.Errorf("range %v..%v runs backwards", f.Min, f.Max)
+			}
+		}
+		if kind == Slow && f.From < 0 {
+			return Fault{}, fmt.Errorf("slow needs @rank=R")
+		}
+	case Bandwidth:
+		if f.Rate, err = parseRate(value); err != nil {
+			return Fault{}, err
+		}
+	case Fail, Corrupt:
+		k, v, ok := strings.Cut(value, ":")
+		switch {
+		case ok && k == "op":
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil || n == 0 {
+				return Fault{}, fmt.Errorf("op:%s: want a call number from 1", v)
+			}
+			f.Call = n
+		case ok && k == "p":
+			p, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(p > 0 && p <= 1) {
+				return Fault{}, fmt.Errorf("p:%s: want a probability in (0, 1]", v)
+			}
+			f.Prob = p
+		default:
+			return Fault{}, fmt.Errorf("%q: want op:N or p:P", value)
+		}
+	}
+	return f, nil
+}
+
+func (f *Fault) parseScope(scope string) error {
+	if scope == "" {
+		return nil
+	}
+	k, v, ok := strings.Cut(scope, "=")
+	switch {
+	case ok && k == "rank":
+		r, err := strconv.Atoi(v)
+		if err != nil || r < 0 {
+			return fmt.Errorf("rank=%s: want a rank", v)
+		}
+		f.From = r
+	case ok && k == "link":
+		a, b, ok := strings.Cut(v, "-")
+		from, err1 := strconv.Atoi(a)
+		to, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || from < 0 || to < 0 || from == to {
+			return fmt.Errorf("link=%s: want two different ranks A-B", v)
+		}
+		f.From, f.To = from, to
+	default:
+		return fmt.Errorf("scope %q: want rank=R or link=A-B", scope)
+	}
+	return nil
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q: want a duration such as 200us or 5ms", s)
+	}
+	return d, nil
+}
+
+// parseRate reads 100MB/s, 1.5GB/s or 800Mbit/s as bytes per second.
+func parseRate(s string) (float64, error) {
+	units := []struct {
+		suffix string
+		scale  float64
+	}{{"GB/s", 1e9}, {"MB/s", 1e6}, {"KB/s", 1e3}, {"Gbit/s", 1e9 / 8}, {"Mbit/s", 1e6 / 8}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseFloat(num, 64)
+			if err != nil || !(v > 0) {
+				break
+			}
+			return v * u.scale, nil
+		}
+	}
+	return 0, fmt.Errorf("rate %q: want a number with GB/s, MB/s, KB/s, Gbit/s or Mbit/s", s)
+}
+
+// Validate checks the spec against a world of n ranks and whether results
+// are checked: corruption must never pass silently.
+func (s Spec) Validate(n int, checked bool) error {
+	for _, f := range s {
+		if f.From >= n || f.To >= n {
+			return fmt.Errorf("--inject: rank out of range for %d ranks", n)
+		}
+		if f.Kind == Corrupt && !checked {
+			return fmt.Errorf("--inject corrupt: needs the check (-c 1), or the corruption would pass unnoticed")
+		}
+	}
+	return nil
+}
+
+// matches reports whether f applies to a message from rank from to rank to.
+func (f Fault) matches(from, to int) bool {
+	return (f.From < 0 || f.From == from) && (f.To < 0 || f.To == to)
+}

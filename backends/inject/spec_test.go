@@ -1,0 +1,68 @@
+package inject
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Spec
+		wantErr string
+	}{
+		{"", nil, ""},
+		{"delay=200us", Spec{{Kind: Delay, Min: 200 * time.Microsecond, Max: 200 * time.Microsecond, From: -1, To: -1}}, ""},
+		{"delay=0..1ms@link=0-3", Spec{{Kind: Delay, Max: time.Millisecond, From: 0, To: 3}}, ""},
+		{"bw=100MB/s@rank=2", Spec{{Kind: Bandwidth, Rate: 100e6, From: 2, To: -1}}, ""},
+		{"bw=8Gbit/s", Spec{{Kind: Bandwidth, Rate: 1e9, From: -1, To: -1}}, ""},
+		{"slow=5ms@rank=1", Spec{{Kind: Slow, Min: 5 * time.Millisecond, Max: 5 * time.Millisecond, From: 1, To: -1}}, ""},
+		{"fail=op:17; corrupt=p:0.01", Spec{{Kind: Fail, Call: 17, From: -1, To: -1}, {Kind: Corrupt, Prob: 0.01, From: -1, To: -1}}, ""},
+		{"bogus=1", nil, "unknown fault"},
+		{"delay", nil, "KIND=VALUE"},
+		{"delay=soon", nil, "duration"},
+		{"delay=2ms..1ms", nil, "backwards"},
+		{"slow=1ms", nil, "@rank"},
+		{"slow=1ms..2ms@rank=1", nil, "one duration"},
+		{"bw=fast", nil, "rate"},
+		{"fail=op:0", nil, "call number"},
+		{"fail=p:1.5", nil, "probability"},
+		{"corrupt=sometimes", nil, "op:N or p:P"},
+		{"delay=1ms@link=2-2", nil, "two different ranks"},
+		{"delay=1ms@node=1", nil, "scope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := Parse(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("fault %d: got %+v, want %+v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	spec, _ := Parse("delay=1ms@rank=4")
+	if err := spec.Validate(4, true); err == nil {
+		t.Error("rank 4 of 4 accepted")
+	}
+	spec, _ = Parse("corrupt=p:0.5")
+	if err := spec.Validate(4, false); err == nil || !strings.Contains(err.Error(), "-c 1") {
+		t.Errorf("corruption without the check: %v", err)
+	}
+}
