@@ -134,3 +134,9 @@ type DirectReader interface {
 type LinkDropper interface {
 	DropLink(peer int, err error)
 }
+
+// Describer is implemented by Requests that can say what they wait for, as
+// "receive from rank 3", for the report on an op that timed out.
+type Describer interface {
+	Describe() string
+}

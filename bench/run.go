@@ -61,6 +61,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		}
 		return r.sweep(ctx, rows, emit)
 	})
+	runErr = hangReport(runErr)
 	if runErr != nil && ctx.Err() != nil {
 		runErr = fmt.Errorf("interrupted (%v): %w", context.Cause(ctx), runErr)
 	}

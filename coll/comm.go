@@ -3,6 +3,7 @@ package coll
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -148,12 +149,25 @@ func (c *Comm) recvReduce(ctx context.Context, peer int, dst, acc []byte, reduce
 func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
 	start := time.Now()
 	var first error
+	var stuck []string // what was still pending when the context ended
 	for _, r := range reqs {
-		if err := r.Wait(ctx); err != nil && first == nil {
+		err := r.Wait(ctx)
+		if err == nil {
+			continue
+		}
+		if first == nil {
 			first = err
+		}
+		if ctx.Err() != nil {
+			if d, ok := r.(backends.Describer); ok {
+				stuck = append(stuck, d.Describe())
+			}
 		}
 	}
 	c.waited += time.Since(start)
+	if len(stuck) > 0 {
+		return fmt.Errorf("still waiting to %s: %w", strings.Join(stuck, ", "), first)
+	}
 	return first
 }
 
@@ -171,7 +185,8 @@ func (c *Comm) Barrier(ctx context.Context) error {
 		to := (c.rank + dist) % c.size
 		from := (c.rank - dist + c.size) % c.size
 		if err := c.exchange(ctx, to, nil, from, nil); err != nil {
-			return fmt.Errorf("barrier rank %d: %w", c.rank, err)
+			return &CallError{Rank: c.rank, Seq: c.calls, Call: "barrier", Algo: "dissemination",
+				Err: fmt.Errorf("round with ranks %d and %d: %w", to, from, err)}
 		}
 	}
 	return nil

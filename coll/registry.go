@@ -125,7 +125,7 @@ func (c *Comm) Run(ctx context.Context, name string, a *Args) (string, error) {
 		run = alg.run
 	}
 	if err := run(ctx, c, a); err != nil {
-		return used, fmt.Errorf("%v (%s) rank %d: %w", a.Op, used, c.rank, err)
+		return used, &CallError{Rank: c.rank, Seq: c.calls, Call: signature(a).String(), Algo: used, Err: err}
 	}
 	return used, nil
 }

@@ -256,3 +256,9 @@ func spinUntil(done func() bool) {
 // ReadsSenderBuffer implements backends.DirectReader: a receiver copies or
 // reduces straight out of the sender's buffer.
 func (e *endpoint) ReadsSenderBuffer() bool { return true }
+
+// Describe implements backends.Describer.
+func (s *sendReq) Describe() string { return fmt.Sprintf("send to rank %d", s.peer) }
+
+// Describe implements backends.Describer.
+func (r *recvReq) Describe() string { return fmt.Sprintf("receive from rank %d", r.peer) }

@@ -35,11 +35,13 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	}
 	w := NewWorld(cfg.Ranks)
 	g, gctx := errgroup.WithContext(ctx)
+	errs := make([]error, cfg.Ranks) // every rank's own ending, for a hang report
 	for r := range cfg.Ranks {
 		t := w.Endpoint(r)
 		g.Go(func() error {
 			defer t.Close()
 			err := body(gctx, t)
+			errs[r] = err
 			if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {
 				// Another rank failed first; its error is the one to report.
 				return nil
@@ -47,7 +49,21 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 			return err
 		})
 	}
-	return g.Wait()
+	first := g.Wait()
+	if !errors.Is(first, backends.ErrTimeout) {
+		return first
+	}
+	// An op timed out: report where every rank was, after the first error.
+	all := []error{first}
+	for r, err := range errs {
+		switch {
+		case err == nil:
+			all = append(all, fmt.Errorf("rank %d had finished", r))
+		case err != first:
+			all = append(all, err)
+		}
+	}
+	return errors.Join(all...)
 }
 
 // World is a set of ranks that exchange messages in memory.

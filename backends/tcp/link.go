@@ -77,6 +77,14 @@ type request struct {
 	err    error         // valid once done is closed
 }
 
+// Describe implements backends.Describer.
+func (r *request) Describe() string {
+	if r.send {
+		return fmt.Sprintf("send to rank %d", r.l.peer)
+	}
+	return fmt.Sprintf("receive from rank %d", r.l.peer)
+}
+
 func (r *request) finish(err error) {
 	r.err = err
 	close(r.done)

@@ -26,6 +26,7 @@ type children struct {
 
 type child struct {
 	rank  int
+	last  *lastLine // its output's last line: what it said when it failed
 	cmd   *exec.Cmd
 	stdin io.Closer
 	done  chan struct{} // closed when the process has exited
@@ -46,7 +47,8 @@ func spawn(size int, master string, secret []byte, args []string, out io.Writer)
 		cmd.Env = append(os.Environ(),
 			EnvRank+"="+strconv.Itoa(r), EnvSize+"="+strconv.Itoa(size),
 			EnvMaster+"="+master, EnvSecret+"="+string(secret), envParentWatch+"=1")
-		cmd.Stdout, cmd.Stderr = out, out
+		last := &lastLine{w: out}
+		cmd.Stdout, cmd.Stderr = last, last
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			cs.kill()
@@ -56,7 +58,7 @@ func spawn(size int, master string, secret []byte, args []string, out io.Writer)
 			cs.kill()
 			return nil, fmt.Errorf("starting rank %d: %w", r, err)
 		}
-		c := &child{rank: r, cmd: cmd, stdin: stdin, done: make(chan struct{})}
+		c := &child{rank: r, last: last, cmd: cmd, stdin: stdin, done: make(chan struct{})}
 		cs.procs = append(cs.procs, c)
 		cs.wg.Add(1)
 		go func() {
@@ -123,7 +125,11 @@ func (cs *children) failed() error {
 		select {
 		case <-c.done:
 			if c.err != nil {
-				msgs = append(msgs, fmt.Sprintf("rank %d (pid %d) %v", c.rank, c.cmd.Process.Pid, describeExit(c.err)))
+				msg := fmt.Sprintf("rank %d (pid %d) %v", c.rank, c.cmd.Process.Pid, describeExit(c.err))
+				if said := c.last.String(); said != "" {
+					msg += ": " + said
+				}
+				msgs = append(msgs, msg)
 			}
 		default:
 		}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHangReport makes rank 2 start its calls far later than the op
+// timeout: the run must fail within the timeout's reach, and the error
+// must say where the other ranks were and what each waited for.
+func TestHangReport(t *testing.T) {
+	bin := buildBinary(t)
+	for _, tc := range []struct {
+		backend string
+		want    []string
+	}{
+		{"shm", []string{"op #1 allreduce(fp32, 256, sum) timed out; still in it:", "rank 0 (", "rank 3 (", "still waiting to receive from rank"}},
+		{"tcp", []string{"rank 0, op #1", "still waiting to receive from rank", "(rank ", "exited with status 1: ", "rank 3, op #1"}},
+	} {
+		t.Run(tc.backend, func(t *testing.T) {
+			_, stderr, code := runBinary(t, bin, "--backend", tc.backend, "-p", "4", "-b", "1K", "-e", "1K",
+				"-n", "3", "-T", "1s", "--algo", "ring", "--link-bw", "1GB/s", "--inject", "slow=2s@rank=2")
+			if code != exitFailed {
+				t.Fatalf("exit %d, want %d: %s", code, exitFailed, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
