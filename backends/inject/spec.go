@@ -51,15 +51,15 @@ type Fault struct {
 // Spec is a list of faults.
 type Spec []Fault
 
-// Grammar is the --inject grammar, for --help and README.
-const Grammar = `clauses separated by ';', each KIND=VALUE[@SCOPE]:
-  delay=DUR or delay=MIN..MAX   hold each message before posting it (e.g. delay=200us, delay=0..1ms)
-  bw=RATE                       hold each message for its size over RATE (e.g. bw=100MB/s)
-  slow=DUR@rank=R               rank R starts every call DUR late (a straggler)
-  fail=op:N or fail=p:P         fail the send at call N (as errors number calls), or each with probability P;
-                                tcp drops the connection, shm fails the transfer
-  corrupt=op:N or corrupt=p:P   flip one bit of a message at call N, or of each with probability P
-SCOPE: rank=R (messages from R) or link=A-B (messages from A to B); default every message`
+// Grammar is the --inject grammar, for --help (lines short enough for its
+// column).
+const Grammar = `KIND=VALUE[@SCOPE] clauses, ';' between:
+delay=DUR or MIN..MAX  hold each message (200us, 0..1ms)
+bw=RATE                hold each message size/RATE (10MB/s)
+slow=DUR@rank=R        rank R starts every call DUR late
+fail=op:N or p:P       fail a send at call N or by chance P
+corrupt=op:N or p:P    flip a bit at call N or by chance P
+SCOPE: rank=R (from R) or link=A-B (from A to B)`
 
 // Parse reads a spec in Grammar's form; "" is no fault.
 func Parse(s string) (Spec, error) {

@@ -74,7 +74,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
 	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest),\nnative (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"\n(default from HCCL_ALGO, e.g. level0:NA;level1:H-D_R)")
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
-	fs.StringVar(&p.InjectText, "inject", "", "faults to inject, "+inject.Grammar)
+	fs.StringVar(&p.InjectText, "inject", "", "faults to inject (README), "+inject.Grammar)
 	fs.Uint64Var(&p.Seed, "seed", 1, "seed of --inject's random choices")
 	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s),\na preset ("+presetHelp()+"),\nor auto: measure it on this backend before the sweep")
 	timeout := durationValue(p.Timeout)
