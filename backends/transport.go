@@ -140,3 +140,9 @@ type LinkDropper interface {
 type Describer interface {
 	Describe() string
 }
+
+// PeerReporter is implemented by Requests that can name their peer without
+// allocating, for the live status of a rank (Comm.Status).
+type PeerReporter interface {
+	Peer() (peer int, send bool)
+}

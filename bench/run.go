@@ -41,6 +41,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	}()
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
 		r := &rankRunner{plan: p, comm: coll.NewComm(inject.Wrap(t, p.Inject, p.Seed)), bufs: &bufferPool{}}
+		defer trackComm(r.comm)()
 		pools <- r.bufs
 		prepErr := r.prepare(ctx)
 		var emit func(results.Record) error

@@ -16,6 +16,7 @@ import (
 type Comm struct {
 	t          backends.Transport
 	waited     time.Duration // time spent in waitAll
+	live       live          // what the rank is doing now, for Status
 	rank, size int
 	scratch    []byte
 	calls      uint64 // collective calls made so far, barriers included
@@ -148,6 +149,8 @@ func (c *Comm) recvReduce(ctx context.Context, peer int, dst, acc []byte, reduce
 // Every algorithm waits through it.
 func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
 	start := time.Now()
+	c.live.waiting(start, reqs)
+	defer c.live.waited()
 	var first error
 	var stuck []string // what was still pending when the context ended
 	for _, r := range reqs {
@@ -181,6 +184,8 @@ func (c *Comm) Waited() time.Duration { return c.waited }
 // ceil(log2 n) rounds of zero-byte messages).
 func (c *Comm) Barrier(ctx context.Context) error {
 	c.beginCall(backends.Call{Op: barrierCode, Root: -1})
+	c.live.begin(c.calls, nil, &barrierAlgo)
+	defer c.live.end()
 	for dist := 1; dist < c.size; dist *= 2 {
 		to := (c.rank + dist) % c.size
 		from := (c.rank - dist + c.size) % c.size

@@ -66,6 +66,18 @@ func Supports(op Op, name string) bool {
 	return ok
 }
 
+// lookupPtr returns the registered algorithm itself, which lives as long as
+// the program; name must be registered for op.
+func lookupPtr(op Op, name string) *algorithm {
+	algs := algorithms[op]
+	for i := range algs {
+		if algs[i].name == name {
+			return &algs[i]
+		}
+	}
+	panic(fmt.Sprintf("coll: %v has no algorithm %q", op, name))
+}
+
 func lookup(op Op, name string) (algorithm, bool) {
 	for _, a := range algorithms[op] {
 		if a.name == name {
@@ -119,11 +131,13 @@ func (c *Comm) Run(ctx context.Context, name string, a *Args) (string, error) {
 		return "", err
 	}
 	c.beginCall(signature(a))
-	run := runNative
+	run, alg := runNative, &nativeAlgo
 	if used != Native {
-		alg, _ := lookup(a.Op, used)
+		alg = lookupPtr(a.Op, used)
 		run = alg.run
 	}
+	c.live.begin(c.calls, a, alg)
+	defer c.live.end()
 	if err := run(ctx, c, a); err != nil {
 		return used, &CallError{Rank: c.rank, Seq: c.calls, Call: signature(a).String(), Algo: used, Err: err}
 	}

@@ -262,3 +262,9 @@ func (s *sendReq) Describe() string { return fmt.Sprintf("send to rank %d", s.pe
 
 // Describe implements backends.Describer.
 func (r *recvReq) Describe() string { return fmt.Sprintf("receive from rank %d", r.peer) }
+
+// Peer implements backends.PeerReporter.
+func (s *sendReq) Peer() (int, bool) { return s.peer, true }
+
+// Peer implements backends.PeerReporter.
+func (r *recvReq) Peer() (int, bool) { return r.peer, false }

@@ -77,6 +77,9 @@ type request struct {
 	err    error         // valid once done is closed
 }
 
+// Peer implements backends.PeerReporter.
+func (r *request) Peer() (int, bool) { return r.l.peer, r.send }
+
 // Describe implements backends.Describer.
 func (r *request) Describe() string {
 	if r.send {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -193,6 +194,38 @@ func watchParent() {
 		for range time.Tick(200 * time.Millisecond) {
 			if os.Getppid() != parent {
 				gone("reparented")
+			}
+		}
+	}()
+}
+
+// forwardSIGQUIT passes SIGQUIT on to every child until they have all
+// exited, so that each rank reports what it is doing (the status report),
+// not only this one.
+func (cs *children) forwardSIGQUIT() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGQUIT)
+	all := make(chan struct{})
+	go func() {
+		for _, c := range cs.procs {
+			<-c.done
+		}
+		close(all)
+	}()
+	go func() {
+		defer signal.Stop(ch)
+		for {
+			select {
+			case <-ch:
+				for _, c := range cs.procs {
+					select {
+					case <-c.done:
+					default:
+						_ = c.cmd.Process.Signal(syscall.SIGQUIT)
+					}
+				}
+			case <-all:
+				return
 			}
 		}
 	}()

@@ -67,6 +67,9 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 		started = func(master string) error {
 			var err error
 			kids, err = spawn(cfg.Ranks, master, r.Secret, cfg.Args, os.Stderr)
+			if err == nil {
+				kids.forwardSIGQUIT()
+			}
 			return err
 		}
 	}

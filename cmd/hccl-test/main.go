@@ -93,6 +93,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer reportOnSIGQUIT(stderr)()
 	if path := os.Getenv("HCCL_TEST_CPUPROFILE"); path != "" {
 		stopProfile, err := startCPUProfile(path)
 		if err != nil {
@@ -139,4 +140,28 @@ func startCPUProfile(path string) (func(), error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// reportOnSIGQUIT makes SIGQUIT print what every rank of this process is
+// doing, to w, while the run goes on (rather than Go's default of dumping
+// goroutines and exiting). Over tcp each rank process prints its own; the
+// parent passes the signal on to the ranks it started.
+func reportOnSIGQUIT(w io.Writer) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGQUIT)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-ch:
+				bench.WriteStatus(w)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }
