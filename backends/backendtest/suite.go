@@ -27,13 +27,13 @@ func Run(t *testing.T, start World) {
 		ranks int
 		body  func(ctx context.Context, tr backends.Transport) error
 	}{
-		{"ordered", 2, ordered},
-		{"ring exchange", 5, ringExchange},
-		{"wait out of order", 2, waitOutOfOrder},
+		{"Ordered", 2, Ordered},
+		{"ring exchange", 5, RingExchange},
+		{"wait out of order", 2, WaitOutOfOrder},
 		{"recv-reduce", 3, recvReduce},
-		{"zero length", 4, zeroLength},
+		{"zero length", 4, ZeroLength},
 		{"length mismatch", 2, lengthMismatch},
-		{"bad peer", 2, badPeer},
+		{"bad peer", 2, BadPeer},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,7 +81,9 @@ func runAll(ts []backends.Transport, limit time.Duration, body func(context.Cont
 	return nil
 }
 
-func payload(from, seq, n int) []byte {
+// Payload is the deterministic content of message seq of n bytes from rank
+// from, which receivers check.
+func Payload(from, seq, n int) []byte {
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = byte(from*31 + seq*7 + i)
@@ -89,64 +91,63 @@ func payload(from, seq, n int) []byte {
 	return b
 }
 
-// ordered: messages between a pair arrive in posting order.
-func ordered(ctx context.Context, tr backends.Transport) error {
-	const msgs = 20
-	if tr.Rank() == 0 {
+// Ordered: messages between a pair arrive in posting order.
+func Ordered(ctx context.Context, tr backends.Transport) error {
+	sizes := []int{1, 100, 4000, 70000, 1 << 20, 3}
+	switch tr.Rank() {
+	case 0:
 		var reqs []backends.Request
-		for s := range msgs {
-			reqs = append(reqs, tr.Send(1, payload(0, s, 100+s)))
+		for s, n := range sizes {
+			reqs = append(reqs, tr.Send(1, Payload(0, s, n)))
 		}
 		for _, r := range reqs {
 			if err := r.Wait(ctx); err != nil {
 				return err
 			}
 		}
-		return nil
-	}
-	for s := range msgs {
-		got := make([]byte, 100+s)
-		if err := tr.Recv(0, got).Wait(ctx); err != nil {
-			return err
-		}
-		if !bytes.Equal(got, payload(0, s, 100+s)) {
-			return fmt.Errorf("message %d arrived changed or out of order", s)
+	case 1:
+		for s, n := range sizes {
+			got := make([]byte, n)
+			if err := tr.Recv(0, got).Wait(ctx); err != nil {
+				return err
+			}
+			if !bytes.Equal(got, Payload(0, s, n)) {
+				return fmt.Errorf("message %d arrived changed or out of order", s)
+			}
 		}
 	}
 	return nil
 }
 
-// ringExchange: everyone sends right and receives from the left at once.
-func ringExchange(ctx context.Context, tr backends.Transport) error {
+// RingExchange: everyone sends right and receives from the left at once.
+func RingExchange(ctx context.Context, tr backends.Transport) error {
 	n, r := tr.Size(), tr.Rank()
 	got := make([]byte, 1<<16)
-	s := tr.Send((r+1)%n, payload(r, 0, len(got)))
-	rv := tr.Recv((r-1+n)%n, got)
-	if err := rv.Wait(ctx); err != nil {
+	s := tr.Send((r+1)%n, Payload(r, 0, len(got)))
+	if err := errors.Join(tr.Recv((r-1+n)%n, got).Wait(ctx), s.Wait(ctx)); err != nil {
 		return err
 	}
-	if err := s.Wait(ctx); err != nil {
-		return err
-	}
-	if !bytes.Equal(got, payload((r-1+n)%n, 0, len(got))) {
+	if !bytes.Equal(got, Payload((r-1+n)%n, 0, len(got))) {
 		return errors.New("wrong payload from the left")
 	}
 	return nil
 }
 
-// waitOutOfOrder: the second receive may be waited on before the first.
-func waitOutOfOrder(ctx context.Context, tr backends.Transport) error {
-	if tr.Rank() == 0 {
-		a, b := tr.Send(1, payload(0, 1, 10)), tr.Send(1, payload(0, 2, 20))
+// WaitOutOfOrder: the second receive may be waited on before the first.
+func WaitOutOfOrder(ctx context.Context, tr backends.Transport) error {
+	switch tr.Rank() {
+	case 0:
+		a, b := tr.Send(1, Payload(0, 1, 10)), tr.Send(1, Payload(0, 2, 20000))
 		return errors.Join(b.Wait(ctx), a.Wait(ctx))
-	}
-	first, second := make([]byte, 10), make([]byte, 20)
-	r1, r2 := tr.Recv(0, first), tr.Recv(0, second)
-	if err := errors.Join(r2.Wait(ctx), r1.Wait(ctx)); err != nil {
-		return err
-	}
-	if !bytes.Equal(first, payload(0, 1, 10)) || !bytes.Equal(second, payload(0, 2, 20)) {
-		return errors.New("out-of-order waits mixed up the messages")
+	case 1:
+		first, second := make([]byte, 10), make([]byte, 20000)
+		r1, r2 := tr.Recv(0, first), tr.Recv(0, second)
+		if err := errors.Join(r2.Wait(ctx), r1.Wait(ctx)); err != nil {
+			return err
+		}
+		if !bytes.Equal(first, Payload(0, 1, 10)) || !bytes.Equal(second, Payload(0, 2, 20000)) {
+			return errors.New("out-of-order waits mixed up the messages")
+		}
 	}
 	return nil
 }
@@ -179,8 +180,8 @@ func recvReduce(ctx context.Context, tr backends.Transport) error {
 	return nil
 }
 
-// zeroLength: empty messages synchronise.
-func zeroLength(ctx context.Context, tr backends.Transport) error {
+// ZeroLength: empty messages synchronise.
+func ZeroLength(ctx context.Context, tr backends.Transport) error {
 	n, r := tr.Size(), tr.Rank()
 	s := tr.Send((r+1)%n, nil)
 	return errors.Join(tr.Recv((r-1+n)%n, nil).Wait(ctx), s.Wait(ctx))
@@ -203,8 +204,8 @@ func lengthMismatch(ctx context.Context, tr backends.Transport) error {
 	return nil
 }
 
-// badPeer: messaging oneself or a rank outside the world fails at once.
-func badPeer(ctx context.Context, tr backends.Transport) error {
+// BadPeer: messaging oneself or a rank outside the world fails at once.
+func BadPeer(ctx context.Context, tr backends.Transport) error {
 	for _, peer := range []int{tr.Rank(), -1, tr.Size()} {
 		if err := tr.Send(peer, nil).Wait(ctx); err == nil {
 			return fmt.Errorf("send to rank %d accepted", peer)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/backendtest"
 	"github.com/hccl-test/hccl-test/dtype"
 )
 
@@ -39,13 +40,13 @@ func TestTransportRank(t *testing.T) {
 		name string
 		body func(context.Context, backends.Transport) error
 	}{
-		{"ordered", ordered},
-		{"ring exchange", ringExchange},
-		{"wait out of order", waitOutOfOrder},
+		{"ordered", backendtest.Ordered},
+		{"ring exchange", backendtest.RingExchange},
+		{"wait out of order", backendtest.WaitOutOfOrder},
 		{"recv-reduce", recvReduce},
-		{"zero length", zeroLength},
+		{"zero length", backendtest.ZeroLength},
 		{"length mismatch", lengthMismatch},
-		{"bad peer", badPeer},
+		{"bad peer", backendtest.BadPeer},
 		{"native errors", nativeErrors},
 		{"go signals", goSignals},
 		{"timeout", timeout},
@@ -64,76 +65,6 @@ func TestTransportRank(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rank %d: %v", l.Rank, err)
 	}
-}
-
-func payload(from, seq, n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(from*31 + seq*7 + i)
-	}
-	return b
-}
-
-// ordered: messages from rank 0 to rank 1, eager and rendezvous sizes,
-// arrive in posting order.
-func ordered(ctx context.Context, tr backends.Transport) error {
-	sizes := []int{1, 100, 4000, 70000, 1 << 20, 3}
-	switch tr.Rank() {
-	case 0:
-		var reqs []backends.Request
-		for s, n := range sizes {
-			reqs = append(reqs, tr.Send(1, payload(0, s, n)))
-		}
-		for _, r := range reqs {
-			if err := r.Wait(ctx); err != nil {
-				return err
-			}
-		}
-	case 1:
-		for s, n := range sizes {
-			got := make([]byte, n)
-			if err := tr.Recv(0, got).Wait(ctx); err != nil {
-				return err
-			}
-			if !bytes.Equal(got, payload(0, s, n)) {
-				return fmt.Errorf("message %d arrived changed or out of order", s)
-			}
-		}
-	}
-	return nil
-}
-
-// ringExchange: everyone sends right and receives from the left at once.
-func ringExchange(ctx context.Context, tr backends.Transport) error {
-	n, r := tr.Size(), tr.Rank()
-	got := make([]byte, 1<<16)
-	s := tr.Send((r+1)%n, payload(r, 0, len(got)))
-	if err := errors.Join(tr.Recv((r-1+n)%n, got).Wait(ctx), s.Wait(ctx)); err != nil {
-		return err
-	}
-	if !bytes.Equal(got, payload((r-1+n)%n, 0, len(got))) {
-		return errors.New("wrong payload from the left")
-	}
-	return nil
-}
-
-// waitOutOfOrder: the second receive may be waited on before the first.
-func waitOutOfOrder(ctx context.Context, tr backends.Transport) error {
-	switch tr.Rank() {
-	case 0:
-		a, b := tr.Send(1, payload(0, 1, 10)), tr.Send(1, payload(0, 2, 20000))
-		return errors.Join(b.Wait(ctx), a.Wait(ctx))
-	case 1:
-		first, second := make([]byte, 10), make([]byte, 20000)
-		r1, r2 := tr.Recv(0, first), tr.Recv(0, second)
-		if err := errors.Join(r2.Wait(ctx), r1.Wait(ctx)); err != nil {
-			return err
-		}
-		if !bytes.Equal(first, payload(0, 1, 10)) || !bytes.Equal(second, payload(0, 2, 20000)) {
-			return errors.New("out-of-order waits mixed up the messages")
-		}
-	}
-	return nil
 }
 
 // recvReduce: rank 0 folds every peer's vector into its own three ways:
@@ -186,13 +117,6 @@ func recvReduce(ctx context.Context, tr backends.Transport) error {
 	return nil
 }
 
-// zeroLength: empty messages synchronise.
-func zeroLength(ctx context.Context, tr backends.Transport) error {
-	n, r := tr.Size(), tr.Rank()
-	s := tr.Send((r+1)%n, nil)
-	return errors.Join(tr.Recv((r-1+n)%n, nil).Wait(ctx), s.Wait(ctx))
-}
-
 // lengthMismatch: a longer message (MPI's truncation) and a shorter one
 // fail the receive with ErrMismatch; the next message goes through.
 func lengthMismatch(ctx context.Context, tr backends.Transport) error {
@@ -217,19 +141,6 @@ func lengthMismatch(ctx context.Context, tr backends.Transport) error {
 		err := tr.RecvReduce(0, acc, acc, dtype.Reducer(dtype.Uint8, dtype.Sum)).Wait(ctx)
 		if !errors.Is(err, backends.ErrMismatch) {
 			return fmt.Errorf("recv-reduce of 100000 bytes into 8: got %v, want ErrMismatch", err)
-		}
-	}
-	return nil
-}
-
-// badPeer: messaging oneself or a rank outside the world fails at once.
-func badPeer(ctx context.Context, tr backends.Transport) error {
-	for _, peer := range []int{tr.Rank(), -1, tr.Size()} {
-		if err := tr.Send(peer, nil).Wait(ctx); err == nil {
-			return fmt.Errorf("send to rank %d accepted", peer)
-		}
-		if err := tr.Recv(peer, nil).Wait(ctx); err == nil {
-			return fmt.Errorf("receive from rank %d accepted", peer)
 		}
 	}
 	return nil
@@ -302,7 +213,7 @@ func timeout(ctx context.Context, tr backends.Transport) error {
 		if err := errors.Join(tr.Recv(1, got).Wait(ctx), s.Wait(ctx)); err != nil {
 			return err
 		}
-		if !bytes.Equal(got, payload(1, 9, 8)) {
+		if !bytes.Equal(got, backendtest.Payload(1, 9, 8)) {
 			return errors.New("a cancelled receive took the peer's message")
 		}
 	case 1:
@@ -310,7 +221,7 @@ func timeout(ctx context.Context, tr backends.Transport) error {
 		if err := tr.Recv(0, nil).Wait(ctx); err != nil {
 			return err
 		}
-		return tr.Send(0, payload(1, 9, 8)).Wait(ctx)
+		return tr.Send(0, backendtest.Payload(1, 9, 8)).Wait(ctx)
 	}
 	return nil
 }
