@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -45,9 +44,9 @@ func (Backend) Name() string { return Name }
 
 // launchers lists the variables that MPI launchers set for the rank and the
 // world size.
-var launchers = []struct{ rank, size, name string }{
-	{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "mpirun (Open MPI)"},
-	{"PMI_RANK", "PMI_SIZE", "mpirun (MPICH/Hydra)"},
+var launchers = []backends.LauncherVars{
+	{Rank: "OMPI_COMM_WORLD_RANK", Size: "OMPI_COMM_WORLD_SIZE", Name: "mpirun (Open MPI)"},
+	{Rank: "PMI_RANK", Size: "PMI_SIZE", Name: "mpirun (MPICH/Hydra)"},
 }
 
 // LaunchedWorld implements backends.Launched from the environment that
@@ -61,18 +60,8 @@ func (Backend) LaunchedWorld(cfg backends.Config) (backends.Launch, bool, error)
 	if _, err := collFromEnv(); err != nil {
 		return backends.Launch{}, false, err
 	}
-	for _, l := range launchers {
-		rs, ss := getenv(l.rank), getenv(l.size)
-		if rs == "" || ss == "" {
-			continue
-		}
-		src := fmt.Sprintf("%s (%s=%s %s=%s)", l.name, l.rank, rs, l.size, ss)
-		rank, err1 := strconv.Atoi(rs)
-		size, err2 := strconv.Atoi(ss)
-		if err1 != nil || err2 != nil || size < 1 || rank < 0 || rank >= size {
-			return backends.Launch{}, true, fmt.Errorf("started by %s: not a valid rank and world size", src)
-		}
-		return backends.Launch{Rank: rank, Size: size, Source: src}, true, nil
+	if l, ok, err := backends.FindLaunch(getenv, launchers); ok || err != nil {
+		return l, ok, err
 	}
 	if cfg.Ranks > 1 {
 		return backends.Launch{}, false, fmt.Errorf(

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
-	"strconv"
 
 	"github.com/hccl-test/hccl-test/backends"
 )
@@ -35,30 +34,17 @@ type role struct {
 
 // launchers lists, in order of precedence, the variables that launchers
 // set for the rank and the world size.
-var launchers = []struct{ rank, size, name string }{
-	{EnvRank, EnvSize, "hccl-test"},
-	{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "mpirun (Open MPI)"},
-	{"PMI_RANK", "PMI_SIZE", "mpirun (MPICH/Hydra)"},
-	{"SLURM_PROCID", "SLURM_NTASKS", "srun (Slurm)"},
-	{"RANK", "WORLD_SIZE", "torchrun"},
+var launchers = []backends.LauncherVars{
+	{Rank: EnvRank, Size: EnvSize, Name: "hccl-test"},
+	{Rank: "OMPI_COMM_WORLD_RANK", Size: "OMPI_COMM_WORLD_SIZE", Name: "mpirun (Open MPI)"},
+	{Rank: "PMI_RANK", Size: "PMI_SIZE", Name: "mpirun (MPICH/Hydra)"},
+	{Rank: "SLURM_PROCID", Size: "SLURM_NTASKS", Name: "srun (Slurm)"},
+	{Rank: "RANK", Size: "WORLD_SIZE", Name: "torchrun"},
 }
 
 // launchedWorld finds the rank and world size a launcher set, if any.
 func launchedWorld(getenv func(string) string) (backends.Launch, bool, error) {
-	for _, l := range launchers {
-		rs, ss := getenv(l.rank), getenv(l.size)
-		if rs == "" || ss == "" {
-			continue
-		}
-		src := fmt.Sprintf("%s (%s=%s %s=%s)", l.name, l.rank, rs, l.size, ss)
-		rank, err1 := strconv.Atoi(rs)
-		size, err2 := strconv.Atoi(ss)
-		if err1 != nil || err2 != nil || size < 1 || rank < 0 || rank >= size {
-			return backends.Launch{}, true, fmt.Errorf("started by %s: not a valid rank and world size", src)
-		}
-		return backends.Launch{Rank: rank, Size: size, Source: src}, true, nil
-	}
-	return backends.Launch{}, false, nil
+	return backends.FindLaunch(getenv, launchers)
 }
 
 // detectLaunch reports whether this process is a rank started by a launcher
