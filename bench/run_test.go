@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,5 +185,27 @@ func TestCountWrongCatchesCorruption(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunCalibrates checks that auto's model is measured before the sweep
+// and printed, that shm's receive-and-reduce counts as one pass, and that
+// --stats gives every row a prediction.
+func TestRunCalibrates(t *testing.T) {
+	p := smallPlan()
+	p.Ops, p.Stats = []coll.Op{coll.AllReduce}, true
+	var c capture
+	if _, err := Run(context.Background(), p, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"alpha", "beta", "gamma fp16", "int32", "fused receive-reduce"} {
+		if !strings.Contains(c.header.Model, want) {
+			t.Errorf("header model %q lacks %q", c.header.Model, want)
+		}
+	}
+	for _, r := range c.records {
+		if !(r.ModelUS > 0) {
+			t.Errorf("row without a prediction: %+v", r)
+		}
 	}
 }

@@ -127,3 +127,25 @@ func TestCostProperties(t *testing.T) {
 	below("rhd allreduce below rd at 1 MiB on 8 ranks", cost(AllReduce, "rhd", 8, mib, DefaultModel), cost(AllReduce, "rd", 8, mib, DefaultModel))
 	below("rd allreduce below rhd at 0 bytes", cost(AllReduce, "rd", 8, 0, DefaultModel), cost(AllReduce, "rhd", 8, 0, DefaultModel))
 }
+
+// TestFusedReceiveReduce checks the one rule Model.Fused changes: a byte
+// received and reduced costs β+γ, or max(β, γ) when the backend reduces
+// straight out of the sender's memory; and that the fused model predicts
+// less for an algorithm that reduces what it receives.
+func TestFusedReceiveReduce(t *testing.T) {
+	m := Model{Alpha: 1e-6, Beta: 2e-9, Gamma: 1e-9}
+	f := m
+	f.Fused = true
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	if got, want := m.moveReduce(1000), 3e-6; !near(got, want) {
+		t.Errorf("separate: %v, want %v", got, want)
+	}
+	if got, want := f.moveReduce(1000), 2e-6; !near(got, want) {
+		t.Errorf("fused: %v, want %v", got, want)
+	}
+	for _, name := range Names(AllReduce) {
+		if Predict(AllReduce, name, 8, 1<<20, f) >= Predict(AllReduce, name, 8, 1<<20, m) {
+			t.Errorf("%s: fused prediction not below the separate one", name)
+		}
+	}
+}

@@ -66,25 +66,16 @@ func Supports(op Op, name string) bool {
 	return ok
 }
 
-// lookupPtr returns the registered algorithm itself, which lives as long as
-// the program; name must be registered for op.
-func lookupPtr(op Op, name string) *algorithm {
+// lookup returns the algorithm registered for op under name. The pointer
+// is to the registered algorithm itself, which lives as long as the program.
+func lookup(op Op, name string) (*algorithm, bool) {
 	algs := algorithms[op]
 	for i := range algs {
 		if algs[i].name == name {
-			return &algs[i]
+			return &algs[i], true
 		}
 	}
-	panic(fmt.Sprintf("coll: %v has no algorithm %q", op, name))
-}
-
-func lookup(op Op, name string) (algorithm, bool) {
-	for _, a := range algorithms[op] {
-		if a.name == name {
-			return a, true
-		}
-	}
-	return algorithm{}, false
+	return nil, false
 }
 
 // Choose returns the algorithm that name selects for op on n ranks with
@@ -133,7 +124,7 @@ func (c *Comm) Run(ctx context.Context, name string, a *Args) (string, error) {
 	c.beginCall(signature(a))
 	run, alg := runNative, &nativeAlgo
 	if used != Native {
-		alg = lookupPtr(a.Op, used)
+		alg, _ = lookup(a.Op, used)
 		run = alg.run
 	}
 	c.live.begin(c.calls, a, alg)

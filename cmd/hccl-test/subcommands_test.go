@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hccl-test/hccl-test/coll"
 )
 
 // TestCompareSubcommand compares a run with itself (no regression, exit 0)
@@ -130,3 +132,38 @@ func TestPlotSubcommand(t *testing.T) {
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// TestAlgorithmsSubcommand checks that `hccl-test algorithms` lists every
+// collective with the algorithms --algo accepts for it.
+func TestAlgorithmsSubcommand(t *testing.T) {
+	bin := buildBinary(t)
+	stdout, stderr, code := runBinary(t, bin, "algorithms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != len(coll.AllOps()) {
+		t.Fatalf("%d lines, want one per collective:\n%s", len(lines), stdout)
+	}
+	for i, op := range coll.AllOps() {
+		if want := op.String() + " " + strings.Join(coll.Names(op), " "); lines[i] != want {
+			t.Errorf("line %d %q, want %q", i, lines[i], want)
+		}
+	}
+	if _, stderr, code := runBinary(t, bin, "algorithms", "extra"); code != exitUsage || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("extra argument: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestCPUProfile checks that HCCL_TEST_CPUPROFILE writes a profile.
+func TestCPUProfile(t *testing.T) {
+	bin := buildBinary(t)
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	t.Setenv("HCCL_TEST_CPUPROFILE", path)
+	if _, stderr, code := runBinary(t, bin, "-p", "2", "-b", "1K", "-e", "1K", "-n", "2", "--link-bw", "1GB/s"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		t.Errorf("no profile written: %v", err)
+	}
+}
