@@ -32,6 +32,10 @@ type Config struct {
 	// Args are the command-line arguments a backend that starts rank
 	// processes passes to them (the same program, the same flags).
 	Args []string
+	// Retry says that the run may run failed calls again: a backend whose
+	// transports implement Recoverer sets up what that needs (the tcp
+	// backend keeps a control connection from every rank to rank 0).
+	Retry bool
 }
 
 // Validate reports what is wrong with c, if anything.

@@ -26,8 +26,14 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	fillInputs(args, pattern, rank)
 
 	algo := ""
+	reruns := r.comm.Reruns()
 	wd := newOpWatchdog(ctx, p.Timeout)
 	defer wd.stop()
+	// A re-run (--retry) gets the whole time limit again. Re-runs of the
+	// barrier and the gathering below may arm it too; the row's watchdog
+	// guards nothing once its ops are over.
+	r.rearm = func() { wd.arm(time.Now()) }
+	defer func() { r.rearm = nil }()
 	call := func() (time.Duration, error) {
 		start := time.Now()
 		wd.arm(start)
@@ -73,6 +79,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	}
 	rec := combine(row, all, n, p.Iters, r.linkBW())
 	rec.Algo = algo
+	rec.Retries = r.comm.Reruns() - reruns
 	return rec, nil
 }
 

@@ -76,6 +76,13 @@ type Plan struct {
 	Inject     inject.Spec
 	InjectText string
 	Seed       uint64
+	// Retry is how many times a call that failed on a transport error is
+	// run again (0: never), after RetryHold the first time and
+	// RetryInterval between later re-runs (HCCL's operator re-execution);
+	// RetrySource says where the setting came from.
+	Retry                    int
+	RetryHold, RetryInterval time.Duration
+	RetrySource              string
 	// OpAlgos overrides Algo per collective (from HCCL_ALGO).
 	OpAlgos    map[coll.Op]string
 	Placements []Placement
@@ -134,7 +141,7 @@ func (p Plan) WritesOutput() bool { return p.LaunchedRank <= 0 }
 func (p Plan) config() backends.Config {
 	return backends.Config{
 		Ranks: p.Ranks, Master: p.Master, Bind: p.Bind, ConnectTimeout: p.ConnectTimeout,
-		Log: os.Stderr, Args: p.Args,
+		Log: os.Stderr, Args: p.Args, Retry: p.Retry > 0,
 	}
 }
 
@@ -209,6 +216,9 @@ func (p Plan) Validate() error {
 	if err := p.Inject.Validate(p.Ranks, p.Check); err != nil {
 		return err
 	}
+	if err := p.validateRetry(); err != nil {
+		return err
+	}
 	if p.Master != "" {
 		if _, port, err := net.SplitHostPort(p.Master); err != nil || port == "" {
 			return fmt.Errorf("--master %q: want host:port, rank 0's rendezvous address", p.Master)
@@ -236,7 +246,26 @@ func (p Plan) Validate() error {
 const (
 	maxIters = 1_000_000
 	maxSizes = 100_000
+	// MaxRetry and MaxRetryPause bound --retry and its pauses, as HCCL
+	// bounds MaxCnt, HoldTime and IntervalTime.
+	MaxRetry      = 10
+	MaxRetryPause = time.Minute
 )
+
+// validateRetry checks the re-execution settings.
+func (p Plan) validateRetry() error {
+	switch {
+	case p.Retry < 0 || p.Retry > MaxRetry:
+		return fmt.Errorf("--retry %d: want 0 (off) to %d re-runs per op", p.Retry, MaxRetry)
+	case p.RetryHold < 0 || p.RetryHold > MaxRetryPause:
+		return fmt.Errorf("--retry-hold %v: want 0 to %v", p.RetryHold, MaxRetryPause)
+	case p.RetryInterval < 0 || p.RetryInterval > MaxRetryPause:
+		return fmt.Errorf("--retry-interval %v: want 0 to %v", p.RetryInterval, MaxRetryPause)
+	case p.Retry > 0 && p.Backend == "mpi":
+		return fmt.Errorf("--retry %d: the mpi backend cannot run a failed call again (use shm or tcp)", p.Retry)
+	}
+	return nil
+}
 
 // sizeCount returns how many sizes the sweep has, without listing them.
 func (p Plan) sizeCount() int64 {

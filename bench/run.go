@@ -41,6 +41,9 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	}()
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
 		r := &rankRunner{plan: p, comm: coll.NewComm(inject.Wrap(t, p.Inject, p.Seed)), bufs: &bufferPool{}}
+		if p.Retry > 0 {
+			r.comm.SetRetry(coll.Retry{Max: p.Retry, Hold: p.RetryHold, Interval: p.RetryInterval, Rearm: r.rearmOp})
+		}
 		defer trackComm(r.comm)()
 		pools <- r.bufs
 		prepErr := r.prepare(ctx)
@@ -82,6 +85,16 @@ type rankRunner struct {
 	bufs     *bufferPool
 	linkGBps float64
 	cal      *calibration // nil unless the plan needs the cost model
+	// rearm restarts the time limit of the op in progress before it is
+	// run again (--retry); nil outside a row.
+	rearm func()
+}
+
+// rearmOp restarts the op time limit, if a row is being measured.
+func (r *rankRunner) rearmOp() {
+	if r.rearm != nil {
+		r.rearm()
+	}
 }
 
 // prepare measures the link if the plan asks for it and allocates this
@@ -140,6 +153,10 @@ func (r *rankRunner) header() results.Header {
 	}
 	if len(p.Inject) > 0 {
 		h.Faults = fmt.Sprintf("%s (seed %d)", p.InjectText, p.Seed)
+	}
+	if p.Retry > 0 {
+		h.Retry = fmt.Sprintf("an op that fails on a transport error is run again up to %d times, after %v, then every %v (%s)",
+			p.Retry, p.RetryHold, p.RetryInterval, p.RetrySource)
 	}
 	return h
 }

@@ -19,6 +19,9 @@ type Comm struct {
 	live       live          // what the rank is doing now, for Status
 	rank, size int
 	scratch    []byte
+	saved      []byte // the input of an in-place call, kept for a re-run
+	retry      Retry  // re-execution policy (SetRetry)
+	reruns     int    // calls run again so far
 	calls      uint64 // collective calls made so far, barriers included
 	model      Model  // what auto chooses with
 }
@@ -181,8 +184,20 @@ func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
 func (c *Comm) Waited() time.Duration { return c.waited }
 
 // Barrier returns once every rank has entered it (dissemination barrier:
-// ceil(log2 n) rounds of zero-byte messages).
+// ceil(log2 n) rounds of zero-byte messages). With a retry policy set
+// (SetRetry), a barrier that fails on a transport error is run again.
 func (c *Comm) Barrier(ctx context.Context) error {
+	if c.retry.Max > 0 && c.size > 1 {
+		_, err := c.retrying(ctx, nil, func(actx context.Context) (string, error) {
+			return "dissemination", c.barrierOnce(actx)
+		})
+		return err
+	}
+	return c.barrierOnce(ctx)
+}
+
+// barrierOnce is one attempt at a barrier.
+func (c *Comm) barrierOnce(ctx context.Context) error {
 	c.beginCall(backends.Call{Op: barrierCode, Root: -1})
 	c.live.begin(c.calls, nil, &barrierAlgo)
 	defer c.live.end()

@@ -113,7 +113,17 @@ func Choose(op Op, name string, b, n int, m Model) (string, error) {
 // Run runs one collective on this rank with the algorithm that name selects
 // (see Choose, with the Comm's model) and returns the name of the algorithm
 // that ran. Every rank of the world must call Run with matching arguments.
+// With a retry policy set (SetRetry), a call that fails on a transport
+// error is run again.
 func (c *Comm) Run(ctx context.Context, name string, a *Args) (string, error) {
+	if c.retry.Max > 0 && c.size > 1 {
+		return c.runRetry(ctx, name, a)
+	}
+	return c.runOnce(ctx, name, a)
+}
+
+// runOnce is one attempt at a call.
+func (c *Comm) runOnce(ctx context.Context, name string, a *Args) (string, error) {
 	if err := a.validate(c.rank, c.size); err != nil {
 		return "", fmt.Errorf("%v rank %d: %w", a.Op, c.rank, err)
 	}

@@ -22,6 +22,7 @@ var columns = []string{
 	"op", "dtype", "redop", "root", "algo", "in_place", "size_bytes", "count", "iters",
 	"time_us", "min_us", "p50_us", "p99_us", "max_us", "stddev_us",
 	"algbw_GBps", "busbw_GBps", "util_pct", "wrong", "run", "model_us", "slow_rank", "skew",
+	"retries",
 }
 
 // fieldValues returns one value per column for record r of the run: a string,
@@ -56,6 +57,7 @@ func fieldValues(run runInfo, r Record) []any {
 		r.Op, r.DType, r.RedOp, int64(r.Root), r.Algo, r.InPlace, r.Bytes, r.Count, int64(r.Iters),
 		r.TimeUS, r.MinUS, r.P50US, r.P99US, r.MaxUS, r.StdDevUS,
 		r.AlgBW, r.BusBW, util, wrong, int64(r.Run), model, int64(r.SlowRank), skew,
+		int64(r.Retries),
 	}
 	for i, x := range v {
 		if f, ok := x.(float64); ok {

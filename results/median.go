@@ -93,6 +93,10 @@ func median(rs []Record) Record {
 		}
 		out.Wrong += r.Wrong
 	}
+	out.Retries = 0
+	for _, r := range rs {
+		out.Retries += r.Retries
+	}
 	out.Run = 0
 	return out
 }

@@ -33,6 +33,7 @@ type Record struct {
 	SlowRank int     // the rank with the most time in the op not spent waiting on peers
 	Skew     float64 // that rank's such time over the least such rank's (>= 1)
 	Run      int     // which repetition of the sweep (--runs) measured it, from 1
+	Retries  int     // calls of the row that failed and were run again (--retry)
 	Started  time.Time
 }
 
@@ -72,6 +73,7 @@ type Header struct {
 	Stats      bool    // show per-iteration statistics columns
 	Model      string  // the cost model's constants as calibrated, "" when none
 	Faults     string  // the faults injected (--inject), "" when none
+	Retry      string  // the re-execution policy (--retry), "" when off
 	Runs       int     // repetitions of the whole sweep (--runs)
 	TotalRows  int     // rows the run will measure, all runs together
 	Started    time.Time
@@ -80,8 +82,9 @@ type Header struct {
 
 // Summary is what the footer reports about a finished (or interrupted) run.
 type Summary struct {
-	Rows  int
-	Wrong int64 // total wrong elements over checked rows
+	Rows    int
+	Wrong   int64 // total wrong elements over checked rows
+	Retries int   // calls run again, over all rows
 	// BigRows and BigBusBW are the number and mean bus bandwidth of the rows
 	// of at least BigRowBytes.
 	BigRows  int
@@ -96,6 +99,7 @@ const BigRowBytes = 1 << 20
 // Add accounts for one record.
 func (s *Summary) Add(r Record) {
 	s.Rows++
+	s.Retries += r.Retries
 	if r.Wrong > 0 {
 		s.Wrong += r.Wrong
 	}

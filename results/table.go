@@ -48,6 +48,9 @@ func (t *Table) Begin(h Header) error {
 	if h.Faults != "" {
 		t.printf("# faults injected: %s\n", h.Faults)
 	}
+	if h.Retry != "" {
+		t.printf("# retry: %s\n", h.Retry)
+	}
 	if h.Model != "" {
 		t.printf("# model %s\n", h.Model)
 	}
@@ -63,6 +66,10 @@ func (t *Table) Begin(h Header) error {
 
 func (t *Table) groupColumns() (names, units string) {
 	names, units = "      time   algbw   busbw   util  #wrong  slow   skew", "      (us)  (GB/s)  (GB/s)    (%)          rank    (x)"
+	if t.h.Retry != "" {
+		names += "  retry"
+		units += "       "
+	}
 	if t.h.Stats {
 		names += "       min       p50       p99       max     model"
 		units += "      (us)      (us)      (us)      (us)      (us)"
@@ -150,6 +157,9 @@ func (t *Table) group(r Record) string {
 		skew = fmt.Sprintf("%6.1f", min(r.Skew, 9999))
 	}
 	s := fmt.Sprintf("  %8s  %6.2f  %6.2f  %s  %s  %4d  %s", formatUS(r.TimeUS), r.AlgBW, r.BusBW, util, wrong, r.SlowRank, skew)
+	if t.h.Retry != "" {
+		s += fmt.Sprintf("  %5d", r.Retries)
+	}
 	if t.h.Stats {
 		model := "       -"
 		if r.ModelUS > 0 {
@@ -187,6 +197,9 @@ func (t *Table) End(s Summary) error {
 		t.printf("# wrong elements: not checked (--check 0)\n")
 	} else {
 		t.printf("# wrong elements: %d %s\n", s.Wrong, verdict)
+	}
+	if t.h.Retry != "" {
+		t.printf("# re-runs: %d ops failed on a transport error and were run again\n", s.Retries)
 	}
 	if s.BigRows > 0 {
 		t.printf("# avg bus bandwidth: %.4f GB/s (mean over the %d rows of at least 1 MiB)\n", s.BigBusBW, s.BigRows)

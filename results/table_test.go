@@ -114,3 +114,31 @@ func TestSummaryAveragesBigRowsOnly(t *testing.T) {
 		t.Errorf("summary %+v, want 3 rows, 2 big, mean 3", s)
 	}
 }
+
+// TestTableRetry: with re-execution on, the header says so, every row has
+// a retry column, and the footer totals the re-runs.
+func TestTableRetry(t *testing.T) {
+	h := header("out", false)
+	h.Retry = "up to 3 times (--retry)"
+	recs := []Record{record(1024, false), record(2048, false)}
+	recs[1].Retries = 2
+	var s Summary
+	for _, r := range recs {
+		s.Add(r)
+	}
+	out := render(t, h, recs, s)
+	lines := strings.Split(out, "\n")
+	for _, want := range []string{"# retry: up to 3 times (--retry)", "  skew  retry", "# re-runs: 2 ops failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "        2048") && !strings.HasSuffix(l, "      2") {
+			t.Errorf("row %q does not end with its 2 re-runs", l)
+		}
+	}
+	if plain := render(t, header("out", false), recs, s); strings.Contains(plain, "retry") || strings.Contains(plain, "re-runs") {
+		t.Errorf("retry shown with re-execution off:\n%s", plain)
+	}
+}

@@ -28,7 +28,6 @@
 # table to stdout.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BACKENDS=${BACKENDS:-"shm tcp"}
 RANKS=${RANKS:-"2 8"}
 MINBYTES=${MINBYTES:-1K}
@@ -38,17 +37,9 @@ ITERS=${ITERS:-10}
 WARMUP=${WARMUP:-2}
 REPS=${REPS:-3}
 DTYPE=${DTYPE:-fp32}
-KEEP=${KEEP:-0}
 
-work=$(mktemp -d)
-cleanup() { if [ "$KEEP" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi; }
-trap cleanup EXIT
-
-bin=${HCCL_TEST:-}
-if [ -z "$bin" ]; then
-	bin=$work/hccl-test
-	(cd "$repo" && go build -o "$bin" ./cmd/hccl-test)
-fi
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 OPS=${OPS:-$("$bin" algorithms | awk '{print $1}' | tr '\n' ' ')}
 
 # run OUT ARGS...: one sweep as CSV, appended to OUT without its header.

@@ -17,8 +17,12 @@ func Wrap(t backends.Transport, spec Spec, seed uint64) backends.Transport {
 	if len(spec) == 0 {
 		return t
 	}
-	return &transport{Transport: t, spec: spec, rng: rand.New(rand.NewPCG(seed, uint64(t.Rank()))),
+	w := &transport{Transport: t, spec: spec, rng: rand.New(rand.NewPCG(seed, uint64(t.Rank()))),
 		fired: make([]bool, len(spec))}
+	if rec, ok := t.(backends.Recoverer); ok {
+		return recovering{w, rec}
+	}
+	return w
 }
 
 // transport applies the faults. It is used by its rank's goroutine only,
@@ -122,3 +126,21 @@ func (w *transport) ReadsSenderBuffer() bool {
 type failed struct{ err error }
 
 func (f failed) Wait(context.Context) error { return f.err }
+
+// recovering is a transport whose backend can run a failed call again: it
+// passes backends.Recoverer on.
+type recovering struct {
+	*transport
+	rec backends.Recoverer
+}
+
+// Watch implements backends.Recoverer.
+func (w recovering) Watch(seq uint64, cancel context.CancelCauseFunc) { w.rec.Watch(seq, cancel) }
+
+// Agree implements backends.Recoverer.
+func (w recovering) Agree(ctx context.Context, seq uint64, v backends.Vote) (backends.Vote, error) {
+	return w.rec.Agree(ctx, seq, v)
+}
+
+// Recover implements backends.Recoverer.
+func (w recovering) Recover(ctx context.Context, seq uint64) error { return w.rec.Recover(ctx, seq) }

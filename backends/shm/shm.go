@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/agree"
 )
 
 // Name is the name the backend is registered under.
@@ -42,6 +43,10 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 			defer t.Close()
 			err := body(gctx, t)
 			errs[r] = err
+			if err != nil {
+				// Ranks agreeing on a call (--retry) stop waiting for it.
+				w.hub.Lose(r, err)
+			}
 			if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {
 				// Another rank failed first; its error is the one to report.
 				return nil
@@ -76,6 +81,10 @@ type World struct {
 	// made when first used: a world of n ranks has n^2 possible pairs, and
 	// most algorithms use few of them.
 	links [][]atomic.Pointer[link]
+	// hub and watchers carry the ranks' agreement on how a call ended
+	// (backends.Recoverer).
+	hub      *agree.Hub
+	watchers []agree.Watcher
 }
 
 // link returns the link from src to dst, making it on first use.
@@ -91,7 +100,9 @@ func (w *World) link(src, dst int) *link {
 // NewWorld returns a world of size ranks. Its endpoints are independent of
 // any Backend.Run, which lets tests drive ranks directly.
 func NewWorld(size int) *World {
-	w := &World{size: size, links: make([][]atomic.Pointer[link], size), spin: size <= runtime.GOMAXPROCS(0)}
+	w := &World{size: size, links: make([][]atomic.Pointer[link], size), spin: size <= runtime.GOMAXPROCS(0),
+		watchers: make([]agree.Watcher, size)}
+	w.hub = agree.NewHub(size, w.relay)
 	for src := range size {
 		w.links[src] = make([]atomic.Pointer[link], size)
 	}

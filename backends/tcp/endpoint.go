@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/agree"
 	"github.com/hccl-test/hccl-test/dtype"
 )
 
@@ -49,6 +50,18 @@ type endpoint struct {
 	// socket space (see pollReader).
 	bigWrites atomic.Int32
 
+	// epoch counts the times Recover has reset the links; every link
+	// connection is made at one epoch (Hello.Epoch) and used only in it.
+	epoch atomic.Uint32
+	// retry is Config.Retry: the world was set up to run failed calls
+	// again. ctl is its control plane (nil when retry is off or the
+	// world has one rank); watcher stops the rank's current attempt when
+	// another rank reports a failure, and watchSeq is the call it watches.
+	retry    bool
+	ctl      *control
+	watcher  agree.Watcher
+	watchSeq atomic.Uint64
+
 	closed    chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup // the accept loop, dials and link goroutines
@@ -67,6 +80,7 @@ func newEndpoint(rank, size int, secret []byte, cfg backends.Config) *endpoint {
 	ep := &endpoint{
 		rank: rank, size: size, secret: secret, connectTimeout: cfg.ConnectTimeout, log: log,
 		links: make([]*link, size), closed: make(chan struct{}), pending: map[net.Conn]struct{}{},
+		retry: cfg.Retry,
 	}
 	if ep.connectTimeout <= 0 {
 		ep.connectTimeout = DefaultConnectTimeout
@@ -152,6 +166,9 @@ func (ep *endpoint) Close() error {
 				l.fail(backends.ErrClosed)
 			}
 		}
+		if ep.ctl != nil {
+			ep.ctl.shutdown()
+		}
 	})
 	ep.wg.Wait()
 	return nil
@@ -226,7 +243,8 @@ func (ep *endpoint) acceptLoop() {
 // link or the rendezvous it is for.
 func (ep *endpoint) admit(conn net.Conn) {
 	tune(conn)
-	peer, err := ep.handshake(conn, Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink}, time.Now().Add(ep.connectTimeout))
+	me := Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink, Epoch: ep.epoch.Load()}
+	peer, err := ep.handshake(conn, me, time.Now().Add(ep.connectTimeout))
 	if errors.Is(err, backends.ErrClosed) {
 		conn.Close()
 		return
@@ -250,10 +268,11 @@ func (ep *endpoint) admit(conn net.Conn) {
 		}
 		ep.logf("dropped late rendezvous from rank %d at %s", peer.Rank, conn.RemoteAddr())
 	case peer.Purpose == PurposeLink && peer.Rank >= 0 && peer.Rank < ep.rank:
-		if ep.links[peer.Rank].attach(conn) {
+		err := ep.links[peer.Rank].attach(conn, peer.Epoch)
+		if err == nil {
 			return
 		}
-		ep.logf("dropped duplicate connection from rank %d at %s", peer.Rank, conn.RemoteAddr())
+		ep.logf("dropped connection from rank %d at %s: %v", peer.Rank, conn.RemoteAddr(), err)
 	default:
 		ep.logf("dropped connection from %s: rank %d may not dial rank %d", conn.RemoteAddr(), peer.Rank, ep.rank)
 	}
@@ -263,31 +282,54 @@ func (ep *endpoint) admit(conn net.Conn) {
 // goDial connects to a higher-ranked peer in the background.
 func (ep *endpoint) goDial(l *link) {
 	ep.wg.Add(1)
+	l.lwg.Add(1)
 	go func() {
 		defer ep.wg.Done()
-		conn, err := ep.dial(l.peer)
+		defer l.lwg.Done()
+		// The epoch is read under the link's lock, with its state: once
+		// Recover has failed the link, no dial starts, so none is ever
+		// made at the epoch that follows.
+		l.mu.Lock()
+		failed, stop, epoch := l.err != nil, l.stop, ep.epoch.Load()
+		l.mu.Unlock()
+		if failed {
+			return
+		}
+		conn, err := ep.dial(l, epoch, stop)
 		if err != nil {
 			l.fail(err)
 			return
 		}
-		if !l.attach(conn) {
+		if l.attach(conn, epoch) != nil {
 			conn.Close()
 		}
 	}()
 }
 
-// dial connects to peer's listener and proves the secret, retrying refused
-// connections until the connect timeout.
-func (ep *endpoint) dial(peer int) (net.Conn, error) {
+// dial connects to l's peer's listener and proves the secret, retrying
+// refused connections until the connect timeout, unless stop is closed
+// first. Both sides must be at link epoch epoch.
+func (ep *endpoint) dial(l *link, epoch uint32, stop <-chan struct{}) (net.Conn, error) {
+	peer := l.peer
 	deadline := time.Now().Add(ep.connectTimeout)
 	addr := ep.addrs[peer]
-	conn, err := dialRetry(addr, deadline, ep.closed)
+	conn, err := dialRetry(addr, deadline, stop)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to rank %d at %s: %w", peer, addr, err)
 	}
-	got, err := ep.handshake(conn, Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink}, deadline)
-	if err == nil && got.Rank != peer {
+	if !l.handshaking(conn) {
+		conn.Close()
+		return nil, fmt.Errorf("connecting to rank %d at %s: %w", peer, addr, backends.ErrClosed)
+	}
+	got, err := ep.handshake(conn, Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink, Epoch: epoch}, deadline)
+	l.handshaking(nil)
+	switch {
+	case err != nil:
+	case got.Rank != peer:
 		err = fmt.Errorf("%w: the listener at %s is rank %d, not %d", backends.ErrMismatch, addr, got.Rank, peer)
+	case got.Epoch != epoch:
+		err = fmt.Errorf("%w: it is at link epoch %d, this rank at %d (its links were reset for a call run again)",
+			backends.ErrPeerGone, got.Epoch, epoch)
 	}
 	if err != nil {
 		conn.Close()

@@ -24,8 +24,10 @@ import (
 // ProtocolVersion: peers of different versions refuse each other at the
 // first header rather than misread each other's bytes.
 const (
-	// ProtocolVersion is the version of the wire protocol this build speaks.
-	ProtocolVersion = 1
+	// ProtocolVersion is the version of the wire protocol this build
+	// speaks. Version 2 added control frames (KindControl) and the link
+	// epoch of the hello (Hello.Epoch).
+	ProtocolVersion = 2
 	// HeaderSize is the length in bytes of every frame header.
 	HeaderSize = 32
 	// MaxPayload is the longest payload any frame may carry, in bytes. A
@@ -66,6 +68,11 @@ const (
 	// KindAbort carries, as text, the error that made the sender stop, so
 	// that its peers can say where a failure started.
 	KindAbort Kind = 5
+	// KindControl carries a message of the control plane that lets the
+	// ranks run a failed call again (see controlMsg): a vote, a verdict,
+	// or a relayed failure. It travels only on the control connections
+	// kept from the rendezvous, never on a link.
+	KindControl Kind = 6
 )
 
 // String returns the kind's name, or Kind(N) for an unknown value.
@@ -81,12 +88,14 @@ func (k Kind) String() string {
 		return "abort"
 	case KindTable:
 		return "table"
+	case KindControl:
+		return "control"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
 // known reports whether k is a kind of this protocol version.
-func (k Kind) known() bool { return k >= KindData && k <= KindAbort }
+func (k Kind) known() bool { return k >= KindData && k <= KindControl }
 
 // Header is the decoded fixed-size header of a frame. The magic, version and
 // reserved bytes are implicit: Put writes them, ParseHeader checks them.

@@ -15,7 +15,7 @@ var sampleHeader = Header{Kind: KindData, Op: 0x11, DType: 0x22, Call: 0x0807060
 
 // sampleBytes is sampleHeader encoded by hand from the layout in frame.go.
 var sampleBytes = []byte{
-	'H', 'T', 1, 1, 0x11, 0x22, 0, 0,
+	'H', 'T', 2, 1, 0x11, 0x22, 0, 0,
 	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 	0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,
 	0x21, 0x22, 0x23, 0x24, 0xfe, 0x00, 0x00, 0x00,
@@ -45,6 +45,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 		{"hello", Header{Kind: KindHello, Len: 27}},
 		{"proof", Header{Kind: KindProof, Seq: 1, Len: 32}},
 		{"table", Header{Kind: KindTable, Len: 4096}},
+		{"control", Header{Kind: KindControl, Len: 20}},
 		{"data all fields", sampleHeader},
 		{"max fields", Header{Kind: KindTable, Op: 0xff, DType: 0xff, Call: ^uint64(0), Seq: ^uint64(0), Len: MaxPayload}},
 	}
@@ -76,10 +77,10 @@ func TestParseHeaderRejects(t *testing.T) {
 		{"empty buffer", func(b []byte) []byte { return nil }, "0 bytes, need 32"},
 		{"magic first byte", func(b []byte) []byte { b[0] = 'X'; return b }, "magic"},
 		{"magic second byte", func(b []byte) []byte { b[1] = 'X'; return b }, "magic"},
-		{"version 0", func(b []byte) []byte { b[2] = 0; return b }, "peer speaks protocol version 0, this build speaks 1"},
-		{"version 7", func(b []byte) []byte { b[2] = 7; return b }, "peer speaks protocol version 7, this build speaks 1"},
+		{"version 0", func(b []byte) []byte { b[2] = 0; return b }, "peer speaks protocol version 0, this build speaks 2"},
+		{"version 7", func(b []byte) []byte { b[2] = 7; return b }, "peer speaks protocol version 7, this build speaks 2"},
 		{"kind 0", func(b []byte) []byte { b[3] = 0; return b }, "unknown kind 0"},
-		{"kind 6", func(b []byte) []byte { b[3] = 6; return b }, "unknown kind 6"},
+		{"kind 7", func(b []byte) []byte { b[3] = 7; return b }, "unknown kind 7"},
 		{"kind 255", func(b []byte) []byte { b[3] = 255; return b }, "unknown kind 255"},
 		{"reserved byte 6", func(b []byte) []byte { b[6] = 1; return b }, "reserved"},
 		{"reserved byte 7", func(b []byte) []byte { b[7] = 0x80; return b }, "reserved"},
@@ -120,8 +121,8 @@ func TestReadHeaderErrors(t *testing.T) {
 		{"full header with EOF", iotest.DataErrReader(bytes.NewReader(full)), false, nil, ""},
 		{"bad magic, then stall", io.MultiReader(strings.NewReader("HX"), iotest.ErrReader(boom)), false, ErrBadFrame, "magic"},
 		{"bad first byte alone", iotest.OneByteReader(io.MultiReader(strings.NewReader("X"), iotest.ErrReader(boom))), false, ErrBadFrame, "magic"},
-		{"version 2, then stall", io.MultiReader(strings.NewReader("HT\x02"), iotest.ErrReader(boom)), false, ErrBadFrame, "protocol version 2"},
-		{"version 2 byte by byte", iotest.OneByteReader(io.MultiReader(strings.NewReader("HT\x02"), iotest.ErrReader(boom))), false, ErrBadFrame, "protocol version 2"},
+		{"version 3, then stall", io.MultiReader(strings.NewReader("HT\x03"), iotest.ErrReader(boom)), false, ErrBadFrame, "protocol version 3"},
+		{"version 1 byte by byte", iotest.OneByteReader(io.MultiReader(strings.NewReader("HT\x01"), iotest.ErrReader(boom))), false, ErrBadFrame, "protocol version 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,7 +185,7 @@ func TestReadPayload(t *testing.T) {
 }
 
 func TestKindString(t *testing.T) {
-	for k, want := range map[Kind]string{KindData: "data", KindHello: "hello", KindProof: "proof", KindTable: "table", 0: "Kind(0)", 9: "Kind(9)"} {
+	for k, want := range map[Kind]string{KindData: "data", KindHello: "hello", KindProof: "proof", KindTable: "table", KindAbort: "abort", KindControl: "control", 0: "Kind(0)", 9: "Kind(9)"} {
 		if got := k.String(); got != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", uint8(k), got, want)
 		}

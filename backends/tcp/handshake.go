@@ -51,6 +51,11 @@ type Hello struct {
 	// Addr is the sender's data listener address (rendezvous only; "" on
 	// links), at most 256 bytes.
 	Addr string
+	// Epoch is the sender's link epoch: how many times its links have
+	// been reset to run a failed call again (see endpoint.Recover). A link
+	// connects only ranks at the same epoch, so that a connection made
+	// before a reset is never attached after it. 0 on rendezvous.
+	Epoch uint32
 }
 
 // ErrAuth is wrapped by Handshake when the peer's proof of the shared secret
@@ -59,19 +64,19 @@ type Hello struct {
 var ErrAuth = errors.New("peer failed to prove the shared secret")
 
 // The hello payload: nonce [16]byte, rank uint32, size uint32, purpose
-// uint8, addr length uint16, addr bytes; little-endian.
+// uint8, addr length uint16, addr bytes, epoch uint32; little-endian.
 const (
 	nonceSize      = 16
 	maxAddrLen     = 256
-	helloFixedSize = nonceSize + 4 + 4 + 1 + 2
+	helloFixedSize = nonceSize + 4 + 4 + 1 + 2 + 4
 	// maxHelloSize is the longest valid hello payload. A hello frame
 	// claiming more is rejected before its payload is read.
 	maxHelloSize = helloFixedSize + maxAddrLen
 	proofSize    = sha256.Size
 )
 
-// proofLabel opens every proof MAC; the 1 is ProtocolVersion.
-const proofLabel = "hccl-test/1 proof"
+// proofLabel opens every proof MAC; the 2 is ProtocolVersion.
+const proofLabel = "hccl-test/2 proof"
 
 // The handshake's frames carry no call; they are numbered among themselves
 // in each direction, and the connection's user numbers its own frames from
@@ -84,7 +89,7 @@ const (
 // Handshake proves to the peer on a fresh conn that this side holds secret,
 // checks the peer's proof, and returns the peer's hello. Both sides call it
 // at once: each sends a hello (a random nonce and me), then a proof,
-// HMAC-SHA256(secret, "hccl-test/1 proof" || purpose || rank || the
+// HMAC-SHA256(secret, "hccl-test/2 proof" || purpose || rank || the
 // receiver's nonce || the sender's nonce), and checks the other's. It
 // also checks that the peer's world has me.Size ranks and that the peer is
 // not this rank.
@@ -296,7 +301,8 @@ func appendHello(b []byte, nonce *[nonceSize]byte, h Hello) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(h.Size))
 	b = append(b, byte(h.Purpose))
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(h.Addr)))
-	return append(b, h.Addr...)
+	b = append(b, h.Addr...)
+	return binary.LittleEndian.AppendUint32(b, h.Epoch)
 }
 
 // parseHello decodes a hello payload. It accepts exactly what appendHello
@@ -312,13 +318,15 @@ func parseHello(p []byte) ([nonceSize]byte, Hello, error) {
 	size := binary.LittleEndian.Uint32(p[4:8])
 	purpose := Purpose(p[8])
 	addrLen := int(binary.LittleEndian.Uint16(p[9:11]))
-	addr := p[11:]
+	// The epoch closes the payload, after the address.
+	addr := p[11 : len(p)-4]
+	epoch := binary.LittleEndian.Uint32(p[len(p)-4:])
 	if addrLen > maxAddrLen || len(addr) != addrLen {
 		return nonce, Hello{}, fmt.Errorf("%w: hello address field claims %d bytes, has %d (at most %d)", ErrBadFrame, addrLen, len(addr), maxAddrLen)
 	}
 	// Where int has 32 bits, values from 1<<31 turn negative, and validate
 	// rejects them.
-	h := Hello{Rank: int(rank), Size: int(size), Purpose: purpose, Addr: string(addr)}
+	h := Hello{Rank: int(rank), Size: int(size), Purpose: purpose, Addr: string(addr), Epoch: epoch}
 	if err := h.validate(); err != nil {
 		return nonce, Hello{}, fmt.Errorf("%w: hello: %w", ErrBadFrame, err)
 	}

@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -45,6 +46,16 @@ type link struct {
 	// frames; both are owned by whoever is writing.
 	sendSeq uint64
 	frame   []byte
+	// stop is closed when the link fails, to cut short a dial in
+	// progress; dialConn is the connection that dial is handshaking on,
+	// which failing the link closes.
+	stop     chan struct{}
+	dialConn net.Conn
+
+	// lwg counts the goroutines that belong to the current connection:
+	// its reader and writer, and a dial in progress. They count in ep.wg
+	// too; reset waits for them alone.
+	lwg sync.WaitGroup
 }
 
 // inlineMax is the largest message a poster writes to the socket itself
@@ -62,7 +73,7 @@ const smallFrame = 4 << 10
 const readBuffer = 64 << 10
 
 func newLink(ep *endpoint, peer int) *link {
-	return &link{ep: ep, peer: peer, wake: make(chan struct{})}
+	return &link{ep: ep, peer: peer, wake: make(chan struct{}), stop: make(chan struct{})}
 }
 
 // request is a posted send or receive.
@@ -160,19 +171,40 @@ func (l *link) post(r *request) *request {
 	return r
 }
 
-// attach gives the link its connection and starts its goroutines. It
-// reports false if the link already has one (a duplicate) or has failed.
-func (l *link) attach(conn net.Conn) bool {
+// attach gives the link its connection, made at link epoch epoch, and
+// starts its goroutines. It refuses, saying why, a connection when the
+// link already has one (a duplicate), has failed, or is at another epoch
+// (the connection was made before the links were reset).
+func (l *link) attach(conn net.Conn, epoch uint32) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.conn != nil || l.err != nil {
-		return false
+	switch now := l.ep.epoch.Load(); {
+	case l.err != nil:
+		return fmt.Errorf("the link has failed: %w", l.err)
+	case l.conn != nil:
+		return errors.New("a duplicate of the link's connection")
+	case epoch != now:
+		return fmt.Errorf("made at link epoch %d, the links are at %d (a connection from before they were reset)", epoch, now)
 	}
 	l.conn = conn
 	l.notifyLocked()
 	l.ep.wg.Add(2)
+	l.lwg.Add(2)
 	go l.writeLoop()
 	go l.readLoop()
+	return nil
+}
+
+// handshaking records conn as the connection a dial is handshaking on, so
+// that failing the link cuts the handshake short; nil clears it. It
+// reports false, recording nothing, once the link has failed.
+func (l *link) handshaking(conn net.Conn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if conn != nil && l.err != nil {
+		return false
+	}
+	l.dialConn = conn
 	return true
 }
 
@@ -186,11 +218,15 @@ func (l *link) fail(err error) {
 	l.err = err
 	pending := append(l.sends, l.recvs...)
 	l.sends, l.recvs = nil, nil
-	conn := l.conn
+	conn, dialConn := l.conn, l.dialConn
+	close(l.stop)
 	l.notifyLocked()
 	l.mu.Unlock()
 	if conn != nil {
 		conn.Close()
+	}
+	if dialConn != nil {
+		dialConn.Close()
 	}
 	for _, r := range pending {
 		r.finish(err)

@@ -12,6 +12,7 @@ import (
 // readLoop fills the queued receives in order from the incoming frames.
 func (l *link) readLoop() {
 	defer l.ep.wg.Done()
+	defer l.lwg.Done()
 	var seq uint64
 	var hdr [HeaderSize]byte
 	staging := make([]byte, chunkSize)

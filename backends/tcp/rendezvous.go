@@ -42,19 +42,30 @@ func setup(ctx context.Context, role role, cfg backends.Config, started func(mas
 		ep.Close()
 		return nil, err
 	}
+	// With retry, the rendezvous connections stay open as the control
+	// connections (see control).
+	keep := cfg.Retry && role.Size > 1
 	if role.Rank == 0 {
 		if started != nil {
 			if err := started(ep.ln.Addr().String()); err != nil {
 				return fail(err)
 			}
 		}
-		if err := ep.collect(ctx, deadline); err != nil {
+		conns, err := ep.collect(ctx, deadline, keep)
+		if err != nil {
 			return fail(err)
+		}
+		if keep {
+			ep.startControl(conns)
 		}
 		return ep, nil
 	}
-	if err := ep.join(ctx, role.Master, deadline); err != nil {
+	conn, err := ep.join(ctx, role.Master, deadline, keep)
+	if err != nil {
 		return fail(err)
+	}
+	if keep {
+		ep.startControl([]net.Conn{conn})
 	}
 	return ep, nil
 }
@@ -112,8 +123,9 @@ func bindHost(bind string) (string, error) {
 }
 
 // collect is rank 0's side of the rendezvous: it waits for every other
-// rank, then sends each the table of listener addresses.
-func (ep *endpoint) collect(ctx context.Context, deadline time.Time) error {
+// rank, then sends each the table of listener addresses. With keep, it
+// returns the connections, by rank, open; otherwise it closes them.
+func (ep *endpoint) collect(ctx context.Context, deadline time.Time, keep bool) (kept []net.Conn, err error) {
 	defer func() {
 		ep.rdvMu.Lock()
 		ep.rendezvous = nil
@@ -123,6 +135,9 @@ func (ep *endpoint) collect(ctx context.Context, deadline time.Time) error {
 	ep.addrs[0] = ep.ln.Addr().String()
 	conns := make([]net.Conn, ep.size)
 	defer func() {
+		if keep && err == nil {
+			return
+		}
 		for _, c := range conns {
 			if c != nil {
 				c.Close()
@@ -143,19 +158,19 @@ func (ep *endpoint) collect(ctx context.Context, deadline time.Time) error {
 			conns[r], ep.addrs[r] = rc.conn, advertised(rc.hello.Addr, rc.conn)
 			joined++
 		case <-timer.C:
-			return fmt.Errorf("rendezvous at %s: %w: %s never joined within %v",
+			return nil, fmt.Errorf("rendezvous at %s: %w: %s never joined within %v",
 				ep.addrs[0], backends.ErrTimeout, missing(conns), ep.connectTimeout)
 		case <-ctx.Done():
-			return fmt.Errorf("rendezvous at %s: %w", ep.addrs[0], backends.ContextError(ctx))
+			return nil, fmt.Errorf("rendezvous at %s: %w", ep.addrs[0], backends.ContextError(ctx))
 		}
 	}
 	table := encodeTable(ep.addrs)
 	for r := 1; r < ep.size; r++ {
 		if err := writeFrame(conns[r], KindTable, table, deadline); err != nil {
-			return fmt.Errorf("rendezvous: sending the address table to rank %d: %w", r, err)
+			return nil, fmt.Errorf("rendezvous: sending the address table to rank %d: %w", r, err)
 		}
 	}
-	return nil
+	return conns, nil
 }
 
 // missing names the ranks that have not joined: "rank 3" or "ranks 3, 5".
@@ -189,42 +204,54 @@ func advertised(addr string, conn net.Conn) string {
 }
 
 // join is the side of every other rank: it reaches rank 0 (retrying while
-// rank 0 starts), says where it listens, and receives the table.
-func (ep *endpoint) join(ctx context.Context, master string, deadline time.Time) error {
+// rank 0 starts), says where it listens, and receives the table. With
+// keep, it returns the connection to rank 0 open, its deadlines cleared;
+// otherwise it closes it.
+func (ep *endpoint) join(ctx context.Context, master string, deadline time.Time, keep bool) (kept net.Conn, err error) {
 	conn, err := dialRetry(master, deadline, ctx.Done())
 	if err != nil {
-		return fmt.Errorf("rendezvous: reaching rank 0 at %s: %w", master, err)
+		return nil, fmt.Errorf("rendezvous: reaching rank 0 at %s: %w", master, err)
 	}
-	defer conn.Close()
+	defer func() {
+		if kept == nil {
+			conn.Close()
+		}
+	}()
 	me := Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeRendezvous, Addr: ep.ln.Addr().String()}
 	if _, err := ep.handshake(conn, me, deadline); err != nil {
-		return fmt.Errorf("rendezvous with rank 0 at %s: %w", master, err)
+		return nil, fmt.Errorf("rendezvous with rank 0 at %s: %w", master, err)
 	}
 	conn.SetDeadline(deadline)
 	var hdr [HeaderSize]byte
 	h, err := ReadHeader(conn, &hdr)
 	if errors.Is(err, io.EOF) {
-		return fmt.Errorf("rendezvous: %w: rank 0 at %s ended the rendezvous before sending the address table", backends.ErrPeerGone, master)
+		return nil, fmt.Errorf("rendezvous: %w: rank 0 at %s ended the rendezvous before sending the address table", backends.ErrPeerGone, master)
 	}
 	if err != nil {
-		return fmt.Errorf("rendezvous: waiting for the address table from rank 0 at %s: %w", master, err)
+		return nil, fmt.Errorf("rendezvous: waiting for the address table from rank 0 at %s: %w", master, err)
 	}
 	if h.Kind != KindTable || h.Len > maxTable {
-		return fmt.Errorf("rendezvous: %w: %v frame of %d bytes where the address table was due", ErrBadFrame, h.Kind, h.Len)
+		return nil, fmt.Errorf("rendezvous: %w: %v frame of %d bytes where the address table was due", ErrBadFrame, h.Kind, h.Len)
 	}
 	buf := make([]byte, h.Len)
 	if err := ReadPayload(conn, buf); err != nil {
-		return fmt.Errorf("rendezvous: address table: %w", err)
+		return nil, fmt.Errorf("rendezvous: address table: %w", err)
 	}
 	addrs, err := decodeTable(buf)
 	if err != nil {
-		return fmt.Errorf("rendezvous: address table: %w", err)
+		return nil, fmt.Errorf("rendezvous: address table: %w", err)
 	}
 	if len(addrs) != ep.size {
-		return fmt.Errorf("rendezvous: %w: table of %d ranks for a world of %d", backends.ErrMismatch, len(addrs), ep.size)
+		return nil, fmt.Errorf("rendezvous: %w: table of %d ranks for a world of %d", backends.ErrMismatch, len(addrs), ep.size)
 	}
 	ep.addrs = addrs
-	return nil
+	if !keep {
+		return nil, nil
+	}
+	if err := conn.SetDeadline(time.Time{}); err != nil {
+		return nil, fmt.Errorf("rendezvous: keeping the connection to rank 0 at %s: %w", master, err)
+	}
+	return conn, nil
 }
 
 // writeFrame writes one frame with payload before deadline.

@@ -11,6 +11,7 @@ import (
 // message and then closes cannot fail a send that was delivered.
 func (l *link) writeLoop() {
 	defer l.ep.wg.Done()
+	defer l.lwg.Done()
 	for {
 		// The picker runs under l.mu: taking a send and claiming the
 		// write side happen together, so an inline writer cannot slip in.

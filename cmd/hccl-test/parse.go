@@ -76,6 +76,17 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
 	fs.StringVar(&p.InjectText, "inject", "", "faults to inject (README), "+inject.Grammar)
 	fs.Uint64Var(&p.Seed, "seed", 1, "seed of --inject's random choices")
+	envRetry, err := parseHCCLRetry(os.Getenv)
+	if err != nil {
+		return p, o, err
+	}
+	fs.IntVar(&p.Retry, "retry", 0, "run an op that failed on a transport error again, up to this many times\n(default from HCCL_OP_RETRY_ENABLE and HCCL_OP_RETRY_PARAMS' MaxCnt)")
+	hold, interval := durationValue(0), durationValue(0)
+	if envRetry.enabled {
+		hold, interval = durationValue(envRetry.hold), durationValue(envRetry.interval)
+	}
+	fs.Var(&hold, "retry-hold", "pause between a failure and the first re-run (default HoldTime with HCCL_OP_RETRY_ENABLE)")
+	fs.Var(&interval, "retry-interval", "pause between later re-runs (default IntervalTime with HCCL_OP_RETRY_ENABLE)")
 	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s),\na preset ("+presetHelp()+"),\nor auto: measure it on this backend before the sweep")
 	timeout := durationValue(p.Timeout)
 	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
@@ -120,7 +131,6 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if fs.NArg() > 0 {
 		return p, o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	var err error
 	if p.Ops, err = splitList("op", *ops, coll.AllOps, parseOp); err != nil {
 		return p, o, err
 	}
@@ -156,6 +166,13 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	}
 	if p.Inject, err = inject.Parse(p.InjectText); err != nil {
 		return p, o, err
+	}
+	p.RetryHold, p.RetryInterval = hold.duration(), interval.duration()
+	switch {
+	case fs.Changed("retry"):
+		p.RetrySource = "--retry"
+	case envRetry.enabled:
+		p.Retry, p.RetrySource = envRetry.max, envRetry.source
 	}
 	p.Timeout, p.ConnectTimeout = timeout.duration(), connect.duration()
 	p.Args = args

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hccl-test/hccl-test/bench"
+)
+
+// hcclRetry is operator re-execution as HCCL's environment configures it.
+type hcclRetry struct {
+	enabled        bool
+	max            int
+	hold, interval time.Duration
+	source         string
+}
+
+// HCCL's defaults when HCCL_OP_RETRY_ENABLE turns re-execution on and
+// HCCL_OP_RETRY_PARAMS does not say otherwise.
+const (
+	hcclRetryMax      = 1
+	hcclRetryHold     = 5000 * time.Millisecond
+	hcclRetryInterval = 1000 * time.Millisecond
+)
+
+// parseHCCLRetry reads HCCL_OP_RETRY_ENABLE ("L0:0, L1:1, L2:0": a level
+// set to 1 turns re-execution on; HCCL retries the levels it supports, and
+// hccl-test, with one level of links, retries everything) and, when it is
+// on, HCCL_OP_RETRY_PARAMS ("MaxCnt:3,HoldTime:5000,IntervalTime:1000",
+// times in milliseconds), with HCCL's ranges and defaults.
+func parseHCCLRetry(getenv func(string) string) (hcclRetry, error) {
+	r := hcclRetry{max: hcclRetryMax, hold: hcclRetryHold, interval: hcclRetryInterval}
+	enable := getenv("HCCL_OP_RETRY_ENABLE")
+	if strings.TrimSpace(enable) == "" {
+		return r, nil
+	}
+	for _, part := range strings.Split(enable, ",") {
+		level, val, ok := strings.Cut(strings.TrimSpace(part), ":")
+		level = strings.ToUpper(strings.TrimSpace(level))
+		val = strings.TrimSpace(val)
+		if !ok || len(level) != 2 || level[0] != 'L' || level[1] < '0' || level[1] > '2' || (val != "0" && val != "1") {
+			return r, fmt.Errorf("HCCL_OP_RETRY_ENABLE=%q: want levels as L0:0,L1:1,L2:0 (each 0 or 1)", enable)
+		}
+		r.enabled = r.enabled || val == "1"
+	}
+	if !r.enabled {
+		return r, nil
+	}
+	r.source = "HCCL_OP_RETRY_ENABLE=" + enable
+	params := getenv("HCCL_OP_RETRY_PARAMS")
+	if strings.TrimSpace(params) == "" {
+		return r, nil
+	}
+	r.source += " HCCL_OP_RETRY_PARAMS=" + params
+	bad := func(why string) (hcclRetry, error) {
+		return r, fmt.Errorf("HCCL_OP_RETRY_PARAMS=%q: %s (want MaxCnt:1..10,HoldTime:0..60000,IntervalTime:0..60000, times in ms)", params, why)
+	}
+	for _, part := range strings.Split(params, ",") {
+		key, val, ok := strings.Cut(strings.TrimSpace(part), ":")
+		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
+		if !ok || err != nil {
+			return bad(fmt.Sprintf("%q is not NAME:number", strings.TrimSpace(part)))
+		}
+		switch strings.TrimSpace(key) {
+		case "MaxCnt":
+			if n < 1 || n > bench.MaxRetry {
+				return bad(fmt.Sprintf("MaxCnt %d out of range", n))
+			}
+			r.max = int(n)
+		case "HoldTime", "IntervalTime":
+			d := time.Duration(n) * time.Millisecond
+			if d > bench.MaxRetryPause {
+				return bad(fmt.Sprintf("%s %d out of range", key, n))
+			}
+			if key == "HoldTime" {
+				r.hold = d
+			} else {
+				r.interval = d
+			}
+		default:
+			return bad(fmt.Sprintf("unknown parameter %q", key))
+		}
+	}
+	return r, nil
+}
