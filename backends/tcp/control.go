@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -34,6 +35,10 @@ type control struct {
 	verdicts chan controlMsg
 	gone     chan struct{}
 	goneErr  error
+
+	// agreeing is set while this rank waits for a verdict: its control
+	// readers then poll rather than park, as a link's reader does.
+	agreeing atomic.Int32
 }
 
 // verdictBacklog is how many verdicts a rank holds that nobody has asked
@@ -65,6 +70,13 @@ func (ep *endpoint) startControl(conns []net.Conn) {
 	}
 }
 
+// pollState tells the control readers to poll for a message while this
+// rank waits for a verdict (see pollReader), and to stop once the endpoint
+// closes.
+func (c *control) pollState() (posted, filling, ended bool) {
+	return c.agreeing.Load() > 0, false, c.closing()
+}
+
 // closing reports whether the endpoint is closing.
 func (c *control) closing() bool {
 	select {
@@ -87,7 +99,7 @@ func (c *control) closing() bool {
 func (c *control) serve(cc *ctlConn) {
 	defer c.ep.wg.Done()
 	defer cc.conn.Close()
-	in := bufio.NewReader(cc.conn)
+	in := bufio.NewReader(newPollReader(cc.conn, c.pollState, c.ep.writersBusy, nil))
 	var hdr [HeaderSize]byte
 	buf := make([]byte, ctlFixedSize+maxAbort)
 	for {
@@ -146,7 +158,7 @@ func (c *control) relay(r agree.Round, v backends.Vote) {
 func (c *control) listen(cc *ctlConn) {
 	defer c.ep.wg.Done()
 	defer cc.conn.Close()
-	in := bufio.NewReader(cc.conn)
+	in := bufio.NewReader(newPollReader(cc.conn, c.pollState, c.ep.writersBusy, nil))
 	var hdr [HeaderSize]byte
 	buf := make([]byte, ctlFixedSize+maxAbort)
 	for {

@@ -38,7 +38,8 @@ type pollReader struct {
 	// posted blocks until a receive is posted or the link ends. When the
 	// host is not oversubscribed the reader idles there rather than in
 	// the network poller, so that a newly posted receive finds it
-	// running and polling when the data lands, with no wake-up.
+	// running and polling when the data lands, with no wake-up. With
+	// posted nil the reader parks in the network poller instead.
 	posted func()
 }
 
@@ -81,6 +82,8 @@ func (p *pollReader) Read(b []byte) (int, error) {
 				return false // polling would take the CPU from a peer
 			case filling:
 				return false // the rest of a message streams in: park
+			case !posted && p.posted == nil:
+				return false
 			case !posted:
 				p.posted() // idle until someone waits, then poll
 				until = time.Time{}

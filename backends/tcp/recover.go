@@ -88,6 +88,8 @@ func (ep *endpoint) vote(ctx context.Context, r agree.Round, v backends.Vote) (b
 		return backends.Vote{}, fmt.Errorf("%s: %w", r, backends.ErrClosed)
 	default:
 	}
+	ep.ctl.agreeing.Add(1)
+	defer ep.ctl.agreeing.Add(-1)
 	if ep.ctl.hub != nil {
 		return ep.ctl.hub.Submit(ctx, r, v)
 	}
