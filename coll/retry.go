@@ -113,7 +113,8 @@ func (c *Comm) vote(ctx, actx context.Context, err error) backends.Vote {
 		return v
 	case ctx.Err() != nil:
 		v.Outcome = backends.Fatal
-	case actx.Err() != nil && errors.Is(context.Cause(actx), backends.ErrPeerGone):
+	case errors.Is(err, context.Canceled) && errors.Is(context.Cause(actx), backends.ErrPeerGone):
+		// Stopped by another rank's failure, not by one of its own.
 		v.Outcome = backends.Transient
 		err = context.Cause(actx)
 	case errors.Is(err, backends.ErrPeerGone):
