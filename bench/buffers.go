@@ -57,6 +57,24 @@ func touch(b []byte) {
 	}
 }
 
+// buckets lays out the calls of one iteration of row: one, or with
+// --fusion row.Buckets, each in its own stretch of the buffers.
+func (bp *bufferPool) buckets(row Row, rank, n int) []*coll.Args {
+	if row.Buckets <= 1 {
+		return []*coll.Args{bp.args(row, rank, n)}
+	}
+	one := row
+	one.Bytes, one.Buckets = row.Bytes/int64(row.Buckets), 1
+	s, r := bufferBytes(row.Op, n, one.Bytes)
+	stride := int(max(s, r))
+	out := make([]*coll.Args, row.Buckets)
+	for i := range out {
+		view := bufferPool{a: bp.a[i*stride:], b: bp.b[i*stride:]}
+		out[i] = view.args(one, rank, n)
+	}
+	return out
+}
+
 // args lays out the buffers of one call of row by the conventions of
 // coll.Args, in place or not, for rank `rank` of n.
 func (bp *bufferPool) args(row Row, rank, n int) *coll.Args {

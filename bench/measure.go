@@ -20,10 +20,15 @@ import (
 // iteration times and wrong-element counts and returns the combined record;
 // other ranks return a zero Record.
 func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, error) {
-	p, rank, n := r.plan, r.comm.Rank(), r.comm.Size()
-	args := r.bufs.args(row, rank, n)
+	// The op runs in the row's group (or the world); the harness's own
+	// barrier and gathering run on the world.
+	comm := r.groups[row.Group]
+	p, rank, n := r.plan, comm.Rank(), comm.Size()
+	buckets := r.bufs.buckets(row, rank, n)
 	pattern := patternFor(row, n)
-	fillInputs(args, pattern, rank)
+	for _, args := range buckets {
+		fillInputs(args, pattern, rank)
+	}
 
 	algo := ""
 	reruns := r.comm.Reruns()
@@ -34,13 +39,20 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// guards nothing once its ops are over.
 	r.rearm = func() { wd.arm(time.Now()) }
 	defer func() { r.rearm = nil }()
+	// One iteration is one collective, or with --fusion one per bucket,
+	// back to back.
 	call := func() (time.Duration, error) {
 		start := time.Now()
-		wd.arm(start)
-		used, err := r.comm.Run(wd.ctx, p.AlgoFor(row.Op), args)
+		var err error
+		for _, args := range buckets {
+			wd.arm(time.Now())
+			algo, err = comm.Run(wd.ctx, p.AlgoFor(row.Op), args)
+			if err != nil {
+				break
+			}
+		}
 		elapsed := time.Since(start)
 		wd.disarm()
-		algo = used
 		return elapsed, err
 	}
 	for range p.Warmup {
@@ -55,7 +67,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// count, then the seconds it spent waiting on peers in those
 	// iterations: the vector rank 0 gathers.
 	samples := make([]float64, p.Iters+sampleExtras)
-	waited := r.comm.Waited()
+	waited := comm.Waited()
 	for i := range p.Iters {
 		d, err := call()
 		if err != nil {
@@ -63,21 +75,27 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		}
 		samples[i] = d.Seconds()
 	}
-	samples[p.Iters+1] = (r.comm.Waited() - waited).Seconds()
+	samples[p.Iters+1] = (comm.Waited() - waited).Seconds()
 	samples[p.Iters] = -1
 	if p.Check {
-		poison(args.Recv)
-		fillInputs(args, pattern, rank)
+		for _, args := range buckets {
+			poison(args.Recv)
+			fillInputs(args, pattern, rank)
+		}
 		if _, err := call(); err != nil {
 			return results.Record{}, fmt.Errorf("checked run: %w", err)
 		}
-		samples[p.Iters] = float64(countWrong(args, row, pattern, rank, n))
+		var wrong int64
+		for _, args := range buckets {
+			wrong += countWrong(args, row, pattern, rank, n)
+		}
+		samples[p.Iters] = float64(wrong)
 	}
 	all, err := r.gatherFloats(ctx, samples)
-	if err != nil || rank != 0 {
+	if err != nil || r.comm.Rank() != 0 {
 		return results.Record{}, err
 	}
-	rec := combine(row, all, n, p.Iters, r.linkBW())
+	rec := combine(row, all, r.comm.Size(), p.Iters, r.linkBW())
 	rec.Algo = algo
 	rec.Retries = r.comm.Reruns() - reruns
 	return rec, nil
@@ -97,7 +115,9 @@ const sampleExtras = 2
 
 // combine turns every rank's samples (rank-major, iters times, a wrong
 // count and a wait time each) into the row's record. An iteration's time is
-// its slowest rank's; the row's time is the slowest rank's mean.
+// its slowest rank's; the row's time is the slowest rank's mean. With
+// groups, every rank of the world counts (all groups run at once) and the
+// bus factor is the group's.
 func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Record {
 	perIter := make([]float64, iters)
 	busy := make([]float64, n)
@@ -125,7 +145,7 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 	}
 	rec := results.Record{
 		Op: row.Op.String(), DType: row.DType.String(), RedOp: redOpName(row.RedOp), Root: row.Root,
-		InPlace: row.Place == InPlace, Bytes: row.Bytes, Count: int64(row.Count) * int64(row.Op.Blocks(n)),
+		InPlace: row.Place == InPlace, Bytes: row.Bytes, Count: int64(row.Count) * int64(row.Op.Blocks(max(row.GroupSize, 1))) * int64(max(row.Buckets, 1)),
 		Iters: iters, TimeUS: mean * 1e6,
 		MinUS:    us(stats.Min),
 		P50US:    us(func(d stats.Float64Data) (float64, error) { return stats.Percentile(d, 50) }),
@@ -133,11 +153,12 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 		MaxUS:    us(stats.Max),
 		StdDevUS: us(stats.StandardDeviation),
 		Wrong:    wrong, Util: math.NaN(),
+		Group: row.Group, GroupSize: row.GroupSize, Buckets: row.Buckets,
 	}
 	rec.SlowRank, rec.Skew = straggler(busy)
 	if mean > 0 {
 		rec.AlgBW = float64(row.Bytes) / mean / 1e9
-		rec.BusBW = rec.AlgBW * row.Op.BusFactor(n)
+		rec.BusBW = rec.AlgBW * row.Op.BusFactor(max(row.GroupSize, 1))
 	}
 	if linkGBps > 0 {
 		rec.Util = rec.BusBW / linkGBps

@@ -83,6 +83,21 @@ type Plan struct {
 	Retry                    int
 	RetryHold, RetryInterval time.Duration
 	RetrySource              string
+	// Layout splits the world into communication domains (--groups), and
+	// Groups lists the domains the sweep runs in, one after the other
+	// (--group), every group of a domain at once; with none it runs on the
+	// whole world.
+	Layout     Layout
+	LayoutText string
+	Groups     []string
+	// Fusion lists bucket counts (--fusion): each size is also measured
+	// as that many collectives of size/buckets back to back. nil: off.
+	Fusion []int
+	// Overlap, or with OverlapAuto each row's own time, is the synthetic
+	// compute each iteration is also run against (--overlap); 0 and false:
+	// off.
+	Overlap     time.Duration
+	OverlapAuto bool
 	// OpAlgos overrides Algo per collective (from HCCL_ALGO).
 	OpAlgos    map[coll.Op]string
 	Placements []Placement
@@ -198,8 +213,8 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--runs %d: at most %d", p.Runs, maxIters)
 	case p.Warmup < 0:
 		return fmt.Errorf("--warmup_iters %d: must not be negative", p.Warmup)
-	case p.Root < -1 || p.Root >= p.Ranks:
-		return fmt.Errorf("--root %d: must be -1 (every root) or a rank in [0, %d)", p.Root, p.Ranks)
+	case p.Root < -1 || p.Root >= p.minGroupSize():
+		return fmt.Errorf("--root %d: must be -1 (every root) or a rank in [0, %d)%s", p.Root, p.minGroupSize(), p.groupNote())
 	case len(p.Placements) == 0:
 		return fmt.Errorf("--placement: none given")
 	case p.Timeout <= 0:
@@ -217,6 +232,9 @@ func (p Plan) Validate() error {
 		return err
 	}
 	if err := p.validateRetry(); err != nil {
+		return err
+	}
+	if err := p.validateDomains(); err != nil {
 		return err
 	}
 	if p.Master != "" {
@@ -305,8 +323,10 @@ func bufferBytes(op coll.Op, n int, size int64) (send, recv int64) {
 func (p Plan) MemoryNeeded() int64 {
 	var perRank int64
 	for _, op := range p.Ops {
-		s, r := bufferBytes(op, p.Ranks, p.MaxBytes)
-		perRank = max(perRank, s+r+max(s, r))
+		for _, g := range p.groupList() {
+			s, r := bufferBytes(op, p.GroupSize(g), p.MaxBytes)
+			perRank = max(perRank, s+r+max(s, r))
+		}
 	}
 	return perRank * int64(p.HostedRanksOrAll())
 }

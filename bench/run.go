@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/group"
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -41,6 +42,9 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	}()
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
 		r := &rankRunner{plan: p, comm: coll.NewComm(inject.Wrap(t, p.Inject, p.Seed)), bufs: &bufferPool{}}
+		if err := r.makeGroups(); err != nil {
+			return err
+		}
 		if p.Retry > 0 {
 			r.comm.SetRetry(coll.Retry{Max: p.Retry, Hold: p.RetryHold, Interval: p.RetryInterval, Rearm: r.rearmOp})
 		}
@@ -88,6 +92,24 @@ type rankRunner struct {
 	// rearm restarts the time limit of the op in progress before it is
 	// run again (--retry); nil outside a row.
 	rearm func()
+	// groups holds this rank's communicator in each domain of the plan's
+	// --group, over the same transport as comm, which stays the world's
+	// for the harness's own calls.
+	groups map[string]*coll.Comm
+}
+
+// makeGroups makes this rank's communicator in each domain the sweep runs
+// in.
+func (r *rankRunner) makeGroups() error {
+	r.groups = map[string]*coll.Comm{"": r.comm}
+	for _, kind := range r.plan.Groups {
+		t, err := group.New(r.comm.Transport(), r.plan.Layout.Members(kind, r.comm.Rank()))
+		if err != nil {
+			return fmt.Errorf("--group %s: %w", kind, err)
+		}
+		r.groups[kind] = coll.NewComm(t)
+	}
+	return nil
 }
 
 // rearmOp restarts the op time limit, if a row is being measured.
@@ -114,7 +136,12 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		}
 		r.cal = cal
 	}
-	return r.bufs.ensure(r.plan, r.comm.Size())
+	for _, c := range r.groups {
+		if err := r.bufs.ensure(r.plan, c.Size()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // header describes the run.
@@ -154,6 +181,17 @@ func (r *rankRunner) header() results.Header {
 	if len(p.Inject) > 0 {
 		h.Faults = fmt.Sprintf("%s (seed %d)", p.InjectText, p.Seed)
 	}
+	if p.Layout.Split() {
+		h.Groups = p.Layout.String()
+		h.Group = strings.Join(p.Groups, ",")
+	}
+	h.Fusion = len(p.Fusion) > 0
+	switch {
+	case p.OverlapAuto:
+		h.Overlap = "each collective started without blocking, then as much synthetic compute as the collective's own time, then waited for"
+	case p.Overlap > 0:
+		h.Overlap = fmt.Sprintf("each collective started without blocking, then %v of synthetic compute, then waited for", p.Overlap)
+	}
 	if p.Retry > 0 {
 		h.Retry = fmt.Sprintf("an op that fails on a transport error is run again up to %d times, after %v, then every %v (%s)",
 			p.Retry, p.RetryHold, p.RetryInterval, p.RetrySource)
@@ -165,11 +203,14 @@ func (r *rankRunner) header() results.Header {
 // records.
 func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Record) error) error {
 	runs := max(r.plan.Runs, 1)
+	// fused holds the time of the latest one-collective row of each shape,
+	// which the bucketed rows after it compare with (--fusion).
+	fused := map[Row]float64{}
 	for run := 1; run <= runs; run++ {
 		for _, row := range rows {
 			started := time.Now()
 			if r.cal != nil {
-				r.comm.SetModel(r.cal.model(row.DType))
+				r.groups[row.Group].SetModel(r.cal.model(row.DType))
 			}
 			rec, err := r.measureRow(ctx, row)
 			if err != nil {
@@ -179,9 +220,19 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 				return fmt.Errorf("%s: %w", describe(row), err)
 			}
 			rec.Run, rec.Started = run, started
+			if len(r.plan.Fusion) > 0 {
+				shape := row
+				shape.Count, shape.Bytes, shape.Buckets = 0, 0, 0
+				if row.Buckets <= 1 {
+					fused[shape] = rec.TimeUS
+				} else if t := fused[shape]; t > 0 {
+					rec.FusionSpeedup = rec.TimeUS / t
+				}
+			}
 			if r.cal != nil && r.plan.Stats {
 				bytes := row.Count * row.DType.Size()
-				rec.ModelUS = 1e6 * coll.Predict(row.Op, rec.Algo, r.comm.Size(), bytes, r.comm.Model())
+				c := r.groups[row.Group]
+				rec.ModelUS = 1e6 * coll.Predict(row.Op, rec.Algo, c.Size(), bytes, c.Model())
 			}
 			if emit != nil {
 				if err := emit(rec); err != nil {

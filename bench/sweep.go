@@ -52,6 +52,13 @@ type Row struct {
 	Count int
 	// Bytes is the size the row reports (see coll.Op.Blocks).
 	Bytes int64
+	// Group is the domain the row runs in ("" for the whole world), and
+	// GroupSize the ranks in each of its groups.
+	Group     string
+	GroupSize int
+	// Buckets > 1 splits the row into that many collectives of Count
+	// elements each, back to back (--fusion); Bytes is their total.
+	Buckets int
 }
 
 // RowCount returns the element count of coll.Args and the size actually
@@ -69,7 +76,17 @@ func RowCount(op coll.Op, dt dtype.DType, n int, size int64) (count int, bytes i
 // dropped.
 func (p Plan) Rows() []Row {
 	var rows []Row
+	for _, g := range p.groupList() {
+		rows = append(rows, p.groupRows(g)...)
+	}
+	return rows
+}
+
+// groupRows enumerates the rows of one domain (see Rows).
+func (p Plan) groupRows(group string) []Row {
+	var rows []Row
 	sizes := p.Sizes()
+	n := p.GroupSize(group)
 	for _, op := range p.Ops {
 		redops := []dtype.ReduceOp{0}
 		if op.Reduces() {
@@ -80,7 +97,7 @@ func (p Plan) Rows() []Row {
 			roots = []int{p.Root}
 			if p.Root < 0 {
 				roots = roots[:0]
-				for r := range p.Ranks {
+				for r := range n {
 					roots = append(roots, r)
 				}
 			}
@@ -90,13 +107,23 @@ func (p Plan) Rows() []Row {
 				for _, root := range roots {
 					last := int64(-1)
 					for _, size := range sizes {
-						count, bytes := RowCount(op, dt, p.Ranks, size)
+						count, bytes := RowCount(op, dt, n, size)
 						if bytes == last {
 							continue
 						}
 						last = bytes
-						for _, place := range p.Placements {
-							rows = append(rows, Row{Op: op, DType: dt, RedOp: redop, Root: root, Place: place, Count: count, Bytes: bytes})
+						for _, buckets := range p.bucketList() {
+							c, b := count, bytes
+							if buckets > 1 {
+								if c, b = RowCount(op, dt, n, size/int64(buckets)); c == 0 {
+									continue
+								}
+								b *= int64(buckets)
+							}
+							for _, place := range p.Placements {
+								rows = append(rows, Row{Op: op, DType: dt, RedOp: redop, Root: root, Place: place,
+									Count: c, Bytes: b, Group: group, GroupSize: n, Buckets: buckets})
+							}
 						}
 					}
 				}

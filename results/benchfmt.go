@@ -57,6 +57,9 @@ func NewBenchFmt(w io.Writer) *BenchFmt {
 const (
 	unitAlgBW = "algbw-GB/s"
 	unitBusBW = "busbw-GB/s"
+	// unitOverlapped is the time of an iteration overlapped with compute
+	// (--overlap).
+	unitOverlapped = "overlapped-ns/op"
 )
 
 // Begin implements Sink: it writes the unit metadata and the comment lines.
@@ -104,6 +107,9 @@ func (b *BenchFmt) Write(r Record) error {
 			values = append(values, v)
 		}
 	}
+	if r.ComputeUS > 0 && !math.IsNaN(r.TotalUS) {
+		values = append(values, benchfmt.Value{Value: max(roundSig(r.TotalUS*1000, 5), 1), Unit: unitOverlapped})
+	}
 	if len(values) == 0 {
 		return b.err // a line without values would not parse
 	}
@@ -130,6 +136,9 @@ func (b *BenchFmt) name(r Record) string {
 	part := func(k, v string) { fmt.Fprintf(&sb, "/%s=%s", k, nameValue(v)) }
 	part("backend", b.h.Backend)
 	part("ranks", strconv.Itoa(b.h.Ranks))
+	if r.Group != "" {
+		part("group", r.Group)
+	}
 	part("dtype", r.DType)
 	if r.RedOp != "" && r.RedOp != "none" {
 		part("redop", r.RedOp)
@@ -140,6 +149,9 @@ func (b *BenchFmt) name(r Record) string {
 	part("size", FormatBinarySize(r.Bytes))
 	if r.InPlace {
 		part("inplace", "true")
+	}
+	if r.Buckets > 1 {
+		part("buckets", strconv.Itoa(r.Buckets))
 	}
 	return sb.String()
 }

@@ -63,6 +63,9 @@ func TestBenchFmtReadBack(t *testing.T) {
 			if !math.IsNaN(c.rec.AlgBW) {
 				want["algbw-GB/s"], want["busbw-GB/s"] = c.rec.AlgBW, c.rec.BusBW
 			}
+			if c.rec.ComputeUS > 0 {
+				want["overlapped-sec/op"] = c.rec.TotalUS * 1e-6
+			}
 			values := map[string]float64{}
 			for _, v := range res.Values {
 				values[v.Unit] = v.Value

@@ -22,7 +22,7 @@ var columns = []string{
 	"op", "dtype", "redop", "root", "algo", "in_place", "size_bytes", "count", "iters",
 	"time_us", "min_us", "p50_us", "p99_us", "max_us", "stddev_us",
 	"algbw_GBps", "busbw_GBps", "util_pct", "wrong", "run", "model_us", "slow_rank", "skew",
-	"retries",
+	"retries", "group", "group_size", "buckets", "fusion_speedup", "compute_us", "total_us", "overlap_eff",
 }
 
 // fieldValues returns one value per column for record r of the run: a string,
@@ -47,6 +47,14 @@ func fieldValues(run runInfo, r Record) []any {
 	if r.Skew >= 1 {
 		skew = r.Skew
 	}
+	var speedup any // Record.FusionSpeedup is 0 when not measured
+	if r.FusionSpeedup > 0 {
+		speedup = r.FusionSpeedup
+	}
+	var compute, total, eff any // measured only with --overlap
+	if r.ComputeUS > 0 {
+		compute, total, eff = r.ComputeUS, r.TotalUS, r.OverlapEff
+	}
 	var link any // Header.LinkGBps is 0 when unknown
 	if run.h.LinkGBps > 0 {
 		link = run.h.LinkGBps
@@ -57,7 +65,7 @@ func fieldValues(run runInfo, r Record) []any {
 		r.Op, r.DType, r.RedOp, int64(r.Root), r.Algo, r.InPlace, r.Bytes, r.Count, int64(r.Iters),
 		r.TimeUS, r.MinUS, r.P50US, r.P99US, r.MaxUS, r.StdDevUS,
 		r.AlgBW, r.BusBW, util, wrong, int64(r.Run), model, int64(r.SlowRank), skew,
-		int64(r.Retries),
+		int64(r.Retries), r.Group, int64(r.GroupSize), int64(max(r.Buckets, 1)), speedup, compute, total, eff,
 	}
 	for i, x := range v {
 		if f, ok := x.(float64); ok {

@@ -93,6 +93,14 @@ func median(rs []Record) Record {
 		}
 		out.Wrong += r.Wrong
 	}
+	if out.FusionSpeedup > 0 {
+		out.FusionSpeedup = pick(func(r Record) float64 { return r.FusionSpeedup })
+	}
+	if out.ComputeUS > 0 {
+		out.ComputeUS = pick(func(r Record) float64 { return r.ComputeUS })
+		out.TotalUS = pick(func(r Record) float64 { return r.TotalUS })
+		out.OverlapEff = pick(func(r Record) float64 { return r.OverlapEff })
+	}
 	out.Retries = 0
 	for _, r := range rs {
 		out.Retries += r.Retries

@@ -34,7 +34,28 @@ type Record struct {
 	Skew     float64 // that rank's such time over the least such rank's (>= 1)
 	Run      int     // which repetition of the sweep (--runs) measured it, from 1
 	Retries  int     // calls of the row that failed and were run again (--retry)
-	Started  time.Time
+	// Group is the communication domain the row ran in (--group: tp, dp,
+	// ...), every group of it at once; "" for the whole world. GroupSize
+	// is the ranks in each group: busbw's n.
+	Group     string
+	GroupSize int
+	// Buckets > 1 (--fusion): one iteration is Buckets collectives of
+	// Bytes/Buckets each, back to back, where the row with Buckets 1 is
+	// one collective of Bytes. FusionSpeedup is this row's time over that
+	// one's: what fusing the buckets into one collective gains; 0 when
+	// not known.
+	Buckets       int
+	FusionSpeedup float64
+	// ComputeUS > 0 (--overlap): each iteration was also run started
+	// without blocking, with ComputeUS of synthetic compute (as timed
+	// alone) on every rank before waiting for it; TotalUS is the mean
+	// time of such an iteration (slowest rank counting), and OverlapEff
+	// (TimeUS + ComputeUS - TotalUS) / min(TimeUS, ComputeUS): 1 when the
+	// shorter one was hidden entirely, 0 when nothing was.
+	ComputeUS  float64
+	TotalUS    float64
+	OverlapEff float64
+	Started    time.Time
 }
 
 // Key identifies the row a record measures, the same in every run.
@@ -43,11 +64,14 @@ type Key struct {
 	Root             int
 	InPlace          bool
 	Bytes            int64
+	Group            string
+	Buckets          int
 }
 
 // Key returns the record's row key.
 func (r Record) Key() Key {
-	return Key{Op: r.Op, DType: r.DType, RedOp: r.RedOp, Root: r.Root, InPlace: r.InPlace, Bytes: r.Bytes}
+	return Key{Op: r.Op, DType: r.DType, RedOp: r.RedOp, Root: r.Root, InPlace: r.InPlace, Bytes: r.Bytes,
+		Group: r.Group, Buckets: max(r.Buckets, 1)}
 }
 
 // Checked reports whether the row's result was checked.
@@ -74,6 +98,10 @@ type Header struct {
 	Model      string  // the cost model's constants as calibrated, "" when none
 	Faults     string  // the faults injected (--inject), "" when none
 	Retry      string  // the re-execution policy (--retry), "" when off
+	Groups     string  // the layout of communication domains (--groups), "" when none
+	Group      string  // the domain the sweep ran in (--group), "" for the whole world
+	Fusion     bool    // rows compare fused and split collectives (--fusion)
+	Overlap    string  // how collectives were overlapped with compute (--overlap), "" when not
 	Runs       int     // repetitions of the whole sweep (--runs)
 	TotalRows  int     // rows the run will measure, all runs together
 	Started    time.Time

@@ -134,7 +134,12 @@ func (s *Samples) readCSV(r io.Reader) error {
 		if len(row) != len(header) {
 			err = fmt.Errorf("%d fields, the header has %d", len(row), len(header))
 		} else {
-			err = s.addCSVRow(func(c string) string { return row[col[c]] })
+			err = s.addCSVRow(func(c string) string {
+				if i, ok := col[c]; ok {
+					return row[i]
+				}
+				return "" // a column added after the file was written
+			})
 		}
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", s.Path, line, err)
@@ -159,7 +164,12 @@ func (s *Samples) addCSVRow(get func(column string) string) error {
 		return fmt.Errorf("in_place %q is not true or false", get("in_place"))
 	}
 	rec := Record{Op: get("op"), DType: get("dtype"), RedOp: get("redop"),
-		Root: int(ints[0]), InPlace: inPlace, Bytes: ints[1]}
+		Root: int(ints[0]), InPlace: inPlace, Bytes: ints[1], Group: get("group")}
+	if b := get("buckets"); b != "" { // absent from files written before --fusion
+		if rec.Buckets, err = strconv.Atoi(b); err != nil {
+			return fmt.Errorf("buckets %q is not an integer", b)
+		}
+	}
 	name := (&BenchFmt{h: Header{Backend: get("backend"), Ranks: int(ints[2])}}).name(rec)
 	for _, u := range []struct {
 		col, unit string

@@ -51,6 +51,15 @@ func (t *Table) Begin(h Header) error {
 	if h.Retry != "" {
 		t.printf("# retry: %s\n", h.Retry)
 	}
+	if h.Groups != "" {
+		t.printf("# groups %s\n", h.Groups)
+	}
+	if h.Fusion {
+		t.printf("# fusion: a row of b buckets runs b collectives of size/b back to back; fuse(x) = its time over one collective of size\n")
+	}
+	if h.Overlap != "" {
+		t.printf("# overlap: %s; eff = (time + compute - total) / min(time, compute)\n", h.Overlap)
+	}
 	if h.Model != "" {
 		t.printf("# model %s\n", h.Model)
 	}
@@ -70,6 +79,14 @@ func (t *Table) groupColumns() (names, units string) {
 		names += "  retry"
 		units += "       "
 	}
+	if t.h.Fusion {
+		names += "  buckets  fuse"
+		units += "            (x)"
+	}
+	if t.h.Overlap != "" {
+		names += "   compute     total    eff"
+		units += "      (us)      (us)       "
+	}
 	if t.h.Stats {
 		names += "       min       p50       p99       max     model"
 		units += "      (us)      (us)      (us)      (us)      (us)"
@@ -81,6 +98,9 @@ func (t *Table) opHeader(op string) {
 	names, units := t.groupColumns()
 	lead := "#       size         count      type   redop  root          algo"
 	leadUnits := "#        (B)    (elements)                                      "
+	if t.h.Group != "" {
+		lead, leadUnits = "#    group"+lead[1:], "#         "+leadUnits[1:]
+	}
 	t.printf("#\n# %s\n", op)
 	if t.both {
 		width := len(names)
@@ -117,30 +137,35 @@ func (t *Table) Write(r Record) error {
 		}
 		if p := t.pending; p != nil && sameShape(*p, r) {
 			t.pending = nil
-			t.printf("%s%s%s\n", lead(*p), t.group(*p), t.group(r))
+			t.printf("%s%s%s\n", t.lead(*p), t.group(*p), t.group(r))
 			return t.err
 		}
 		t.flushPending()
-		t.printf("%s%s%s\n", lead(r), strings.Repeat(" ", len(t.group(r))), t.group(r))
+		t.printf("%s%s%s\n", t.lead(r), strings.Repeat(" ", len(t.group(r))), t.group(r))
 		return t.err
 	}
-	t.printf("%s%s\n", lead(r), t.group(r))
+	t.printf("%s%s\n", t.lead(r), t.group(r))
 	return t.err
 }
 
 func (t *Table) flushPending() {
 	if p := t.pending; p != nil {
 		t.pending = nil
-		t.printf("%s%s\n", lead(*p), t.group(*p))
+		t.printf("%s%s\n", t.lead(*p), t.group(*p))
 	}
 }
 
 func sameShape(a, b Record) bool {
-	return a.Op == b.Op && a.DType == b.DType && a.RedOp == b.RedOp && a.Root == b.Root && a.Bytes == b.Bytes
+	return a.Op == b.Op && a.DType == b.DType && a.RedOp == b.RedOp && a.Root == b.Root && a.Bytes == b.Bytes &&
+		a.Group == b.Group && a.Buckets == b.Buckets
 }
 
-func lead(r Record) string {
-	return fmt.Sprintf("%12d  %12d  %8s  %6s  %4d  %12s", r.Bytes, r.Count, r.DType, r.RedOp, r.Root, r.Algo)
+func (t *Table) lead(r Record) string {
+	s := fmt.Sprintf("%12d  %12d  %8s  %6s  %4d  %12s", r.Bytes, r.Count, r.DType, r.RedOp, r.Root, r.Algo)
+	if t.h.Group != "" {
+		s = fmt.Sprintf("%9s", fmt.Sprintf("%s/%d", r.Group, r.GroupSize)) + s
+	}
+	return s
 }
 
 func (t *Table) group(r Record) string {
@@ -159,6 +184,20 @@ func (t *Table) group(r Record) string {
 	s := fmt.Sprintf("  %8s  %6.2f  %6.2f  %s  %s  %4d  %s", formatUS(r.TimeUS), r.AlgBW, r.BusBW, util, wrong, r.SlowRank, skew)
 	if t.h.Retry != "" {
 		s += fmt.Sprintf("  %5d", r.Retries)
+	}
+	if t.h.Fusion {
+		fuse := "     -"
+		if r.FusionSpeedup > 0 {
+			fuse = fmt.Sprintf("%6.2f", r.FusionSpeedup)
+		}
+		s += fmt.Sprintf("  %7d  %s", max(r.Buckets, 1), fuse)
+	}
+	if t.h.Overlap != "" {
+		if r.ComputeUS > 0 {
+			s += fmt.Sprintf("  %8s  %8s  %5.2f", formatUS(r.ComputeUS), formatUS(r.TotalUS), r.OverlapEff)
+		} else {
+			s += "         -         -      -"
+		}
 	}
 	if t.h.Stats {
 		model := "       -"

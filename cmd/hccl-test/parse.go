@@ -87,6 +87,10 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	}
 	fs.Var(&hold, "retry-hold", "pause between a failure and the first re-run (default HoldTime with HCCL_OP_RETRY_ENABLE)")
 	fs.Var(&interval, "retry-interval", "pause between later re-runs (default IntervalTime with HCCL_OP_RETRY_ENABLE)")
+	fs.StringVar(&p.LayoutText, "groups", "", "split the world into communication domains, e.g. tp=4,dp=2 (tp, cp, ep, dp, pp;\ntheir product is the world size; tp varies fastest, as Megatron-LM lays ranks out)")
+	groups := fs.String("group", "", "run the sweep inside every group of these domains at once, one domain after\nthe other (e.g. tp or tp,dp); needs --groups")
+	fusion := fs.String("fusion", "", "also measure each size as N collectives of size/N back to back, for each N\nin this list (e.g. 4 or 1,4,16,64), and report what fusing them gains")
+	overlap := fs.String("overlap", "", "also run each collective started without blocking against this much\nsynthetic compute (a duration, or auto: the collective's own time)")
 	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s),\na preset ("+presetHelp()+"),\nor auto: measure it on this backend before the sweep")
 	timeout := durationValue(p.Timeout)
 	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
@@ -165,6 +169,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		}
 	}
 	if p.Inject, err = inject.Parse(p.InjectText); err != nil {
+		return p, o, err
+	}
+	if err := parseDomains(&p, *groups, *fusion, *overlap); err != nil {
 		return p, o, err
 	}
 	p.RetryHold, p.RetryInterval = hold.duration(), interval.duration()
