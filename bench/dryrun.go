@@ -58,6 +58,17 @@ func (p Plan) DryRun(w io.Writer) error {
 	fmt.Fprintf(&b, "# redops (reducing ops only): %s\n", strings.Join(reds, " "))
 	fmt.Fprintf(&b, "# sizes: %s (%s)\n", strings.Join(sizes, " "), p.SweepString())
 	fmt.Fprintf(&b, "# placements: %d  roots: %s\n", len(p.Placements), rootsString(p))
+	if p.Layout.Split() {
+		var in []string
+		for _, g := range p.Groups {
+			n := p.GroupSize(g)
+			in = append(in, fmt.Sprintf("%s (%d groups of %d, all at once)", g, p.Ranks/max(n, 1), n))
+		}
+		fmt.Fprintf(&b, "# groups: %s; the sweep runs in: %s\n", p.Layout, strings.Join(in, ", "))
+	}
+	if len(p.Fusion) > 0 {
+		fmt.Fprintf(&b, "# fusion: each size also as %v collectives back to back\n", p.bucketList()[1:])
+	}
 	fmt.Fprintf(&b, "# rows: %d per run, %d in all\n", len(rows), len(rows)*runs)
 	perRank := p.MemoryNeeded() / int64(max(1, p.HostedRanksOrAll()))
 	fmt.Fprintf(&b, "# memory: about %s per rank, %s for the %d ranks on this machine\n",
