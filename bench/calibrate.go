@@ -98,6 +98,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 		probe.bufs = &bp
 		probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = calWarmup, calIters, false
 		probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false
+		probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only
 		rec, err := probe.measureRow(ctx, row)
 		return rec.TimeUS * 1e-6, err
 	}

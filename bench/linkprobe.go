@@ -40,6 +40,7 @@ func (r *rankRunner) probeLink(ctx context.Context) (float64, error) {
 	probe.bufs = &bp
 	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = probeWarmup, probeIters, false
 	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos = "", coll.Auto, nil
+	probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only
 	rec, err := probe.measureRow(ctx, row)
 	if err != nil {
 		return 0, err

@@ -77,6 +77,16 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	}
 	samples[p.Iters+1] = (comm.Waited() - waited).Seconds()
 	samples[p.Iters] = -1
+	// --overlap (overlap.go): the row again, each iteration overlapped
+	// with synthetic compute; rank 0 gets the result.
+	var overlap overlapResult
+	if p.Overlap > 0 || p.OverlapAuto {
+		o, err := r.measureOverlap(ctx, comm, wd, p.AlgoFor(row.Op), buckets, samples[:p.Iters])
+		if err != nil {
+			return results.Record{}, fmt.Errorf("overlapped with compute: %w", err)
+		}
+		overlap = o
+	}
 	if p.Check {
 		for _, args := range buckets {
 			poison(args.Recv)
@@ -98,6 +108,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	rec := combine(row, all, r.comm.Size(), p.Iters, r.linkBW())
 	rec.Algo = algo
 	rec.Retries = r.comm.Reruns() - reruns
+	overlap.fill(&rec)
 	return rec, nil
 }
 

@@ -1,0 +1,90 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+// TestComputeUnitsFor turns durations into units with a known unit time.
+func TestComputeUnitsFor(t *testing.T) {
+	k := newComputeLoad(1e-6) // one unit per microsecond
+	for _, tc := range []struct {
+		d    time.Duration
+		want int
+	}{
+		{0, 0},
+		{-time.Second, 0},
+		{time.Nanosecond, 1},
+		{time.Microsecond, 1},
+		{1500 * time.Nanosecond, 2},
+		{2 * time.Millisecond, 2000},
+		{time.Minute, 60_000_000},
+	} {
+		if got := k.unitsFor(tc.d); got != tc.want {
+			t.Errorf("unitsFor(%v) = %d, want %d", tc.d, got, tc.want)
+		}
+	}
+}
+
+// TestComputeCalibrated checks that the units for a duration, run alone,
+// take about that long. The bounds are generous: this runs on shared,
+// noisy machines, under the race detector too.
+func TestComputeCalibrated(t *testing.T) {
+	perUnit := computeUnit()
+	if !(perUnit > 0) || perUnit > 1e-3 {
+		t.Fatalf("calibrated %v s per unit", perUnit)
+	}
+	k := newComputeLoad(perUnit)
+	for _, tc := range []struct {
+		name   string
+		d      time.Duration
+		lo, hi time.Duration
+	}{
+		{"2ms", 2 * time.Millisecond, 200 * time.Microsecond, 20 * time.Millisecond},
+		{"10ms", 10 * time.Millisecond, time.Millisecond, 100 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			units := k.unitsFor(tc.d)
+			best := time.Duration(math.MaxInt64)
+			for range 3 {
+				start := time.Now()
+				k.run(units)
+				best = min(best, time.Since(start))
+			}
+			if best < tc.lo || best > tc.hi {
+				t.Errorf("%d units for %v took %v alone (want %v to %v)", units, tc.d, best, tc.lo, tc.hi)
+			}
+		})
+	}
+	if r := k.result(); !(r > 0) || math.IsInf(r, 0) {
+		t.Errorf("result %v: want finite and positive", r)
+	}
+}
+
+// TestComputeSliced runs the load in slices: every slice calls back, and
+// an ended context stops it early with its cause.
+func TestComputeSliced(t *testing.T) {
+	k := newComputeLoad(computeUnit())
+	units := k.unitsFor(time.Millisecond)
+	calls := 0
+	if err := k.runSliced(context.Background(), units, func() { calls++ }); err != nil {
+		t.Fatal(err)
+	}
+	if want := units / k.unitsFor(computeSlice); calls < want {
+		t.Errorf("%d calls between slices, want at least %d", calls, want)
+	}
+	cause := errors.New("stop")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	start := time.Now()
+	err := k.runSliced(ctx, k.unitsFor(time.Minute), nil)
+	if !errors.Is(err, cause) {
+		t.Errorf("got %v, want the context's cause", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a cancelled load ran for %v", d)
+	}
+}

@@ -1,0 +1,195 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/results"
+)
+
+// --overlap measures each row a second time, with every iteration
+// overlapped with synthetic compute (compute.go): the collective is started
+// without blocking (coll.Comm.Start), the rank computes, then waits for it
+// (Pending.Wait). The compute amount is Plan.Overlap, or with OverlapAuto
+// this rank's own mean time in the row's timed loop, just measured; it may
+// differ between ranks, since it changes no message. A row of several
+// buckets (--fusion) starts its buckets one after another: bucket i is
+// started, 1/b of the compute runs, bucket i is waited for, then bucket i+1
+// is started, as a training step starts each gradient bucket's collective
+// while it computes the next (a Comm runs one collective at a time).
+//
+// t_compute, the row's compute column, is the same compute timed alone on
+// this row: every rank runs it at once, with no communication, a few times
+// (computeAloneRuns), after a barrier. It is measured rather than taken
+// from the calibration because ranks that share cores slow each other's
+// compute too, with or without communication; timed alone, that cost is in
+// t_compute, and the efficiency is what overlapping gains or loses beyond it.
+
+// computeAloneRuns is how many times each rank times the compute alone per
+// row; the row takes each rank's mean.
+const computeAloneRuns = 3
+
+// overlapResult is what rank 0 learns from measureOverlap, in microseconds,
+// the slowest rank counting: totalUS is the mean time of an overlapped
+// iteration, computeUS the compute alone. Both are zero on other ranks.
+type overlapResult struct {
+	totalUS, computeUS float64
+}
+
+// fill sets rec's overlap fields from o and rec's own time; without a
+// measurement (computeUS 0) it leaves them zero.
+func (o overlapResult) fill(rec *results.Record) {
+	if o.computeUS <= 0 {
+		return
+	}
+	rec.ComputeUS, rec.TotalUS = o.computeUS, o.totalUS
+	rec.OverlapEff = overlapEfficiency(rec.TimeUS, o.computeUS, o.totalUS)
+}
+
+// overlapEfficiency is (comm + compute - total) / min(comm, compute): the
+// share of the shorter of the two that running both at once hid. 1: it was
+// hidden entirely; 0: nothing was (total = comm + compute); below 0: the
+// two slowed each other down beyond that. NaN when either time is not
+// positive.
+func overlapEfficiency(comm, compute, total float64) float64 {
+	shorter := min(comm, compute)
+	if !(shorter > 0) {
+		return math.NaN()
+	}
+	return (comm + compute - total) / shorter
+}
+
+// combineOverlap turns every rank's overlap samples (rank-major: iters
+// overlapped iteration times, then the compute-alone time, in seconds) into
+// the row's overlap result, with combine's convention: the slowest rank's
+// mean.
+func combineOverlap(all []float64, n, iters int) overlapResult {
+	var o overlapResult
+	for rk := range n {
+		s := all[rk*(iters+1) : (rk+1)*(iters+1)]
+		var total float64
+		for _, d := range s[:iters] {
+			total += d
+		}
+		o.totalUS = max(o.totalUS, total/float64(iters)*1e6)
+		o.computeUS = max(o.computeUS, s[iters]*1e6)
+	}
+	// A measured row has a positive compute time (results.Record).
+	o.computeUS = max(o.computeUS, 1e-3)
+	return o
+}
+
+// measureOverlap measures the row whose buckets measureRow has just timed
+// (own: this rank's iteration times in seconds) again, overlapped with
+// compute: the compute alone, then p.Warmup untimed and p.Iters timed
+// overlapped iterations, each under the op watchdog wd. Rank 0 gathers
+// every rank's times and returns the result; other ranks return zero.
+func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *opWatchdog, algo string,
+	buckets []*coll.Args, own []float64) (overlapResult, error) {
+	p := r.plan
+	k := newComputeLoad(computeUnit())
+	amount := p.Overlap
+	if p.OverlapAuto {
+		var sum float64
+		for _, d := range own {
+			sum += d
+		}
+		amount = time.Duration(sum / float64(len(own)) * float64(time.Second))
+	}
+	units := k.unitsFor(amount)
+
+	if err := r.barrier(ctx); err != nil {
+		return overlapResult{}, err
+	}
+	var alone float64
+	for range computeAloneRuns {
+		start := time.Now()
+		if err := k.runSliced(ctx, units, nil); err != nil {
+			return overlapResult{}, fmt.Errorf("timing the compute alone: %w", err)
+		}
+		alone += time.Since(start).Seconds()
+	}
+
+	iteration := func() (time.Duration, error) {
+		start := time.Now()
+		for i, args := range buckets {
+			share := units / len(buckets)
+			if i < units%len(buckets) {
+				share++
+			}
+			if err := overlapOne(wd, comm, algo, args, k, share, p.Timeout); err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(start), nil
+	}
+	for range p.Warmup {
+		if _, err := iteration(); err != nil {
+			return overlapResult{}, fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	if err := r.barrier(ctx); err != nil {
+		return overlapResult{}, err
+	}
+	samples := make([]float64, p.Iters+1)
+	for i := range p.Iters {
+		d, err := iteration()
+		if err != nil {
+			return overlapResult{}, err
+		}
+		samples[i] = d.Seconds()
+	}
+	samples[p.Iters] = alone / computeAloneRuns
+	if k.result() <= 0 { // never: keeps the compute observable
+		return overlapResult{}, fmt.Errorf("synthetic compute went wrong (%v)", k.result())
+	}
+	all, err := r.gatherFloats(ctx, samples)
+	if err != nil || r.comm.Rank() != 0 {
+		return overlapResult{}, err
+	}
+	return combineOverlap(all, r.comm.Size(), p.Iters), nil
+}
+
+// overlapOne starts the collective of args on comm, runs units of compute
+// while it runs, and waits for it. The watchdog is armed from the start
+// until the collective is seen finished (between compute slices, or when
+// waited for), so that it limits the collective, never the compute. If the
+// wait fails, the collective may still own the buffers: it is given up to
+// timeout to end (its context is the watchdog's, which has ended), and its
+// own error, which says where it stood, is preferred.
+func overlapOne(wd *opWatchdog, comm *coll.Comm, algo string, args *coll.Args, k *computeLoad, units int,
+	timeout time.Duration) error {
+	wd.arm(time.Now())
+	pending := comm.Start(wd.ctx, algo, args)
+	armed := true
+	computeErr := k.runSliced(wd.ctx, units, func() {
+		if !armed {
+			return
+		}
+		select {
+		case <-pending.Done():
+			wd.disarm()
+			armed = false
+		default:
+		}
+	})
+	_, err := pending.Wait(wd.ctx)
+	wd.disarm()
+	if err != nil {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		select {
+		case <-pending.Done():
+			if _, own := pending.Wait(wd.ctx); own != nil {
+				err = own
+			}
+		case <-t.C:
+			err = fmt.Errorf("%w (and the collective had not ended %v later)", err, timeout)
+		}
+		return err
+	}
+	return computeErr
+}

@@ -1,0 +1,144 @@
+package bench
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/results"
+)
+
+// TestRunOverlap sweeps a few collectives on shm with a fixed compute
+// amount, with auto (also in buckets), and inside groups: every row
+// overlapped and checked correct; a plan without --overlap fills nothing.
+func TestRunOverlap(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		overlap time.Duration
+		auto    bool
+		fusion  []int
+		layout  string
+	}{
+		{name: "2ms", overlap: 2 * time.Millisecond},
+		{name: "auto", auto: true, fusion: []int{4}},
+		{name: "groups", overlap: 500 * time.Microsecond, layout: "tp=2,dp=2"},
+		{name: "off"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := smallPlan()
+			p.Ops = []coll.Op{coll.AllReduce, coll.AllGather, coll.Broadcast}
+			p.DTypes, p.RedOps = []dtype.DType{dtype.FP32}, []dtype.ReduceOp{dtype.Sum}
+			p.Root, p.Placements = 0, []Placement{OutOfPlace, InPlace}
+			p.MinBytes, p.MaxBytes, p.StepFactor = 256, 64<<10, 16
+			p.Overlap, p.OverlapAuto, p.Fusion = tc.overlap, tc.auto, tc.fusion
+			if tc.layout != "" {
+				p.Ranks = 4
+				var err error
+				if p.Layout, err = ParseLayout(tc.layout, p.Ranks); err != nil {
+					t.Fatal(err)
+				}
+				p.Groups = []string{"tp", "dp"}
+			}
+			var c capture
+			if _, err := Run(context.Background(), p, &c); err != nil {
+				t.Fatal(err)
+			}
+			if len(c.records) != len(p.Rows()) {
+				t.Fatalf("%d records, want %d", len(c.records), len(p.Rows()))
+			}
+			on := tc.overlap > 0 || tc.auto
+			if (c.header.Overlap != "") != on {
+				t.Errorf("header overlap %q with --overlap %v", c.header.Overlap, on)
+			}
+			for _, r := range c.records {
+				name := r.Op + " " + r.Group
+				if r.Wrong != 0 {
+					t.Errorf("%s %d B in %d buckets: %d wrong", name, r.Bytes, r.Buckets, r.Wrong)
+				}
+				if !on {
+					if r.ComputeUS != 0 || r.TotalUS != 0 || r.OverlapEff != 0 {
+						t.Errorf("%s %d B: overlap fields without --overlap: %v %v %v", name, r.Bytes, r.ComputeUS, r.TotalUS, r.OverlapEff)
+					}
+					continue
+				}
+				if !(r.ComputeUS > 0) || !(r.TotalUS > 0) || math.IsNaN(r.OverlapEff) || math.IsInf(r.OverlapEff, 0) {
+					t.Errorf("%s %d B in %d buckets: compute %v total %v eff %v", name, r.Bytes, r.Buckets, r.ComputeUS, r.TotalUS, r.OverlapEff)
+				}
+				if want := overlapEfficiency(r.TimeUS, r.ComputeUS, r.TotalUS); r.OverlapEff != want {
+					t.Errorf("%s %d B: eff %v, want %v", name, r.Bytes, r.OverlapEff, want)
+				}
+			}
+		})
+	}
+}
+
+// TestOverlapEfficiency checks the formula on hand-made times.
+func TestOverlapEfficiency(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		comm, compute, total float64
+		want                 float64
+	}{
+		{"shorter hidden entirely", 100, 300, 300, 1},
+		{"nothing hidden", 100, 300, 400, 0},
+		{"half hidden", 200, 100, 250, 0.5},
+		{"equal, fully overlapped", 50, 50, 50, 1},
+		{"slowed each other", 100, 100, 300, -1},
+		{"no comm time", 0, 100, 100, math.NaN()},
+		{"no compute time", 100, 0, 100, math.NaN()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := overlapEfficiency(tc.comm, tc.compute, tc.total)
+			if math.IsNaN(tc.want) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-tc.want) > 1e-12) {
+				t.Errorf("overlapEfficiency(%v, %v, %v) = %v, want %v", tc.comm, tc.compute, tc.total, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCombineOverlap checks rank 0's reduction of every rank's samples:
+// the slowest rank's mean overlapped time and its compute time, and the
+// record fields filled from them.
+func TestCombineOverlap(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		all                 []float64
+		n, iters            int
+		total, compute, eff float64
+	}{
+		{
+			name: "one rank", all: []float64{3e-6, 5e-6, 4e-6}, n: 1, iters: 2,
+			total: 4, compute: 4, eff: (4 + 4 - 4) / 4.0,
+		},
+		{
+			// rank 1 has the largest mean total, rank 0 the longest compute
+			name: "slowest ranks differ", n: 2, iters: 3,
+			all:   []float64{1e-6, 2e-6, 3e-6, 8e-6 /* rank 1: */, 3e-6, 3e-6, 6e-6, 2e-6},
+			total: 4, compute: 8, eff: (4 + 8 - 4) / 4.0,
+		},
+		{
+			name: "compute too short to time", all: []float64{4e-6, 0}, n: 1, iters: 1,
+			total: 4, compute: 1e-3, eff: (4 + 1e-3 - 4) / 1e-3,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := combineOverlap(tc.all, tc.n, tc.iters)
+			if math.Abs(o.totalUS-tc.total) > 1e-9 || math.Abs(o.computeUS-tc.compute) > 1e-9 {
+				t.Errorf("total %v compute %v, want %v %v", o.totalUS, o.computeUS, tc.total, tc.compute)
+			}
+			rec := results.Record{TimeUS: 4}
+			o.fill(&rec)
+			if rec.ComputeUS != o.computeUS || rec.TotalUS != o.totalUS || math.Abs(rec.OverlapEff-tc.eff) > 1e-6 {
+				t.Errorf("record %v %v %v, want %v %v %v", rec.ComputeUS, rec.TotalUS, rec.OverlapEff, o.computeUS, o.totalUS, tc.eff)
+			}
+		})
+	}
+	var rec results.Record
+	overlapResult{}.fill(&rec)
+	if rec.ComputeUS != 0 || rec.TotalUS != 0 || rec.OverlapEff != 0 {
+		t.Errorf("no measurement filled %+v", rec)
+	}
+}
