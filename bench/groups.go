@@ -24,6 +24,18 @@ type Layout struct {
 // ParseLayout reads --groups, "tp=4,dp=2", for a world of n ranks: the
 // product of the sizes must be n.
 func ParseLayout(s string, n int) (Layout, error) {
+	l, _, err := parseLayout("--groups", s, n, "--ranks")
+	return l, err
+}
+
+// maxGroupRanks bounds the size of one kind of group, as --ranks is
+// bounded.
+const maxGroupRanks = 4096
+
+// parseLayout reads a layout given as label (a flag, or a field of a
+// file) for a world of n ranks, whose size came from ranksFrom, and
+// returns the kinds it names, in layout order.
+func parseLayout(label, s string, n int, ranksFrom string) (Layout, []string, error) {
 	l := Layout{Sizes: make([]int, len(GroupKinds))}
 	for i := range l.Sizes {
 		l.Sizes[i] = 1
@@ -37,25 +49,28 @@ func ParseLayout(s string, n int) (Layout, error) {
 		size, err := strconv.Atoi(strings.TrimSpace(val))
 		switch {
 		case !ok || err != nil:
-			return Layout{}, fmt.Errorf("--groups %q: %q is not KIND=SIZE (kinds: %s)", s, part, strings.Join(GroupKinds, " "))
+			return Layout{}, nil, fmt.Errorf("%s %q: %q is not KIND=SIZE (kinds: %s)", label, s, part, strings.Join(GroupKinds, " "))
 		case i < 0:
-			return Layout{}, fmt.Errorf("--groups %q: unknown kind %q (want %s)", s, kind, strings.Join(GroupKinds, " "))
+			return Layout{}, nil, fmt.Errorf("%s %q: unknown kind %q (want %s)", label, s, kind, strings.Join(GroupKinds, " "))
 		case seen[kind]:
-			return Layout{}, fmt.Errorf("--groups %q: %s given twice", s, kind)
-		case size < 1:
-			return Layout{}, fmt.Errorf("--groups %q: %s=%d: a group has at least 1 rank", s, kind, size)
+			return Layout{}, nil, fmt.Errorf("%s %q: %s given twice", label, s, kind)
+		case size < 1 || size > maxGroupRanks:
+			return Layout{}, nil, fmt.Errorf("%s %q: %s=%d: want 1 to %d ranks per group", label, s, kind, size, maxGroupRanks)
 		}
 		seen[kind] = true
 		l.Sizes[i] = size
 		product *= size
-		if product > n {
-			break
-		}
 	}
 	if product != n {
-		return Layout{}, fmt.Errorf("--groups %q: the sizes multiply to %d, not the world's %d ranks (--ranks)", s, product, n)
+		return Layout{}, nil, fmt.Errorf("%s %q: the sizes multiply to %d, not the %d ranks of the world (%s)", label, s, product, n, ranksFrom)
 	}
-	return l, nil
+	var kinds []string
+	for _, k := range GroupKinds {
+		if seen[k] {
+			kinds = append(kinds, k)
+		}
+	}
+	return l, kinds, nil
 }
 
 // Split reports whether the layout splits the world.

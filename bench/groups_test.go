@@ -16,11 +16,11 @@ func TestParseLayout(t *testing.T) {
 		{"tp=4,dp=2", 8, []int{4, 1, 1, 2, 1}, ""},
 		{"DP=2, tp=2, pp=2", 8, []int{2, 1, 1, 2, 2}, ""},
 		{"ep=8", 8, []int{1, 1, 8, 1, 1}, ""},
-		{"tp=4,dp=3", 8, nil, "multiply to 12, not the world's 8"},
+		{"tp=4,dp=3", 8, nil, "multiply to 12, not the 8 ranks of the world"},
 		{"tp=3", 8, nil, "multiply to 3"},
 		{"xp=2", 2, nil, `unknown kind "xp"`},
 		{"tp=2,tp=2", 4, nil, "tp given twice"},
-		{"tp=0", 8, nil, "at least 1 rank"},
+		{"tp=0", 8, nil, "want 1 to 4096 ranks per group"},
 		{"tp", 8, nil, "not KIND=SIZE"},
 	}
 	for _, tt := range tests {

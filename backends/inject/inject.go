@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -41,7 +42,7 @@ func (w *transport) BeginCall(c backends.Call) {
 	w.call = c
 	for _, f := range w.spec {
 		if f.Kind == Slow && f.From == w.Rank() {
-			time.Sleep(f.Min)
+			holdFor(f.Min)
 		}
 	}
 	if tg, ok := w.Transport.(backends.CallTagger); ok {
@@ -79,7 +80,7 @@ func (w *transport) Send(peer int, buf []byte) backends.Request {
 		}
 	}
 	if hold > 0 {
-		time.Sleep(hold)
+		holdFor(hold)
 	}
 	return w.Transport.Send(peer, buf)
 }
@@ -144,3 +145,18 @@ func (w recovering) Agree(ctx context.Context, seq uint64, v backends.Vote) (bac
 
 // Recover implements backends.Recoverer.
 func (w recovering) Recover(ctx context.Context, seq uint64) error { return w.rec.Recover(ctx, seq) }
+
+// holdFor waits for d precisely. A timer alone wakes up to a millisecond
+// late on virtual machines whose processors are idle, which would turn
+// every injected delay of microseconds into one of a millisecond: it
+// sleeps all but the last millisecond, then yields the processor until the
+// time is up.
+func holdFor(d time.Duration) {
+	deadline := time.Now().Add(d)
+	if d > 2*time.Millisecond {
+		time.Sleep(d - time.Millisecond)
+	}
+	for time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
+}

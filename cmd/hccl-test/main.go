@@ -45,6 +45,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runPlot(args[1:], stdout, stderr)
 		case "algorithms":
 			return runAlgorithms(args[1:], stdout, stderr)
+		case "scenario":
+			return runScenario(args[1:], stdout, stderr)
 		}
 	}
 	plan, opts, err := parseFlags(args, stdout)

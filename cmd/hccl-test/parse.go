@@ -45,6 +45,8 @@ Examples:
 Subcommands:
   hccl-test compare [--threshold 5%] OLD NEW   compare two --bench (or --csv) files
   hccl-test plot [-o out.png] FILE...          plot busbw and time against size
+  hccl-test scenario FILE                      run a training step's collectives, name its critical domain
+  hccl-test algorithms                         list the algorithms of every collective
 `
 
 // parseFlags turns the command line into a plan. Semantic checks that need

@@ -1,0 +1,179 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// iterate runs the step once on this rank and adds its times, in seconds,
+// to s (laid out as scenSampleLen says). With wrong non-nil it checks
+// every collective call and adds its wrong elements to wrong[step].
+func (r *scenRank) iterate(wd *opWatchdog, comms []*coll.Comm, s, wrong []float64) error {
+	start := time.Now()
+	for _, a := range r.actions {
+		var c *scenColl
+		if a.coll >= 0 {
+			c = r.colls[a.coll]
+		}
+		switch {
+		case c == nil:
+			t0 := time.Now()
+			if err := r.load.run(wd.ctx, a.compute); err != nil {
+				return fmt.Errorf("computing: %w", err)
+			}
+			s[1] += time.Since(t0).Seconds()
+		case a.compute == 0:
+			t0 := time.Now()
+			err := r.calls(wd, comms[c.dom], c, wrong)
+			took := time.Since(t0).Seconds()
+			s[2+2*c.dom] += took
+			s[3+2*c.dom] += took
+			if err != nil {
+				return fmt.Errorf("%s: %w", stepLabel(c.index, c.step.Name), err)
+			}
+		default:
+			// The collective owns its buffers and its Comm until done is
+			// closed; meanwhile this goroutine only computes.
+			t0 := time.Now()
+			done := make(chan struct{})
+			var end time.Time
+			var err error
+			go func() {
+				defer close(done)
+				err = r.calls(wd, comms[c.dom], c, wrong)
+				end = time.Now()
+			}()
+			c0 := time.Now()
+			lerr := r.load.run(wd.ctx, a.compute)
+			w0 := time.Now()
+			<-done
+			s[1] += w0.Sub(c0).Seconds()
+			s[2+2*c.dom] += end.Sub(t0).Seconds()
+			s[3+2*c.dom] += time.Since(w0).Seconds()
+			if err = errors.Join(err, lerr); err != nil {
+				return fmt.Errorf("%s (overlapped): %w", stepLabel(c.index, c.step.Name), err)
+			}
+		}
+	}
+	s[0] += time.Since(start).Seconds()
+	return nil
+}
+
+// calls runs collective c its number of times per step, each under the
+// time limit; with wrong non-nil each on fresh inputs and poisoned output,
+// checked after.
+func (r *scenRank) calls(wd *opWatchdog, comm *coll.Comm, c *scenColl, wrong []float64) error {
+	for k := range c.step.Calls {
+		if wrong != nil {
+			poison(c.args.Recv)
+			fillInputs(c.args, c.pattern, c.rank)
+		}
+		wd.arm(time.Now())
+		_, err := comm.Run(wd.ctx, coll.Auto, c.args)
+		wd.disarm()
+		if err != nil {
+			if c.step.Calls > 1 {
+				return fmt.Errorf("call %d of %d: %w", k+1, c.step.Calls, err)
+			}
+			return err
+		}
+		if wrong != nil {
+			wrong[c.index] += float64(countWrong(c.args, c.row, c.pattern, c.rank, c.n))
+		}
+	}
+	return nil
+}
+
+// scenResult is a run's figures, the same on every rank: sums over its
+// timed iterations, in seconds, of the step's time (per iteration, its
+// slowest rank's) and of that same rank's compute and domain times (so
+// that they add up to the step); means are sums over iters.
+type scenResult struct {
+	iters                  int
+	step, stepMin, stepMax float64
+	compute                float64
+	comm, exposed          []float64 // by domain
+	wrong                  []int64   // by step, every rank's together
+}
+
+// add returns the sums of r and o (r may be nil).
+func (r *scenResult) add(o *scenResult) *scenResult {
+	if r == nil {
+		return o
+	}
+	r.iters += o.iters
+	r.step += o.step
+	r.stepMin, r.stepMax = min(r.stepMin, o.stepMin), max(r.stepMax, o.stepMax)
+	r.compute += o.compute
+	for d := range r.comm {
+		r.comm[d] += o.comm[d]
+		r.exposed[d] += o.exposed[d]
+	}
+	for i := range r.wrong {
+		r.wrong[i] += o.wrong[i]
+	}
+	return r
+}
+
+// mean returns a sum's mean over the iterations.
+func (r *scenResult) mean(sum float64) float64 { return sum / float64(max(r.iters, 1)) }
+
+// combine turns every rank's samples of iters iterations into the run's
+// figures: which rank was slowest in each iteration (a max, then a min of
+// the ranks that reached it), then that rank's breakdown (a sum to which
+// every other rank adds zero), and the wrong counts (a sum).
+func (r *scenRank) combine(ctx context.Context, iters int, samples, wrong []float64) (*scenResult, error) {
+	k := scenSampleLen(len(r.domains))
+	steps := make([]float64, iters)
+	for i := range steps {
+		steps[i] = samples[i*k]
+	}
+	slowest, err := r.allreduce(ctx, dtype.Max, steps)
+	if err != nil {
+		return nil, err
+	}
+	mine := make([]float64, iters)
+	for i := range mine {
+		mine[i] = math.Inf(1)
+		if steps[i] == slowest[i] {
+			mine[i] = float64(r.rank)
+		}
+	}
+	owner, err := r.allreduce(ctx, dtype.Min, mine)
+	if err != nil {
+		return nil, err
+	}
+	contrib := make([]float64, iters*k+len(wrong))
+	for i := range iters {
+		if owner[i] == float64(r.rank) {
+			copy(contrib[i*k:(i+1)*k], samples[i*k:(i+1)*k])
+		}
+	}
+	copy(contrib[iters*k:], wrong)
+	sum, err := r.allreduce(ctx, dtype.Sum, contrib)
+	if err != nil {
+		return nil, err
+	}
+	res := &scenResult{iters: iters, stepMin: math.Inf(1), comm: make([]float64, len(r.domains)),
+		exposed: make([]float64, len(r.domains)), wrong: make([]int64, len(wrong))}
+	for i := range iters {
+		row := sum[i*k : (i+1)*k]
+		res.step += row[0]
+		res.stepMin, res.stepMax = min(res.stepMin, row[0]), max(res.stepMax, row[0])
+		res.compute += row[1]
+		for d := range r.domains {
+			res.comm[d] += row[2+2*d]
+			res.exposed[d] += row[3+2*d]
+		}
+	}
+	for i, w := range sum[iters*k:] {
+		res.wrong[i] = int64(w)
+	}
+	return res, nil
+}

@@ -1,0 +1,204 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ScenarioReport is what a scenario run found, as rank 0 writes it. Times
+// are in milliseconds: the step's is the mean over the timed iterations of
+// the slowest rank's; every other time is, per iteration, that same
+// rank's, so that compute, the domains' exposed times and other add up
+// to the step.
+type ScenarioReport struct {
+	Scenario   string `json:"scenario"`
+	Backend    string `json:"backend"`
+	Ranks      int    `json:"ranks"`
+	Groups     string `json:"groups"`
+	Iterations int    `json:"iterations"`
+	Warmup     int    `json:"warmup"`
+	// Rounds is how many turns every run took, its iterations split
+	// between them.
+	Rounds int `json:"rounds"`
+	// Faults are the --inject faults of every run, "" for none.
+	Faults string `json:"faults,omitempty"`
+	// ComputeUnitsPerMS is the calibrated speed of the compute loop on
+	// each rank, with every rank computing; 0 without compute phases.
+	ComputeUnitsPerMS float64 `json:"compute_units_per_ms"`
+	StepMS            float64 `json:"step_ms"`
+	StepMinMS         float64 `json:"step_min_ms"`
+	StepMaxMS         float64 `json:"step_max_ms"`
+	ComputeMS         float64 `json:"compute_ms"`
+	ComputeSharePct   float64 `json:"compute_share_pct"`
+	// OtherMS is the rest of the step: starting overlapped collectives
+	// and the harness's own bookkeeping.
+	OtherMS       float64          `json:"other_ms"`
+	OtherSharePct float64          `json:"other_share_pct"`
+	SlowdownPct   float64          `json:"slowdown_pct"`
+	Domains       []ScenarioDomain `json:"domains"`
+	// Critical is the domain whose slowdown moved the step most, "" when
+	// no domain has links.
+	Critical          string  `json:"critical_domain"`
+	CriticalChangePct float64 `json:"critical_change_pct"`
+	// Wrong counts wrong elements in the checked iteration of every run,
+	// every rank's together; WrongBySteps says where.
+	Wrong        int64               `json:"wrong"`
+	WrongBySteps []ScenarioWrongStep `json:"wrong_by_step"`
+}
+
+// ScenarioDomain is one domain's figures: in the baseline run, and with
+// its links slowed.
+type ScenarioDomain struct {
+	Domain     string  `json:"domain"`
+	Groups     int     `json:"groups"`
+	GroupSize  int     `json:"group_size"`
+	OpsPerStep int     `json:"ops_per_step"`
+	CommMS     float64 `json:"comm_ms"`
+	ExposedMS  float64 `json:"exposed_ms"`
+	SharePct   float64 `json:"share_pct"`
+	// Links is false for groups of one rank, which have nothing to slow;
+	// the fields below are then zero.
+	Links        bool    `json:"links"`
+	AlphaUS      float64 `json:"alpha_us"`
+	BetaGBps     float64 `json:"beta_GBps"`
+	DelayUS      float64 `json:"injected_delay_us"`
+	RateGBps     float64 `json:"injected_bw_GBps"`
+	SlowedStepMS float64 `json:"slowed_step_ms"`
+	ChangePct    float64 `json:"change_pct"`
+}
+
+// ScenarioWrongStep is the wrong-element count of one collective step (from
+// 1), over every run and rank.
+type ScenarioWrongStep struct {
+	Step  int    `json:"step"`
+	Name  string `json:"name"`
+	Wrong int64  `json:"wrong"`
+}
+
+// report builds the report from the baseline and each domain's slowed run
+// (nil for domains without links).
+func (r *scenRank) report(base *scenResult, slowed []*scenResult) *ScenarioReport {
+	sc := r.sc
+	rep := &ScenarioReport{
+		Scenario: sc.Name, Ranks: sc.Ranks, Groups: sc.LayoutString(), Iterations: sc.Iterations, Warmup: sc.Warmup,
+		Rounds:            scenRoundsOf(sc.Iterations),
+		ComputeUnitsPerMS: r.load.perSec / 1e3,
+		StepMS:            1e3 * base.mean(base.step), StepMinMS: 1e3 * base.stepMin, StepMaxMS: 1e3 * base.stepMax,
+		ComputeMS: 1e3 * base.mean(base.compute), SlowdownPct: sc.Slowdown, WrongBySteps: []ScenarioWrongStep{},
+	}
+	share := func(ms float64) float64 { return 100 * ms / max(rep.StepMS, 1e-9) }
+	rep.ComputeSharePct = share(rep.ComputeMS)
+	rep.OtherMS = rep.StepMS - rep.ComputeMS
+	best := 0.0
+	for d, dom := range r.domains {
+		n := sc.GroupSize(dom)
+		sd := ScenarioDomain{Domain: dom, Groups: sc.Ranks / n, GroupSize: n, Links: r.links[d],
+			CommMS: 1e3 * base.mean(base.comm[d]), ExposedMS: 1e3 * base.mean(base.exposed[d])}
+		for _, st := range sc.Steps {
+			if !st.IsCompute() && st.Group == dom {
+				sd.OpsPerStep += st.Calls
+			}
+		}
+		sd.SharePct = share(sd.ExposedMS)
+		rep.OtherMS -= sd.ExposedMS
+		if s := slowed[d]; s != nil {
+			delay, rate := r.slowFaults(d)
+			sd.AlphaUS, sd.BetaGBps = 1e6*r.alpha[d], r.beta[d]/1e9
+			sd.DelayUS, sd.RateGBps = float64(delay.Nanoseconds())/1e3, rate/1e9
+			sd.SlowedStepMS = 1e3 * s.mean(s.step)
+			sd.ChangePct = 100 * (sd.SlowedStepMS - rep.StepMS) / max(rep.StepMS, 1e-9)
+			if rep.Critical == "" || sd.ChangePct > best {
+				rep.Critical, best = dom, sd.ChangePct
+			}
+		}
+		rep.Domains = append(rep.Domains, sd)
+	}
+	rep.CriticalChangePct = best
+	rep.OtherSharePct = share(rep.OtherMS)
+	for i, st := range sc.Steps {
+		if st.IsCompute() {
+			continue
+		}
+		var w int64
+		w += base.wrong[i]
+		for _, s := range slowed {
+			if s != nil {
+				w += s.wrong[i]
+			}
+		}
+		rep.Wrong += w
+		rep.WrongBySteps = append(rep.WrongBySteps, ScenarioWrongStep{Step: i + 1, Name: st.Name, Wrong: w})
+	}
+	return rep
+}
+
+// WriteJSON writes the report as one JSON object on one line.
+func (rep *ScenarioReport) WriteJSON(w io.Writer) error {
+	return json.NewEncoder(w).Encode(rep)
+}
+
+// WriteText writes the report as the commented table hccl-test prints.
+func (rep *ScenarioReport) WriteText(w io.Writer) error {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p("# hccl-test scenario %q: %d ranks on %s, groups %s, %d timed iterations per run after %d warm-up\n",
+		rep.Scenario, rep.Ranks, rep.Backend, rep.Groups, rep.Iterations, rep.Warmup)
+	rounds := "in 1 round"
+	if rep.Rounds > 1 {
+		rounds = fmt.Sprintf("taking turns in %d rounds of up to %d iterations", rep.Rounds, scenRoundIters)
+		if rep.Warmup > 0 {
+			rounds += " (1 more warm-up in each later round)"
+		}
+	}
+	p("# runs: the baseline, then each domain with its links slowed, %s\n", rounds)
+	if rep.ComputeUnitsPerMS > 0 {
+		p("# compute: a multiply-add loop, %.0f units per ms on each rank (calibrated with every rank computing at once)\n", rep.ComputeUnitsPerMS)
+	}
+	if rep.Faults != "" {
+		p("# faults in every run, the baseline included: %s\n", rep.Faults)
+	}
+	p("# step time %.2f ms (mean over iterations of the slowest rank's; min %.2f, max %.2f)\n", rep.StepMS, rep.StepMinMS, rep.StepMaxMS)
+	p("# domain   groups  ops/step   comm (ms)  exposed (ms)   share\n")
+	for _, d := range rep.Domains {
+		p("  %-7s %7s %9d %11.2f %13.2f %6.1f%%\n", d.Domain, fmt.Sprintf("%d x %d", d.Groups, d.GroupSize), d.OpsPerStep, d.CommMS, d.ExposedMS, d.SharePct)
+	}
+	p("  %-7s %29.2f %21.1f%%\n", "compute", rep.ComputeMS, rep.ComputeSharePct)
+	p("  %-7s %29.2f %21.1f%%\n", "other", rep.OtherMS, rep.OtherSharePct)
+	p("# comm: time in the domain's collectives, start to end; exposed: time the step was blocked on them\n")
+	p("# sensitivity: each domain's links slowed by %g%% in turn, through the fault injector: on every link of the domain,\n", rep.SlowdownPct)
+	p("#   delay = %g%% of its alpha and bw = its beta / %g, so a message of s bytes is held %g%% of (alpha + s/beta) longer;\n",
+		rep.SlowdownPct, rep.SlowdownPct/100, rep.SlowdownPct)
+	p("#   alpha and beta: the slowest group's, --inject faults included, from ring exchanges of %d B and %s in every group at once\n",
+		scenProbeSmall, FormatSize(scenProbeLarge))
+	p("# domain   alpha (us)  beta (GB/s)  delay (us)  bw (GB/s)   step (ms)   change\n")
+	for _, d := range rep.Domains {
+		if !d.Links {
+			p("  %-7s %11s %12s %11s %10s %11s   no links (groups of 1 rank)\n", d.Domain, "-", "-", "-", "-", "-")
+			continue
+		}
+		p("  %-7s %11.1f %12.3f %11.1f %10.3f %11.2f %+7.1f%%\n", d.Domain, d.AlphaUS, d.BetaGBps, d.DelayUS, d.RateGBps, d.SlowedStepMS, d.ChangePct)
+	}
+	switch {
+	case rep.Critical == "":
+		p("# critical domain: none (no domain has links between ranks)\n")
+	case rep.CriticalChangePct >= 0:
+		p("# critical domain: %s (a %g%% slower %s link makes the step %.1f%% slower)\n", rep.Critical, rep.SlowdownPct, rep.Critical, rep.CriticalChangePct)
+	default:
+		p("# critical domain: %s (a %g%% slower %s link changes the step by %+.1f%%: within noise)\n", rep.Critical, rep.SlowdownPct, rep.Critical, rep.CriticalChangePct)
+	}
+	if rep.Wrong == 0 {
+		p("# wrong elements: 0 OK\n")
+	} else {
+		var where []string
+		for _, s := range rep.WrongBySteps {
+			if s.Wrong > 0 {
+				where = append(where, fmt.Sprintf("%s: %d", stepLabel(s.Step-1, s.Name), s.Wrong))
+			}
+		}
+		p("# wrong elements: %d (%s)\n", rep.Wrong, strings.Join(where, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

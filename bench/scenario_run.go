@@ -1,0 +1,345 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/group"
+	"github.com/hccl-test/hccl-test/backends/inject"
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// ScenarioOptions are the command line's choices for running a scenario.
+type ScenarioOptions struct {
+	Backend string
+	// Inject lists faults applied to every run, the baseline included
+	// (--inject), InjectText as given; Seed seeds their random choices.
+	Inject     inject.Spec
+	InjectText string
+	Seed       uint64
+	Timeout    time.Duration // limit for one collective, barrier or exchange
+	JSON       bool          // write one JSON object instead of the text
+	// Master, Bind, ConnectTimeout and Args are passed to the backend; see
+	// backends.Config. Args must make a rank process run the same
+	// scenario.
+	Master         string
+	Bind           string
+	ConnectTimeout time.Duration
+	Args           []string
+}
+
+// config is the backend configuration for a world of ranks.
+func (o ScenarioOptions) config(ranks int) backends.Config {
+	return backends.Config{Ranks: ranks, Master: o.Master, Bind: o.Bind, ConnectTimeout: o.ConnectTimeout,
+		Log: os.Stderr, Args: o.Args}
+}
+
+// RunScenario runs sc in one world on o's backend: it measures each domain's
+// links and the compute loop, runs the step with only o's faults (the
+// baseline), then once per domain with links with that domain's links
+// slowed by sc.Slowdown, and writes the report to out from the process that
+// hosts rank 0, which also gets it returned (other processes get nil).
+func RunScenario(ctx context.Context, sc *Scenario, o ScenarioOptions, out io.Writer) (*ScenarioReport, error) {
+	b, err := backends.Lookup(o.Backend)
+	if err != nil {
+		return nil, fmt.Errorf("--backend: %w", err)
+	}
+	var rep *ScenarioReport
+	err = b.Run(ctx, o.config(sc.Ranks), func(ctx context.Context, t backends.Transport) error {
+		r := newScenRank(sc, o, t)
+		res, err := r.run(ctx)
+		if err != nil {
+			return fmt.Errorf("scenario %q, world rank %d: %w", sc.Name, t.Rank(), err)
+		}
+		if t.Rank() == 0 {
+			rep = res
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("interrupted (%v): %w", context.Cause(ctx), err)
+		}
+		return nil, err
+	}
+	if rep == nil {
+		return nil, nil
+	}
+	rep.Backend = o.Backend
+	if len(o.Inject) > 0 {
+		rep.Faults = fmt.Sprintf("%s (seed %d)", o.InjectText, o.Seed)
+	}
+	if o.JSON {
+		err = rep.WriteJSON(out)
+	} else {
+		err = rep.WriteText(out)
+	}
+	if err != nil {
+		return rep, fmt.Errorf("writing the report: %w", err)
+	}
+	return rep, nil
+}
+
+// scenRank is the scenario on one rank.
+type scenRank struct {
+	sc *Scenario
+	o  ScenarioOptions
+	t  backends.Transport // the world's, without faults
+	// world is the harness's own communicator, over t without faults:
+	// barriers and combining the timings, which no injected fault may
+	// slow or garble.
+	world   *coll.Comm
+	rank    int
+	domains []string // sc.Domains()
+	links   []bool   // by domain: its groups have at least 2 ranks
+	// alpha (seconds) and beta (bytes per second) of each domain's links,
+	// as probed.
+	alpha, beta []float64
+	actions     []scenAction
+	colls       []*scenColl // by step; nil for compute phases
+	load        scenLoad
+	// comms holds each run's communicators, one per domain: [0] the
+	// baseline's, [1+d] those of the run with domain d slowed; made when
+	// the run first comes, kept for its later rounds.
+	comms   [][]*coll.Comm
+	untrack []func() // for the status report on SIGQUIT
+}
+
+// scenAction is one thing an iteration does: a compute phase, a
+// collective, or a compute phase with a collective overlapping it.
+type scenAction struct {
+	compute time.Duration // 0: none
+	coll    int           // index of the collective step, -1: none
+}
+
+// scenColl is a collective step on one rank: its arguments over buffers of
+// its own, filled once with the check pattern.
+type scenColl struct {
+	step    *ScenarioStep
+	index   int // in sc.Steps
+	dom     int // in domains
+	args    *coll.Args
+	row     Row
+	pattern dtype.Pattern
+	rank, n int // in its group
+}
+
+// newScenRank prepares rank t.Rank() of sc: the plan of an iteration and the
+// buffers of every collective.
+func newScenRank(sc *Scenario, o ScenarioOptions, t backends.Transport) *scenRank {
+	r := &scenRank{sc: sc, o: o, t: t, rank: t.Rank(), domains: sc.Domains(), colls: make([]*scenColl, len(sc.Steps))}
+	r.comms = make([][]*coll.Comm, 1+len(r.domains))
+	r.alpha, r.beta = make([]float64, len(r.domains)), make([]float64, len(r.domains))
+	for _, d := range r.domains {
+		r.links = append(r.links, sc.GroupSize(d) > 1)
+	}
+	for i := 0; i < len(sc.Steps); i++ {
+		st := &sc.Steps[i]
+		switch {
+		case st.IsCompute() && i+1 < len(sc.Steps) && sc.Steps[i+1].Overlap:
+			r.actions = append(r.actions, scenAction{compute: st.Compute, coll: i + 1})
+			i++
+		case st.IsCompute():
+			r.actions = append(r.actions, scenAction{compute: st.Compute, coll: -1})
+		default:
+			r.actions = append(r.actions, scenAction{coll: i})
+		}
+	}
+	for i := range sc.Steps {
+		st := &sc.Steps[i]
+		if st.IsCompute() {
+			continue
+		}
+		n := sc.GroupSize(st.Group)
+		rank := slices.Index(r.members(st.Group), r.rank)
+		row := Row{Op: st.Op, DType: st.DType, RedOp: st.RedOp, Root: st.Root, Place: OutOfPlace,
+			Count: st.Elems, Bytes: st.Bytes, Group: st.Group, GroupSize: n}
+		send, recv := bufferBytes(st.Op, n, st.Bytes)
+		bp := bufferPool{a: make([]byte, send), b: make([]byte, recv)}
+		c := &scenColl{step: st, index: i, dom: slices.Index(r.domains, st.Group), args: bp.args(row, rank, n),
+			row: row, pattern: patternFor(row, n), rank: rank, n: n}
+		fillInputs(c.args, c.pattern, rank)
+		r.colls[i] = c
+	}
+	return r
+}
+
+// members returns the world ranks of this rank's group in domain dom.
+func (r *scenRank) members(dom string) []int {
+	if dom == WorldDomain {
+		out := make([]int, r.sc.Ranks)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	return r.sc.Layout.Members(dom, r.rank)
+}
+
+// domainComm returns this rank's communicator in domain dom over t.
+func (r *scenRank) domainComm(t backends.Transport, dom string) (*coll.Comm, error) {
+	if dom == WorldDomain {
+		return coll.NewComm(t), nil
+	}
+	g, err := group.New(t, r.members(dom))
+	if err != nil {
+		return nil, fmt.Errorf("%s group: %w", dom, err)
+	}
+	return coll.NewComm(g), nil
+}
+
+// scenRoundIters is how many timed iterations a run does in one round:
+// the runs (the baseline and each slowed domain) take turns round after
+// round, so that whatever else the machine does over time, and any drift
+// of its speed, falls on them all alike.
+const scenRoundIters = 2
+
+// scenRoundsOf returns how many rounds iters timed iterations take.
+func scenRoundsOf(iters int) int { return (iters + scenRoundIters - 1) / scenRoundIters }
+
+// run is the whole scenario on this rank: the probes, then every run, in
+// rounds. Every rank returns the same results; rank 0's report is the one
+// written.
+func (r *scenRank) run(ctx context.Context) (*ScenarioReport, error) {
+	r.world = coll.NewComm(r.t)
+	r.untrack = append(r.untrack, trackComm(r.world))
+	defer func() {
+		for _, u := range r.untrack {
+			u()
+		}
+	}()
+	if err := r.probe(ctx, inject.Wrap(r.t, r.o.Inject, r.o.Seed)); err != nil {
+		return nil, err
+	}
+	if err := r.calibrate(ctx); err != nil {
+		return nil, fmt.Errorf("calibrating the compute loop: %w", err)
+	}
+	// runs[0] is the baseline, runs[1+d] the run with domain d slowed.
+	runs := make([]*scenResult, 1+len(r.domains))
+	rounds := scenRoundsOf(r.sc.Iterations)
+	for round := range rounds {
+		iters := min(scenRoundIters, r.sc.Iterations-round*scenRoundIters)
+		// Later rounds need less: the communicators have their scratch
+		// space, the buffers are touched.
+		warmup := r.sc.Warmup
+		if round > 0 {
+			warmup = min(warmup, 1)
+		}
+		for d := -1; d < len(r.domains); d++ {
+			if d >= 0 && !r.links[d] {
+				continue
+			}
+			res, err := r.runPhase(ctx, d, iters, warmup, round == 0)
+			if err != nil {
+				if d < 0 {
+					return nil, fmt.Errorf("baseline run: %w", err)
+				}
+				return nil, fmt.Errorf("run with %s links slowed: %w", r.domains[d], err)
+			}
+			runs[d+1] = runs[d+1].add(res)
+		}
+	}
+	return r.report(runs[0], runs[1:]), nil
+}
+
+// phaseSpec returns the faults of this rank in the phase that slows domain
+// d (-1: the baseline): the --inject faults, and on every link from this
+// rank to another rank of its group in d a delay of Slowdown% of the
+// domain's alpha and a bandwidth limit of its beta / Slowdown%, which
+// holds a message of s bytes Slowdown% of s/beta longer.
+func (r *scenRank) phaseSpec(d int) inject.Spec {
+	spec := slices.Clone(r.o.Inject)
+	if d < 0 {
+		return spec
+	}
+	delay, rate := r.slowFaults(d)
+	for _, peer := range r.members(r.domains[d]) {
+		if peer == r.rank {
+			continue
+		}
+		spec = append(spec,
+			inject.Fault{Kind: inject.Delay, Min: delay, Max: delay, From: r.rank, To: peer},
+			inject.Fault{Kind: inject.Bandwidth, Rate: rate, From: r.rank, To: peer})
+	}
+	return spec
+}
+
+// slowFaults returns the delay and the bandwidth limit (bytes per second)
+// that slow domain d's links by the scenario's slowdown.
+func (r *scenRank) slowFaults(d int) (time.Duration, float64) {
+	frac := r.sc.Slowdown / 100
+	return time.Duration(frac * r.alpha[d] * 1e9), r.beta[d] / frac
+}
+
+// runComms returns this rank's communicators in run d (-1: the baseline),
+// one per domain, over the world's transport wrapped with the run's
+// faults.
+func (r *scenRank) runComms(d int) ([]*coll.Comm, error) {
+	if c := r.comms[d+1]; c != nil {
+		return c, nil
+	}
+	t := inject.Wrap(r.t, r.phaseSpec(d), r.o.Seed)
+	comms := make([]*coll.Comm, len(r.domains))
+	for i, dom := range r.domains {
+		c, err := r.domainComm(t, dom)
+		if err != nil {
+			return nil, err
+		}
+		comms[i] = c
+		r.untrack = append(r.untrack, trackComm(c))
+	}
+	r.comms[d+1] = comms
+	return comms, nil
+}
+
+// runPhase runs the step with domain d slowed (-1: none): warmup
+// iterations, then iters timed ones, then with check a checked one. All
+// ranks switch runs after a barrier, so every link carries the same calls
+// in the same order on both of its ends.
+func (r *scenRank) runPhase(ctx context.Context, d, iters, warmup int, check bool) (*scenResult, error) {
+	comms, err := r.runComms(d)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.barrier(ctx); err != nil {
+		return nil, err
+	}
+	wd := newOpWatchdog(ctx, r.o.Timeout)
+	defer wd.stop()
+	k := scenSampleLen(len(r.domains))
+	scratch := make([]float64, k)
+	for i := range warmup {
+		clear(scratch)
+		if err := r.iterate(wd, comms, scratch, nil); err != nil {
+			return nil, fmt.Errorf("warm-up iteration %d: %w", i+1, err)
+		}
+	}
+	if err := r.barrier(ctx); err != nil {
+		return nil, err
+	}
+	samples := make([]float64, iters*k)
+	for i := range iters {
+		if err := r.iterate(wd, comms, samples[i*k:(i+1)*k], nil); err != nil {
+			return nil, fmt.Errorf("timed iteration %d: %w", i+1, err)
+		}
+	}
+	wrong := make([]float64, len(r.sc.Steps))
+	if check {
+		clear(scratch)
+		if err := r.iterate(wd, comms, scratch, wrong); err != nil {
+			return nil, fmt.Errorf("checked iteration: %w", err)
+		}
+	}
+	return r.combine(ctx, iters, samples, wrong)
+}
+
+// scenSampleLen is how many values one iteration records on a rank: the
+// step's time, the compute time, then each domain's communication and
+// exposed time.
+func scenSampleLen(domains int) int { return 2 + 2*domains }

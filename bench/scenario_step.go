@@ -1,0 +1,163 @@
+package bench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// parseStep reads and checks step i (from 0) of the file.
+func (sc *Scenario) parseStep(i int, raw json.RawMessage) (ScenarioStep, error) {
+	var f scenFileStep
+	if err := scenDecode(raw, &f); err != nil {
+		return ScenarioStep{}, fmt.Errorf("step %d: %w", i+1, err)
+	}
+	st, err := sc.checkStep(i, f)
+	if err != nil {
+		return ScenarioStep{}, fmt.Errorf("%s: %w", stepLabel(i, f.Name), err)
+	}
+	return st, nil
+}
+
+// checkStep turns the JSON form of step i into a checked step.
+func (sc *Scenario) checkStep(i int, f scenFileStep) (ScenarioStep, error) {
+	if f.Compute != "" {
+		return scenComputeStep(f)
+	}
+	st := ScenarioStep{Name: f.Name, Root: -1, RedOp: 0, Calls: 1, Overlap: f.Overlap != nil && *f.Overlap}
+	if f.Op == "" {
+		return st, errors.New("neither compute nor op: a step is a compute phase (\"compute\": \"3ms\") or a collective (\"op\": \"allreduce\", ...)")
+	}
+	var err error
+	if st.Op, err = coll.ParseOp(f.Op); err != nil {
+		return st, fmt.Errorf("op: %w", err)
+	}
+	if err := sc.checkGroup(&st, f.Group); err != nil {
+		return st, err
+	}
+	n := sc.GroupSize(st.Group)
+	st.DType = dtype.FP32
+	if f.DType != "" {
+		if st.DType, err = dtype.Parse(f.DType); err != nil {
+			return st, fmt.Errorf("dtype: %w", err)
+		}
+	}
+	switch {
+	case f.RedOp != "" && !st.Op.Reduces():
+		return st, fmt.Errorf("redop %q: %v does not reduce (allreduce, reduce and reducescatter do)", f.RedOp, st.Op)
+	case st.Op.Reduces():
+		st.RedOp = dtype.Sum
+		if f.RedOp != "" {
+			if st.RedOp, err = dtype.ParseOp(f.RedOp); err != nil {
+				return st, fmt.Errorf("redop: %w", err)
+			}
+		}
+	}
+	switch {
+	case f.Root != nil && !st.Op.Rooted():
+		return st, fmt.Errorf("root %d: %v has no root (broadcast, reduce, gather and scatter do)", *f.Root, st.Op)
+	case st.Op.Rooted():
+		st.Root = 0
+		if f.Root != nil {
+			st.Root = *f.Root
+		}
+		if st.Root < 0 || st.Root >= n {
+			return st, fmt.Errorf("root %d: want a rank of the group, 0 to %d (%s groups have %d ranks)", st.Root, n-1, st.Group, n)
+		}
+	}
+	if err := st.checkSize(f.Size, n); err != nil {
+		return st, err
+	}
+	if f.Count != nil {
+		st.Calls = *f.Count
+	}
+	if st.Calls < 1 || st.Calls > scenMaxCalls {
+		return st, fmt.Errorf("count %d: want 1 to %d calls per step", st.Calls, scenMaxCalls)
+	}
+	if st.Overlap && (i == 0 || !sc.Steps[i-1].IsCompute() || sc.Steps[i-1].Overlap) {
+		return st, errors.New("overlap: an overlapped collective must come right after a compute phase (it is started before that phase and waited for after it)")
+	}
+	return st, nil
+}
+
+// scenComputeStep checks a compute phase: a duration and nothing else.
+func scenComputeStep(f scenFileStep) (ScenarioStep, error) {
+	var extra []string
+	for _, x := range []struct {
+		name string
+		set  bool
+	}{
+		{"group", f.Group != ""}, {"op", f.Op != ""}, {"dtype", f.DType != ""}, {"redop", f.RedOp != ""},
+		{"root", f.Root != nil}, {"size", len(f.Size) > 0}, {"count", f.Count != nil}, {"overlap", f.Overlap != nil},
+	} {
+		if x.set {
+			extra = append(extra, x.name)
+		}
+	}
+	if len(extra) > 0 {
+		return ScenarioStep{}, fmt.Errorf("a compute phase takes no %s (a collective is a step of its own)", strings.Join(extra, ", "))
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(f.Compute))
+	switch {
+	case err != nil:
+		return ScenarioStep{}, fmt.Errorf("compute %q: want a duration such as 500us or 3ms", f.Compute)
+	case d <= 0 || d > scenMaxCompute:
+		return ScenarioStep{}, fmt.Errorf("compute %q: want more than 0 and at most %v", f.Compute, scenMaxCompute)
+	}
+	return ScenarioStep{Name: f.Name, Compute: d, Root: -1}, nil
+}
+
+// checkGroup checks a collective's domain: one the file's groups give, or
+// the world.
+func (sc *Scenario) checkGroup(st *ScenarioStep, g string) error {
+	kind := strings.ToLower(strings.TrimSpace(g))
+	switch {
+	case kind == "":
+		return fmt.Errorf("group: missing (want %s)", sc.groupChoices())
+	case kind == WorldDomain:
+	case !slices.Contains(GroupKinds, kind):
+		return fmt.Errorf("group %q: unknown (want %s)", g, sc.groupChoices())
+	case !slices.Contains(sc.Kinds, kind):
+		return fmt.Errorf("group %q: not among the file's groups (want %s)", g, sc.groupChoices())
+	}
+	st.Group = kind
+	return nil
+}
+
+// groupChoices lists the domains a collective may name.
+func (sc *Scenario) groupChoices() string {
+	return strings.Join(append(slices.Clone(sc.Kinds), WorldDomain), ", ")
+}
+
+// checkSize reads a collective's size (a number of bytes, or a string with
+// a K/M/G suffix) and rounds it down to whole elements for n ranks.
+func (st *ScenarioStep) checkSize(raw json.RawMessage, n int) error {
+	if len(raw) == 0 {
+		return errors.New("size: missing (bytes per rank as the sweep counts them, e.g. \"8M\")")
+	}
+	text := string(raw)
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return fmt.Errorf("size %s: %w", raw, err)
+		}
+	}
+	size, err := ParseSize(text)
+	if err != nil {
+		return err
+	}
+	if size > scenMaxStepBytes {
+		return fmt.Errorf("size %q: at most %s per collective", text, HumanSize(scenMaxStepBytes))
+	}
+	st.Elems, st.Bytes = RowCount(st.Op, st.DType, n, size)
+	if st.Elems == 0 {
+		return fmt.Errorf("size %q: less than one %v element per block (%v on %d ranks moves at least %d bytes)",
+			text, st.DType, st.Op, n, st.Op.Blocks(n)*st.DType.Size())
+	}
+	return nil
+}

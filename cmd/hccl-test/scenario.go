@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/inject"
+	"github.com/hccl-test/hccl-test/backends/tcp"
+	"github.com/hccl-test/hccl-test/bench"
+)
+
+// scenarioHelp is the text of `hccl-test scenario --help` before the flags.
+const scenarioHelp = `Usage: %s scenario [flags] FILE
+
+Runs one training or inference step described in FILE (JSON: an ordered list
+of compute phases and collectives, each in a communication domain such as tp
+or dp) for --iters iterations, and prints the step time and, per domain, its
+communication time, the part of it the step was blocked on (exposed) and that
+part's share of the step. Then it runs the step again once per domain with
+that domain's links slowed by --slowdown through the fault injector, and names
+the domain whose slowdown moved the step time most: the critical domain.
+Every collective's result is checked. The README describes the file.
+
+Flags:
+%s
+Exit status: 0 done, 1 the run failed, 2 bad file or flags, 3 wrong results.
+`
+
+// scenarioRun is what the scenario subcommand parsed: the scenario and how
+// to run it.
+type scenarioRun struct {
+	sc     *bench.Scenario
+	opts   bench.ScenarioOptions
+	writes bool // this process hosts rank 0 and writes the report
+}
+
+// runScenario is `hccl-test scenario [flags] FILE`.
+func runScenario(args []string, stdout, stderr io.Writer) int {
+	r, err := parseScenario(args, stdout)
+	if errors.Is(err, errHelpShown) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	defer reportOnSIGQUIT(stderr)()
+	rep, err := bench.RunScenario(ctx, r.sc, r.opts, stdout)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		if r.writes {
+			fmt.Fprintf(stderr, "%s scenario: interrupted\n", programName)
+		}
+		return exitSignal
+	case err != nil:
+		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
+		return exitFailed
+	case rep != nil && rep.Wrong > 0:
+		fmt.Fprintf(stderr, "%s scenario: %d wrong elements: the collective results are not correct\n", programName, rep.Wrong)
+		return exitWrong
+	}
+	return exitOK
+}
+
+// parseScenario reads the subcommand's flags and the scenario file, and
+// checks both before anything runs.
+func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
+	fs := pflag.NewFlagSet("scenario", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SetNormalizeFunc(normalize)
+	fs.SortFlags = false
+	o := bench.ScenarioOptions{Backend: "shm"}
+	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " "))
+	ranks := fs.IntP("ranks", "p", 0, "number of ranks, in place of the file's")
+	iters := fs.IntP("iters", "n", 0, "timed iterations of the step per run, in place of the\nfile's")
+	slowdown := fs.String("slowdown", "", "how much slower a domain's links are made in its run,\nin place of the file's slowdown (default 50%)")
+	fs.StringVar(&o.InjectText, "inject", "", "faults to inject in every run, the baseline included\n(README), "+inject.Grammar)
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of --inject's random choices")
+	timeout := durationValue(2 * time.Minute)
+	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
+		return scenarioRun{}, err
+	}
+	fs.VarP(&timeout, "timeout", "T", "longest one collective may take before the run fails\n(90s, 2m, or seconds; default from HCCL_EXEC_TIMEOUT)")
+	connect := durationValue(tcp.DefaultConnectTimeout)
+	if err := envDuration("HCCL_CONNECT_TIMEOUT", &connect); err != nil {
+		return scenarioRun{}, err
+	}
+	fs.Var(&connect, "connect-timeout", "longest setting up may take (tcp; default from\nHCCL_CONNECT_TIMEOUT)")
+	fs.StringVar(&o.Master, "master", "", "rank 0's rendezvous address host:port (tcp under a launcher)")
+	fs.StringVar(&o.Bind, "bind", "", "address or network interface ranks listen on (tcp)")
+	fs.BoolVar(&o.JSON, "json", false, "print one JSON object with the same figures instead of the table")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		return scenarioRun{}, fmt.Errorf("%w (see %s scenario --help)", err, programName)
+	}
+	if *help {
+		fmt.Fprintf(helpOut, scenarioHelp, programName, fs.FlagUsagesWrapped(100))
+		return scenarioRun{}, errHelpShown
+	}
+	if fs.NArg() != 1 {
+		return scenarioRun{}, fmt.Errorf("want one scenario FILE, got %d arguments (see %s scenario --help)", fs.NArg(), programName)
+	}
+	switch {
+	case fs.Changed("ranks") && *ranks < 1:
+		return scenarioRun{}, fmt.Errorf("--ranks %d: need at least 1 rank", *ranks)
+	case fs.Changed("iters") && *iters < 1:
+		return scenarioRun{}, fmt.Errorf("--iters %d: need at least 1 timed iteration", *iters)
+	case fs.Changed("slowdown") && *slowdown == "":
+		return scenarioRun{}, errors.New("--slowdown: empty (want a percentage such as 50%)")
+	case timeout.duration() <= 0:
+		return scenarioRun{}, fmt.Errorf("--timeout %v: must be positive", timeout.duration())
+	case connect.duration() < 0:
+		return scenarioRun{}, fmt.Errorf("--connect-timeout %v: must not be negative", connect.duration())
+	}
+	if o.Master != "" {
+		if _, port, err := net.SplitHostPort(o.Master); err != nil || port == "" {
+			return scenarioRun{}, fmt.Errorf("--master %q: want host:port, rank 0's rendezvous address", o.Master)
+		}
+	}
+	o.Timeout, o.ConnectTimeout = timeout.duration(), connect.duration()
+	var err error
+	if o.Inject, err = inject.Parse(o.InjectText); err != nil {
+		return scenarioRun{}, err
+	}
+	// A rank started by a launcher (or by the tcp backend itself) takes the
+	// world's size from it; the plan knows how to ask.
+	p := bench.DefaultPlan()
+	p.Backend, p.Ranks, p.Master, p.Bind, p.ConnectTimeout = o.Backend, *ranks, o.Master, o.Bind, o.ConnectTimeout
+	if err := p.ApplyLauncher(fs.Changed("ranks")); err != nil {
+		return scenarioRun{}, err
+	}
+	ov := bench.ScenarioOverrides{Iterations: *iters, Slowdown: *slowdown}
+	switch {
+	case p.LaunchedRank >= 0:
+		ov.Ranks, ov.RanksFrom = p.Ranks, fmt.Sprintf("the launcher's %d ranks", p.Ranks)
+	case fs.Changed("ranks"):
+		ov.Ranks, ov.RanksFrom = *ranks, fmt.Sprintf("-p %d", *ranks)
+	}
+	file := fs.Arg(0)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return scenarioRun{}, fmt.Errorf("reading the scenario: %w", err)
+	}
+	sc, err := bench.ParseScenario(data, ov)
+	if err != nil {
+		return scenarioRun{}, fmt.Errorf("%s: %w", file, err)
+	}
+	if sc.Name == "" {
+		sc.Name = file
+	}
+	if err := o.Inject.Validate(sc.Ranks, true); err != nil {
+		return scenarioRun{}, err
+	}
+	hosted := int64(sc.Ranks)
+	if p.LaunchedRank >= 0 {
+		hosted = 1
+	}
+	if avail := bench.AvailableMemory(); avail > 0 && sc.MemoryPerRank()*hosted > avail {
+		return scenarioRun{}, fmt.Errorf("%s: the scenario needs about %s of memory for %d ranks, more than the %s available",
+			file, bench.HumanSize(sc.MemoryPerRank()*hosted), hosted, bench.HumanSize(avail))
+	}
+	o.Args = append([]string{"scenario"}, args...)
+	return scenarioRun{sc: sc, opts: o, writes: p.WritesOutput()}, nil
+}
