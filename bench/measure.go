@@ -105,11 +105,22 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	if err != nil || r.comm.Rank() != 0 {
 		return results.Record{}, err
 	}
-	rec := combine(row, all, r.comm.Size(), p.Iters, r.linkBW())
+	rec := combine(row, all, r.comm.Size(), p.Iters, r.linkFor(row.Group))
 	rec.Algo = algo
 	rec.Retries = r.comm.Reruns() - reruns
 	overlap.fill(&rec)
 	return rec, nil
+}
+
+// linkFor returns the bandwidth of the link that bounds an op in domain
+// kind ("" for the world), which util is computed against: the link
+// between servers when some group of the domain spans servers and one was
+// given, else linkBW.
+func (r *rankRunner) linkFor(kind string) float64 {
+	if r.plan.LinkInterGBps > 0 && r.plan.crossesServers(kind) {
+		return r.plan.LinkInterGBps
+	}
+	return r.linkBW()
 }
 
 // linkBW returns the link bandwidth util is computed against, 0 if unknown.

@@ -106,8 +106,15 @@ type Plan struct {
 	// otherwise means unknown.
 	LinkGBps   float64
 	LinkSource string
-	Timeout    time.Duration // limit for one op
-	Stats      bool          // report per-iteration statistics in the table
+	// Topology places the ranks on servers (--topology); with two levels,
+	// LinkInterGBps is the link between servers (--link-bw
+	// intra=...,inter=...; 0: the same as LinkGBps), which bounds the ops
+	// whose ranks span servers.
+	Topology        Topology
+	LinkInterGBps   float64
+	LinkInterSource string
+	Timeout         time.Duration // limit for one op
+	Stats           bool          // report per-iteration statistics in the table
 	// MemLimit is the memory the sweep may use in bytes (0: no limit).
 	MemLimit int64
 	// HostedRanks is how many ranks share this machine's memory; 0 means
@@ -223,6 +230,8 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--connect-timeout %v: must not be negative", p.ConnectTimeout)
 	case p.LinkGBps < 0 || math.IsNaN(p.LinkGBps):
 		return fmt.Errorf("--link-bw %v: must be positive", p.LinkGBps)
+	case p.LinkInterGBps > 0 && !p.Topology.TwoLevel():
+		return fmt.Errorf("--link-bw inter=: a link between servers needs --topology with more than one server")
 	}
 	if n := p.sizeCount(); n > maxSizes {
 		return fmt.Errorf("--minbytes %d --maxbytes %d: the sweep has about %d sizes, at most %d (use a larger step)",

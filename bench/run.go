@@ -181,6 +181,10 @@ func (r *rankRunner) header() results.Header {
 	if len(p.Inject) > 0 {
 		h.Faults = fmt.Sprintf("%s (seed %d)", p.InjectText, p.Seed)
 	}
+	if p.Topology.TwoLevel() {
+		h.Topology, h.LinkRule = p.Topology.String(), p.linkRule()
+		h.LinkInterGBps, h.LinkInterSource = p.LinkInterGBps, p.LinkInterSource
+	}
 	if p.Layout.Split() {
 		h.Groups = p.Layout.String()
 		h.Group = strings.Join(p.Groups, ",")

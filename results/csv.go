@@ -23,6 +23,7 @@ var columns = []string{
 	"time_us", "min_us", "p50_us", "p99_us", "max_us", "stddev_us",
 	"algbw_GBps", "busbw_GBps", "util_pct", "wrong", "run", "model_us", "slow_rank", "skew",
 	"retries", "group", "group_size", "buckets", "fusion_speedup", "compute_us", "total_us", "overlap_eff",
+	"topology", "link_inter_GBps",
 }
 
 // fieldValues returns one value per column for record r of the run: a string,
@@ -55,6 +56,10 @@ func fieldValues(run runInfo, r Record) []any {
 	if r.ComputeUS > 0 {
 		compute, total, eff = r.ComputeUS, r.TotalUS, r.OverlapEff
 	}
+	var inter any // Header.LinkInterGBps is 0 when not given
+	if run.h.LinkInterGBps > 0 {
+		inter = run.h.LinkInterGBps
+	}
 	var link any // Header.LinkGBps is 0 when unknown
 	if run.h.LinkGBps > 0 {
 		link = run.h.LinkGBps
@@ -66,6 +71,7 @@ func fieldValues(run runInfo, r Record) []any {
 		r.TimeUS, r.MinUS, r.P50US, r.P99US, r.MaxUS, r.StdDevUS,
 		r.AlgBW, r.BusBW, util, wrong, int64(r.Run), model, int64(r.SlowRank), skew,
 		int64(r.Retries), r.Group, int64(r.GroupSize), int64(max(r.Buckets, 1)), speedup, compute, total, eff,
+		run.h.Topology, inter,
 	}
 	for i, x := range v {
 		if f, ok := x.(float64); ok {

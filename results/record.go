@@ -94,6 +94,13 @@ type Header struct {
 	Timeout    time.Duration
 	LinkGBps   float64 // link bandwidth in GB/s; 0 when unknown
 	LinkSource string  // how the link bandwidth was obtained
+	// Topology describes the servers (--topology), "" for one level;
+	// LinkInterGBps and LinkInterSource the link between servers (0 when
+	// not given), and LinkRule which domains util compares with which.
+	Topology        string
+	LinkInterGBps   float64
+	LinkInterSource string
+	LinkRule        string
 	Stats      bool    // show per-iteration statistics columns
 	Model      string  // the cost model's constants as calibrated, "" when none
 	Faults     string  // the faults injected (--inject), "" when none

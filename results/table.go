@@ -63,10 +63,20 @@ func (t *Table) Begin(h Header) error {
 	if h.Model != "" {
 		t.printf("# model %s\n", h.Model)
 	}
-	if h.LinkGBps > 0 {
+	if h.Topology != "" {
+		t.printf("# topology %s\n", h.Topology)
+	}
+	switch {
+	case h.LinkGBps > 0 && h.LinkInterGBps > 0:
+		t.printf("# link bandwidth inside a server %.2f GB/s (%s), between servers %.2f GB/s (%s)\n",
+			h.LinkGBps, h.LinkSource, h.LinkInterGBps, h.LinkInterSource)
+	case h.LinkGBps > 0:
 		t.printf("# link bandwidth %.2f GB/s (%s)\n", h.LinkGBps, h.LinkSource)
-	} else {
+	default:
 		t.printf("# link bandwidth unknown: util not computed (see --link-bw)\n")
+	}
+	if h.LinkRule != "" && h.LinkInterGBps > 0 {
+		t.printf("# util: %s\n", h.LinkRule)
 	}
 	t.printf("# size: per rank, as nccl-tests: allgather and gather the gathered total, reducescatter and scatter the scattered total, alltoall all a rank sends\n")
 	t.printf("# time: mean per op, slowest rank counting; busbw = algbw x bus factor; util = busbw / link bandwidth\n")

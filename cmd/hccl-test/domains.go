@@ -49,3 +49,40 @@ func parseDomains(p *bench.Plan, groups, fusion, overlap string) error {
 	}
 	return nil
 }
+
+// parseLinks reads --link-bw into p: one link (a value, a preset or auto),
+// or with --topology "intra=X,inter=Y", the links inside and between
+// servers (inter may not be auto: this machine has one kind of link).
+func parseLinks(p *bench.Plan, s string) error {
+	if !strings.Contains(s, "=") {
+		var err error
+		p.LinkGBps, p.LinkSource, err = parseLink(s)
+		return err
+	}
+	var intra, inter string
+	for _, part := range strings.Split(s, ",") {
+		key, val, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "intra":
+			intra = strings.TrimSpace(val)
+		case "inter":
+			inter = strings.TrimSpace(val)
+		default:
+			return fmt.Errorf("%q: want intra=X,inter=Y (a value, a preset or auto for intra)", s)
+		}
+	}
+	if intra == "" || inter == "" {
+		return fmt.Errorf("%q: give both intra= and inter=", s)
+	}
+	var err error
+	if p.LinkGBps, p.LinkSource, err = parseLink(intra); err != nil {
+		return fmt.Errorf("intra: %w", err)
+	}
+	if strings.EqualFold(inter, bench.LinkAuto) {
+		return fmt.Errorf("inter=auto: the link between servers cannot be measured from one of them; give a value or a preset")
+	}
+	if p.LinkInterGBps, p.LinkInterSource, err = parseLink(inter); err != nil {
+		return fmt.Errorf("inter: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package bench
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Topology is how the ranks sit on servers (--topology): PerServer
+// consecutive ranks on each of Servers servers, with a fast link inside a
+// server and a slower one between servers. The zero value is one level:
+// every rank behind the same link.
+type Topology struct {
+	Servers, PerServer int
+}
+
+// ParseTopology reads --topology for a world of n ranks:
+// "servers=S,per-server=P", or either one alone (the other follows from n).
+func ParseTopology(s string, n int) (Topology, error) {
+	var t Topology
+	for _, part := range strings.Split(s, ",") {
+		key, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		v, err := strconv.Atoi(strings.TrimSpace(val))
+		if !ok || err != nil || v < 1 {
+			return Topology{}, fmt.Errorf("--topology %q: %q is not servers=S or per-server=P with a positive number", s, part)
+		}
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "servers":
+			t.Servers = v
+		case "per-server", "per_server", "perserver":
+			t.PerServer = v
+		default:
+			return Topology{}, fmt.Errorf("--topology %q: unknown key %q (want servers and per-server)", s, key)
+		}
+	}
+	switch {
+	case t.Servers == 0 && n%t.PerServer == 0:
+		t.Servers = n / t.PerServer
+	case t.PerServer == 0 && n%t.Servers == 0:
+		t.PerServer = n / t.Servers
+	}
+	if t.Servers*t.PerServer != n {
+		return Topology{}, fmt.Errorf("--topology %q: servers x per-server must be the world's %d ranks (--ranks)", s, n)
+	}
+	return t, nil
+}
+
+// TwoLevel reports whether the topology has more than one server.
+func (t Topology) TwoLevel() bool { return t.Servers > 1 }
+
+// Spans reports whether a group of these world ranks crosses servers.
+func (t Topology) Spans(members []int) bool {
+	if !t.TwoLevel() || len(members) == 0 {
+		return false
+	}
+	first := members[0] / t.PerServer
+	for _, m := range members[1:] {
+		if m/t.PerServer != first {
+			return true
+		}
+	}
+	return false
+}
+
+// String describes the topology for the header.
+func (t Topology) String() string {
+	return fmt.Sprintf("%d servers x %d ranks (ranks numbered server by server)", t.Servers, t.PerServer)
+}
+
+// crossesServers reports whether some group of domain kind ("" for the
+// world) spans servers under the plan's topology.
+func (p Plan) crossesServers(kind string) bool {
+	t := p.Topology
+	if !t.TwoLevel() {
+		return false
+	}
+	if kind == "" || !p.Layout.Split() {
+		return true
+	}
+	for r := range p.Ranks {
+		if t.Spans(p.Layout.Members(kind, r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// linkRule says, for the header, which link bounds the ops of each domain
+// the sweep runs in.
+func (p Plan) linkRule() string {
+	if !p.Topology.TwoLevel() {
+		return ""
+	}
+	var inside, across []string
+	for _, g := range p.groupList() {
+		name := g
+		if name == "" {
+			name = "the world"
+		}
+		if p.crossesServers(g) {
+			across = append(across, name)
+		} else {
+			inside = append(inside, name)
+		}
+	}
+	var parts []string
+	if len(across) > 0 {
+		parts = append(parts, "across servers, "+strings.Join(across, ", ")+": against the link between servers")
+	}
+	if len(inside) > 0 {
+		parts = append(parts, "inside a server, "+strings.Join(inside, ", ")+": against the link inside a server")
+	}
+	return strings.Join(parts, "; ")
+}
