@@ -101,18 +101,18 @@ type Header struct {
 	LinkInterGBps   float64
 	LinkInterSource string
 	LinkRule        string
-	Stats      bool    // show per-iteration statistics columns
-	Model      string  // the cost model's constants as calibrated, "" when none
-	Faults     string  // the faults injected (--inject), "" when none
-	Retry      string  // the re-execution policy (--retry), "" when off
-	Groups     string  // the layout of communication domains (--groups), "" when none
-	Group      string  // the domain the sweep ran in (--group), "" for the whole world
-	Fusion     bool    // rows compare fused and split collectives (--fusion)
-	Overlap    string  // how collectives were overlapped with compute (--overlap), "" when not
-	Runs       int     // repetitions of the whole sweep (--runs)
-	TotalRows  int     // rows the run will measure, all runs together
-	Started    time.Time
-	Host       string
+	Stats           bool   // show per-iteration statistics columns
+	Model           string // the cost model's constants as calibrated, "" when none
+	Faults          string // the faults injected (--inject), "" when none
+	Retry           string // the re-execution policy (--retry), "" when off
+	Groups          string // the layout of communication domains (--groups), "" when none
+	Group           string // the domain the sweep ran in (--group), "" for the whole world
+	Fusion          bool   // rows compare fused and split collectives (--fusion)
+	Overlap         string // how collectives were overlapped with compute (--overlap), "" when not
+	Runs            int    // repetitions of the whole sweep (--runs)
+	TotalRows       int    // rows the run will measure, all runs together
+	Started         time.Time
+	Host            string
 }
 
 // Summary is what the footer reports about a finished (or interrupted) run.
