@@ -24,6 +24,13 @@ type Comm struct {
 	reruns     int    // calls run again so far
 	calls      uint64 // collective calls made so far, barriers included
 	model      Model  // what auto chooses with
+
+	// topo is the servers the ranks sit on (SetTopology), with the
+	// sub-communicators of its levels.
+	topo topology
+	// parent is, for a sub-communicator of a level of the topology, the
+	// Comm whose calls it runs steps of; nil for a top-level Comm.
+	parent *Comm
 }
 
 // barrierCode is the op code that tags a barrier's messages.
@@ -81,8 +88,13 @@ func NewComm(t backends.Transport) *Comm {
 
 // SetModel makes auto choose with m from now on. Every rank of a world must
 // use the same model, or ranks could choose different algorithms for the
-// same call.
-func (c *Comm) SetModel(m Model) { c.model = m }
+// same call. The Comm's topology decides m.PerServer: it is replaced by
+// the one SetTopology set (0 when none), so that auto never costs a
+// layout that hier would not run.
+func (c *Comm) SetModel(m Model) {
+	c.model = m
+	c.model.PerServer = c.topo.perServer
+}
 
 // Model returns the model auto chooses with.
 func (c *Comm) Model() Model { return c.model }
@@ -150,10 +162,14 @@ func (c *Comm) recvReduce(ctx context.Context, peer int, dst, acc []byte, reduce
 // waitAll waits for every request, even after one fails, and returns the
 // first error. The time it takes adds to the rank's waiting time (Waited).
 // Every algorithm waits through it.
+//
+// A sub-communicator's waits count as its top-level Comm's (top), whose
+// call they are part of.
 func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
+	top := c.top()
 	start := time.Now()
-	c.live.waiting(start, reqs)
-	defer c.live.waited()
+	top.live.waiting(start, reqs)
+	defer top.live.waited()
 	var first error
 	var stuck []string // what was still pending when the context ended
 	for _, r := range reqs {
@@ -170,7 +186,7 @@ func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
 			}
 		}
 	}
-	c.waited += time.Since(start)
+	top.waited += time.Since(start)
 	if len(stuck) > 0 {
 		return fmt.Errorf("still waiting to %s: %w", strings.Join(stuck, ", "), first)
 	}

@@ -23,6 +23,16 @@ type Model struct {
 	// sender's memory (shm): receiving a byte and reducing it is then one
 	// pass over memory, not a move followed by a reduction.
 	Fused bool
+	// PerServer gives the model a second level: the world's ranks sit on
+	// servers, PerServer consecutive ranks each, and links between servers
+	// cost InterAlpha and InterBeta. 0 means one level: every link is the
+	// same. A Comm sets it from its topology (SetTopology). Algorithms
+	// that ignore the topology are costed on the slower of the two links
+	// (flat); hier costs each level with its own.
+	PerServer int
+	// InterAlpha and InterBeta are Alpha and Beta for messages between
+	// servers; 0 means the same as inside one.
+	InterAlpha, InterBeta float64
 }
 
 // moveReduce is the cost of receiving b bytes and reducing them into an
@@ -40,14 +50,21 @@ func (m Model) moveReduce(b float64) float64 {
 // it.
 var DefaultModel = Model{Alpha: 20e-6, Beta: 1 / 1.5e9, Gamma: 1 / 1e9}
 
-// Valid reports whether every constant is a finite positive number.
+// Valid reports whether every constant is a finite positive number, the
+// optional inter-server ones finite and not negative, and PerServer not
+// negative.
 func (m Model) Valid() bool {
 	for _, v := range []float64{m.Alpha, m.Beta, m.Gamma} {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return false
 		}
 	}
-	return true
+	for _, v := range []float64{m.InterAlpha, m.InterBeta} {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return m.PerServer >= 0
 }
 
 // The formulas on the algorithms count a byte received and reduced as β+γ;
@@ -75,8 +92,10 @@ func pow2Below(n int) (p, e float64) {
 }
 
 // Predict returns the model's time in seconds for algorithm name serving op
-// on n ranks with blocks of b bytes, or NaN when name does not serve op or
-// has no model (native).
+// on n ranks with blocks of b bytes, or NaN when name does not serve op,
+// has no model (native), or has none for m: hier on a model of one level,
+// whose cost is +Inf so that auto never picks it. An algorithm blind to a
+// second level of m is costed on the slower of its links (Model.flat).
 func Predict(op Op, name string, n, b int, m Model) float64 {
 	a, ok := lookup(op, name)
 	if !ok || a.cost == nil {
@@ -85,5 +104,19 @@ func Predict(op Op, name string, n, b int, m Model) float64 {
 	if n <= 1 {
 		return 0
 	}
-	return a.cost(n, float64(b), m)
+	c := a.predict(n, float64(b), m)
+	if math.IsInf(c, 1) {
+		return math.NaN()
+	}
+	return c
+}
+
+// predict is a's cost on n ranks with blocks of b bytes under m: the
+// algorithms that know the two levels (hier) read m as it is, every other
+// sees m.flat(n), which is m itself for a one-level model.
+func (a *algorithm) predict(n int, b float64, m Model) float64 {
+	if a.name != hierName {
+		m = m.flat(n)
+	}
+	return a.cost(n, b, m)
 }

@@ -103,7 +103,7 @@ func Choose(op Op, name string, b, n int, m Model) (string, error) {
 		if a.cost == nil {
 			continue
 		}
-		if c := a.cost(n, float64(b), m); c < bestCost {
+		if c := a.predict(n, float64(b), m); c < bestCost {
 			best, bestCost = a.name, c
 		}
 	}
