@@ -36,6 +36,24 @@ type Config struct {
 	// transports implement Recoverer sets up what that needs (the tcp
 	// backend keeps a control connection from every rank to rank 0).
 	Retry bool
+	// Links describes the simulated links of a backend that runs in
+	// virtual time (sim); nil takes DefaultLinkModel. Other backends
+	// ignore it.
+	Links *LinkModel
+}
+
+// LinkModel describes simulated links: ranks numbered server by server,
+// PerServer to a server (0, or at least the world's size: one server), and
+// per direction of every link a latency (alpha) and a bandwidth, inside a
+// server (Intra) and between servers (Inter), plus the rate at which a
+// rank reduces what it receives. Zero fields take DefaultLinkModel's
+// values (WithDefaults), except InterGBps, which then equals IntraGBps.
+type LinkModel struct {
+	PerServer              int
+	IntraAlpha, InterAlpha time.Duration
+	// IntraGBps, InterGBps and ReduceGBps are in GB/s (1e9 bytes per
+	// second).
+	IntraGBps, InterGBps, ReduceGBps float64
 }
 
 // Validate reports what is wrong with c, if anything.

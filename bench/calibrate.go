@@ -40,6 +40,8 @@ type calibration struct {
 	base   coll.Model
 	dtypes []dtype.DType // in the plan's order
 	gamma  map[dtype.DType]float64
+	// simulated: the constants are the simulated links', not measured.
+	simulated bool
 }
 
 // model returns the model for rows of data type dt.
@@ -49,6 +51,22 @@ func (c *calibration) model(dt dtype.DType) coll.Model {
 		m.Gamma = g
 	}
 	return m
+}
+
+// simCalibration is the model of the links the sim backend simulates: its
+// own figures, two levels when it has servers, nothing measured. A
+// simulated receive-and-reduce moves the bytes, then reduces them.
+func simCalibration(links backends.LinkModel, dtypes []dtype.DType) *calibration {
+	l := links.WithDefaults()
+	base := coll.Model{
+		Alpha: l.IntraAlpha.Seconds(), Beta: 1 / (l.IntraGBps * 1e9), Gamma: 1 / (l.ReduceGBps * 1e9),
+		PerServer: l.PerServer, InterAlpha: l.InterAlpha.Seconds(), InterBeta: 1 / (l.InterGBps * 1e9),
+	}
+	c := &calibration{base: base, dtypes: dtypes, gamma: map[dtype.DType]float64{}, simulated: true}
+	for _, dt := range dtypes {
+		c.gamma[dt] = base.Gamma
+	}
+	return c
 }
 
 // String describes the constants for the header.
@@ -61,7 +79,14 @@ func (c *calibration) String() string {
 	if c.base.Fused {
 		b.WriteString("  fused receive-reduce")
 	}
-	b.WriteString(" (measured before the sweep; auto picks the algorithm this model predicts fastest)")
+	if c.base.PerServer > 0 && c.base.InterBeta > 0 {
+		fmt.Fprintf(&b, "  between servers: alpha %.1f us  beta %.2f GB/s", c.base.InterAlpha*1e6, 1/c.base.InterBeta/1e9)
+	}
+	if c.simulated {
+		b.WriteString(" (the simulated links' own figures; auto picks the algorithm this model predicts fastest)")
+	} else {
+		b.WriteString(" (measured before the sweep; auto picks the algorithm this model predicts fastest)")
+	}
 	return b.String()
 }
 

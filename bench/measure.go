@@ -40,9 +40,11 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	r.rearm = func() { wd.arm(time.Now()) }
 	defer func() { r.rearm = nil }()
 	// One iteration is one collective, or with --fusion one per bucket,
-	// back to back.
+	// back to back, timed by r.now (clock.go): the backend's virtual clock
+	// where it simulates (sim), else the wall clock. The watchdog stays on
+	// the wall clock.
 	call := func() (time.Duration, error) {
-		start := time.Now()
+		start := r.now()
 		var err error
 		for _, args := range buckets {
 			wd.arm(time.Now())
@@ -51,7 +53,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 				break
 			}
 		}
-		elapsed := time.Since(start)
+		elapsed := r.now() - start
 		wd.disarm()
 		return elapsed, err
 	}
@@ -67,7 +69,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// count, then the seconds it spent waiting on peers in those
 	// iterations: the vector rank 0 gathers.
 	samples := make([]float64, p.Iters+sampleExtras)
-	waited := comm.Waited()
+	waited := r.waited(comm)
 	for i := range p.Iters {
 		d, err := call()
 		if err != nil {
@@ -75,7 +77,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		}
 		samples[i] = d.Seconds()
 	}
-	samples[p.Iters+1] = (comm.Waited() - waited).Seconds()
+	samples[p.Iters+1] = (r.waited(comm) - waited).Seconds()
 	samples[p.Iters] = -1
 	// --overlap (overlap.go): the row again, each iteration overlapped
 	// with synthetic compute; rank 0 gets the result.

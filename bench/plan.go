@@ -115,6 +115,13 @@ type Plan struct {
 	LinkInterSource string
 	Timeout         time.Duration // limit for one op
 	Stats           bool          // report per-iteration statistics in the table
+	// SimAlpha and SimInterAlpha are the latencies of the simulated links
+	// inside and between servers, and SimReduceGBps the rate at which
+	// simulated ranks reduce (--backend sim: --sim-alpha, --sim-reduce);
+	// the bandwidths are LinkGBps and LinkInterGBps. 0: the defaults of
+	// backends.DefaultLinkModel.
+	SimAlpha, SimInterAlpha time.Duration
+	SimReduceGBps           float64
 	// MemLimit is the memory the sweep may use in bytes (0: no limit).
 	MemLimit int64
 	// HostedRanks is how many ranks share this machine's memory; 0 means
@@ -163,7 +170,7 @@ func (p Plan) WritesOutput() bool { return p.LaunchedRank <= 0 }
 func (p Plan) config() backends.Config {
 	return backends.Config{
 		Ranks: p.Ranks, Master: p.Master, Bind: p.Bind, ConnectTimeout: p.ConnectTimeout,
-		Log: os.Stderr, Args: p.Args, Retry: p.Retry > 0,
+		Log: os.Stderr, Args: p.Args, Retry: p.Retry > 0, Links: p.simLinks(),
 	}
 }
 
@@ -244,6 +251,9 @@ func (p Plan) Validate() error {
 		return err
 	}
 	if err := p.validateDomains(); err != nil {
+		return err
+	}
+	if err := p.validateSim(); err != nil {
 		return err
 	}
 	if p.Master != "" {

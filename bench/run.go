@@ -45,6 +45,11 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		if err := r.makeGroups(); err != nil {
 			return err
 		}
+		if p.Topology.TwoLevel() {
+			if err := r.comm.SetTopology(p.Topology.PerServer); err != nil {
+				return fmt.Errorf("--topology: %w", err)
+			}
+		}
 		if p.Retry > 0 {
 			r.comm.SetRetry(coll.Retry{Max: p.Retry, Hold: p.RetryHold, Interval: p.RetryInterval, Rearm: r.rearmOp})
 		}
@@ -129,7 +134,9 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		}
 		r.linkGBps = gbps
 	}
-	if r.plan.needsModel() && r.comm.Size() > 1 {
+	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
+		r.cal = simCalibration(*links, r.plan.DTypes)
+	} else if r.plan.needsModel() && r.comm.Size() > 1 {
 		cal, err := r.calibrate(ctx)
 		if err != nil {
 			return fmt.Errorf("calibrating the cost model for --algo auto: %w", err)
@@ -153,6 +160,7 @@ func (r *rankRunner) header() results.Header {
 		Sweep: p.SweepString(), Stats: p.Stats, Started: time.Now(), Runs: max(p.Runs, 1),
 		TotalRows: len(p.Rows()) * max(p.Runs, 1),
 		LinkGBps:  p.LinkGBps, LinkSource: p.LinkSource,
+		Simulated: p.simDescription(),
 	}
 	h.Host, _ = os.Hostname()
 	switch {

@@ -113,6 +113,10 @@ type Header struct {
 	TotalRows       int    // rows the run will measure, all runs together
 	Started         time.Time
 	Host            string
+	// Simulated describes the simulated links when the backend runs in
+	// virtual time (sim), "" otherwise; the table prints it under the
+	// backend.
+	Simulated string
 }
 
 // Summary is what the footer reports about a finished (or interrupted) run.

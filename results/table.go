@@ -39,6 +39,9 @@ func (t *Table) Begin(h Header) error {
 	t.printf("# hccl-test %s\n", h.Version)
 	t.printf("# backend %s  ranks %d  algo %s  placement %s  check %s  timeout %v\n",
 		h.Backend, h.Ranks, h.Algo, h.Placement, check, h.Timeout)
+	if h.Simulated != "" {
+		t.printf("# simulated: %s\n", h.Simulated)
+	}
 	t.printf("# op %s  datatype %s  redop %s\n",
 		strings.Join(h.Ops, ","), strings.Join(h.DTypes, ","), strings.Join(h.RedOps, ","))
 	t.printf("# sweep %s  iters %d  warmup %d\n", h.Sweep, h.Iters, h.Warmup)

@@ -1,0 +1,126 @@
+package backends
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Virtual time: a backend that simulates its links (sim) keeps a clock per
+// rank that its transports report, and the harness times rows by it
+// instead of by the wall clock.
+
+// Clock is implemented by transports that run in virtual time: Now is the
+// rank's virtual clock, from 0 when the world starts. It moves only as
+// the rank's requests complete; computing between them takes no virtual
+// time.
+type Clock interface {
+	Now() time.Duration
+}
+
+// WaitClock is a Clock that also counts the virtual time its rank spent
+// waiting for messages to arrive (as coll.Comm.Waited counts wall time),
+// so that the rest of its time is its own work: the straggler figures of
+// a row.
+type WaitClock interface {
+	Clock
+	// Waited returns the virtual time spent so far waiting for data from
+	// peers, a part of Now.
+	Waited() time.Duration
+}
+
+// Unwrapper is implemented by transports that wrap another one (fault
+// injection), so that what the wrapped transport implements can be found.
+type Unwrapper interface {
+	Unwrap() Transport
+}
+
+// ClockOf returns t's virtual clock: t's own if it implements Clock, else
+// that of the transport it wraps, and so on; false when there is none.
+func ClockOf(t Transport) (Clock, bool) {
+	for t != nil {
+		if c, ok := t.(Clock); ok {
+			return c, true
+		}
+		u, ok := t.(Unwrapper)
+		if !ok {
+			return nil, false
+		}
+		t = u.Unwrap()
+	}
+	return nil, false
+}
+
+// DefaultLinkModel is what a simulated world has where its LinkModel (or
+// Config.Links) says nothing: one server, 2 us and 25 GB/s per message
+// inside it, 10 us between servers (at the intra bandwidth unless given),
+// and reductions at 10 GB/s.
+var DefaultLinkModel = LinkModel{
+	IntraAlpha: 2 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
+	IntraGBps: 25, ReduceGBps: 10,
+}
+
+// WithDefaults returns m with its zero fields taken from DefaultLinkModel,
+// and a zero InterGBps set to IntraGBps.
+func (m LinkModel) WithDefaults() LinkModel {
+	d := DefaultLinkModel
+	if m.IntraAlpha == 0 {
+		m.IntraAlpha = d.IntraAlpha
+	}
+	if m.InterAlpha == 0 {
+		m.InterAlpha = d.InterAlpha
+	}
+	if m.IntraGBps == 0 {
+		m.IntraGBps = d.IntraGBps
+	}
+	if m.InterGBps == 0 {
+		m.InterGBps = m.IntraGBps
+	}
+	if m.ReduceGBps == 0 {
+		m.ReduceGBps = d.ReduceGBps
+	}
+	return m
+}
+
+// Validate reports what is wrong with m, if anything; zero fields are
+// fine (they take the defaults).
+func (m LinkModel) Validate() error {
+	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
+	switch {
+	case m.PerServer < 0:
+		return fmt.Errorf("link model: %d ranks per server", m.PerServer)
+	case m.IntraAlpha < 0 || m.InterAlpha < 0:
+		return fmt.Errorf("link model: negative latency (intra %v, inter %v)", m.IntraAlpha, m.InterAlpha)
+	case bad(m.IntraGBps) || bad(m.InterGBps) || bad(m.ReduceGBps):
+		return fmt.Errorf("link model: bandwidths must be finite and positive (intra %v, inter %v, reduce %v GB/s)",
+			m.IntraGBps, m.InterGBps, m.ReduceGBps)
+	}
+	return nil
+}
+
+// Servers returns how many servers a world of n ranks spans under m.
+func (m LinkModel) Servers(n int) int {
+	if m.PerServer <= 0 || m.PerServer >= n {
+		return 1
+	}
+	return (n + m.PerServer - 1) / m.PerServer
+}
+
+// Describe says what m simulates for a world of n ranks, for a header:
+// "2 servers x 4 ranks, intra 56 GB/s + 2 us, inter 25 GB/s + 10 us,
+// reduce 10 GB/s". Zero fields are described as their defaults.
+func (m LinkModel) Describe(n int) string {
+	m = m.WithDefaults()
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	servers := m.Servers(n)
+	if servers == 1 {
+		return fmt.Sprintf("1 server x %d ranks, links %g GB/s + %g us, reduce %g GB/s",
+			n, m.IntraGBps, us(m.IntraAlpha), m.ReduceGBps)
+	}
+	shape := fmt.Sprintf("%d servers x %d ranks", servers, m.PerServer)
+	if n%m.PerServer != 0 {
+		shape = fmt.Sprintf("%d ranks on %d servers of %d", n, servers, m.PerServer)
+	}
+	return fmt.Sprintf("%s, intra %g GB/s + %g us, inter %g GB/s + %g us, reduce %g GB/s",
+		shape, m.IntraGBps, us(m.IntraAlpha), m.InterGBps, us(m.InterAlpha), m.ReduceGBps)
+}

@@ -1,0 +1,38 @@
+package sim
+
+import (
+	"math"
+	"time"
+)
+
+// timing is what the link model says about one message.
+type timing struct {
+	// left is when its last byte has left the sender's port; arrive is
+	// when its last byte reaches the receiver.
+	left, arrive time.Duration
+}
+
+// book puts a message of n bytes from e to peer on the egress port it
+// takes, at e's current time, behind whatever the port is still sending,
+// and returns its timing. Only e's goroutine books on e's ports, in its
+// program order.
+func (e *endpoint) book(peer, n int) timing {
+	l := e.w.links
+	port, alpha, gbps := 0, l.IntraAlpha, l.IntraGBps
+	if e.w.server(peer) != e.w.server(e.rank) {
+		port, alpha, gbps = 1, l.InterAlpha, l.InterGBps
+	}
+	start := max(e.Now(), e.busy[port])
+	left := start + bytesAt(n, gbps)
+	e.busy[port] = left
+	return timing{left: left, arrive: left + alpha}
+}
+
+// reduceTime is what reducing n received bytes costs the receiver.
+func (w *World) reduceTime(n int) time.Duration { return bytesAt(n, w.links.ReduceGBps) }
+
+// bytesAt returns the time n bytes take at gbps GB/s (bytes per
+// nanosecond), rounded to the nanosecond.
+func bytesAt(n int, gbps float64) time.Duration {
+	return time.Duration(math.Round(float64(n) / gbps))
+}

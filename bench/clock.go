@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/inject"
+	"github.com/hccl-test/hccl-test/coll"
+)
+
+// Virtual time. A backend that simulates its links (--backend sim) keeps a
+// clock per rank (backends.Clock), and rows are timed by it: a row's time
+// is what the simulated links would take. Everything else the harness
+// times (the watchdog, the start time of a row, --overlap's compute) stays
+// on the wall clock.
+
+// simBackend is the name of the simulating backend (backends/sim, which
+// the command registers; bench does not import it).
+const simBackend = "sim"
+
+// epoch is the origin of rankRunner.now on backends without a virtual
+// clock.
+var epoch = time.Now()
+
+// now returns this rank's time: its virtual clock when the world's
+// transport (or the transport it wraps, such as --inject's) has one, else
+// the wall-clock time since epoch. Group communicators run over the world's
+// transport, so one clock serves every domain.
+func (r *rankRunner) now() time.Duration {
+	if c, ok := backends.ClockOf(r.comm.Transport()); ok {
+		return c.Now()
+	}
+	return time.Since(epoch)
+}
+
+// waited returns the time this rank has spent waiting on its peers, which
+// the row's straggler figures subtract from its time: in virtual time when
+// rows are timed by a virtual clock (backends.WaitClock; none counted if
+// the clock does not say), else comm's wall-clock count.
+func (r *rankRunner) waited(comm *coll.Comm) time.Duration {
+	c, ok := backends.ClockOf(r.comm.Transport())
+	if !ok {
+		return comm.Waited()
+	}
+	if w, ok := c.(backends.WaitClock); ok {
+		return w.Waited()
+	}
+	return 0
+}
+
+// simLinks returns the link model the plan asks the sim backend to
+// simulate, nil for other backends: the bandwidths of --link-bw (inside and
+// between servers), the latencies of --sim-alpha, the reduction rate of
+// --sim-reduce and the servers of --topology; what is 0 takes the model's
+// default (backends.DefaultLinkModel).
+func (p Plan) simLinks() *backends.LinkModel {
+	if p.Backend != simBackend {
+		return nil
+	}
+	m := backends.LinkModel{
+		IntraAlpha: p.SimAlpha, InterAlpha: p.SimInterAlpha,
+		IntraGBps: p.LinkGBps, InterGBps: p.LinkInterGBps, ReduceGBps: p.SimReduceGBps,
+	}
+	if p.Topology.TwoLevel() {
+		m.PerServer = p.Topology.PerServer
+	}
+	return &m
+}
+
+// simDescription describes the simulated links for the header, "" for
+// other backends.
+func (p Plan) simDescription() string {
+	m := p.simLinks()
+	if m == nil {
+		return ""
+	}
+	return m.Describe(p.Ranks) + "; times are virtual"
+}
+
+// validateSim checks the settings of the sim backend, and that nothing the
+// plan asks for takes wall time that virtual clocks would not see.
+func (p Plan) validateSim() error {
+	if p.Backend != simBackend {
+		switch {
+		case p.SimAlpha != 0 || p.SimInterAlpha != 0:
+			return fmt.Errorf("--sim-alpha: only --backend sim simulates links")
+		case p.SimReduceGBps != 0:
+			return fmt.Errorf("--sim-reduce: only --backend sim simulates reductions")
+		}
+		return nil
+	}
+	switch {
+	case p.SimAlpha < 0 || p.SimInterAlpha < 0:
+		return fmt.Errorf("--sim-alpha intra=%v,inter=%v: must not be negative", p.SimAlpha, p.SimInterAlpha)
+	case p.SimReduceGBps < 0 || math.IsNaN(p.SimReduceGBps) || math.IsInf(p.SimReduceGBps, 0):
+		return fmt.Errorf("--sim-reduce %v: must be a positive bandwidth", p.SimReduceGBps)
+	case p.SimInterAlpha > 0 && !p.Topology.TwoLevel():
+		return fmt.Errorf("--sim-alpha inter=: a link between servers needs --topology with more than one server")
+	case p.Overlap > 0 || p.OverlapAuto:
+		return fmt.Errorf("--overlap: its compute takes wall time, which the virtual clocks of --backend sim do not see")
+	}
+	for _, f := range p.Inject {
+		switch f.Kind {
+		case inject.Delay, inject.Bandwidth, inject.Slow:
+			return fmt.Errorf("--inject %q: delay, bw and slow hold messages in wall time, which the virtual clocks of --backend sim do not see (fail and corrupt work)", p.InjectText)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/bench"
+
+	_ "github.com/hccl-test/hccl-test/backends/sim" // registers --backend sim
+)
+
+// simFlags are the flags of the simulating backend (--backend sim): the
+// links' latencies and the reduction rate. The links' bandwidths and the
+// servers come from --link-bw and --topology.
+type simFlags struct {
+	alpha, reduce *string
+}
+
+// addSimFlags registers --sim-alpha and --sim-reduce on fs.
+func addSimFlags(fs *pflag.FlagSet) simFlags {
+	d := backends.DefaultLinkModel
+	return simFlags{
+		alpha: fs.String("sim-alpha", "", fmt.Sprintf("latency of a simulated message (--backend sim): intra=DUR,inter=DUR for the links\ninside and between servers, or one DUR for inside (default intra=%gus,inter=%gus)",
+			d.IntraAlpha.Seconds()*1e6, d.InterAlpha.Seconds()*1e6)),
+		reduce: fs.String("sim-reduce", "", fmt.Sprintf("rate at which a simulated rank reduces what it receives (--backend sim;\ndefault %gGB/s)", d.ReduceGBps)),
+	}
+}
+
+// apply reads the flags into p, and on sim makes --link-bw auto the
+// simulated link inside a server (there is nothing to measure: the link is
+// what the model says). Call it once --link-bw and --topology are read;
+// Plan.Validate checks the rest.
+func (f simFlags) apply(p *bench.Plan) error {
+	if *f.alpha != "" {
+		if err := parseSimAlpha(p, *f.alpha); err != nil {
+			return fmt.Errorf("--sim-alpha %q: %w", *f.alpha, err)
+		}
+	}
+	if *f.reduce != "" {
+		gbps, err := bench.ParseBandwidth(*f.reduce)
+		if err != nil {
+			return fmt.Errorf("--sim-reduce: %w", err)
+		}
+		p.SimReduceGBps = gbps
+	}
+	if p.Backend == "sim" && p.LinkSource == bench.LinkAuto {
+		p.LinkGBps = backends.DefaultLinkModel.IntraGBps
+		p.LinkSource = "auto on sim: the simulated link inside a server, by default"
+	}
+	return nil
+}
+
+// parseSimAlpha reads "intra=DUR,inter=DUR", either part alone, or one DUR
+// (inside a server) into p.
+func parseSimAlpha(p *bench.Plan, s string) error {
+	if !strings.Contains(s, "=") {
+		d, err := positiveDuration(s)
+		p.SimAlpha = d
+		return err
+	}
+	for _, part := range strings.Split(s, ",") {
+		key, val, _ := strings.Cut(strings.TrimSpace(part), "=")
+		d, err := positiveDuration(val)
+		if err != nil {
+			return err
+		}
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "intra":
+			p.SimAlpha = d
+		case "inter":
+			p.SimInterAlpha = d
+		default:
+			return fmt.Errorf("unknown key %q (want intra=DUR,inter=DUR, or one DUR)", key)
+		}
+	}
+	return nil
+}
+
+// positiveDuration parses a latency such as 2us or 1.5us.
+func positiveDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration such as 2us or 10us", s)
+	case d <= 0:
+		return 0, fmt.Errorf("%v: want a positive latency", d)
+	}
+	return d, nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/bench"
+)
+
+// TestSimBinary runs the simulated sweep of the README on two servers and
+// checks that every row is correct and the header says the times are
+// virtual.
+func TestSimBinary(t *testing.T) {
+	bin := buildBinary(t)
+	stdout, stderr, code := runBinary(t, bin, "--backend", "sim", "-p", "8", "--topology", "servers=2,per-server=4",
+		"--link-bw", "intra=hccs,inter=roce", "-b", "1K", "-e", "64M", "-f", "64")
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
+	}
+	for _, s := range []string{
+		"# backend sim  ranks 8",
+		"# simulated: 2 servers x 4 ranks, intra 56 GB/s + 2 us, inter 25 GB/s + 10 us, reduce 10 GB/s; times are virtual\n",
+		"# wrong elements: 0 OK",
+	} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("output lacks %q:\n%s", s, stdout)
+		}
+	}
+	rows := 0
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		m := rowRE.FindStringSubmatch(line)
+		if m == nil || m[11] != "0" {
+			t.Errorf("row %q: does not parse or has wrong elements", line)
+		}
+		rows++
+	}
+	if rows != 3 {
+		t.Errorf("got %d rows, want 3 (1K, 64K, 4M)", rows)
+	}
+}
+
+// TestSimFlags checks --sim-alpha, --sim-reduce, and what --link-bw auto
+// means on sim.
+func TestSimFlags(t *testing.T) {
+	tests := []struct {
+		args       []string
+		alpha      time.Duration
+		interAlpha time.Duration
+		reduce     float64
+		link       float64
+		err        string
+	}{
+		{args: []string{"--backend", "sim"}, link: 25},
+		{args: []string{"--backend", "sim", "--sim-alpha", "1.5us", "--sim-reduce", "40GB/s", "--link-bw", "hccs"},
+			alpha: 1500 * time.Nanosecond, reduce: 40, link: 56},
+		{args: []string{"--backend", "sim", "--topology", "servers=2", "--sim-alpha", "intra=1us,inter=5us"},
+			alpha: time.Microsecond, interAlpha: 5 * time.Microsecond, link: 25},
+		{args: []string{"--backend", "sim", "--sim-alpha", "inter=5us"}, interAlpha: 5 * time.Microsecond, link: 25},
+		{args: []string{"--backend", "shm"}, link: 0},
+		{args: []string{"--backend", "sim", "--sim-alpha", "fast"}, err: `--sim-alpha "fast": "fast" is not a duration`},
+		{args: []string{"--backend", "sim", "--sim-alpha", "0us"}, err: "want a positive latency"},
+		{args: []string{"--backend", "sim", "--sim-alpha", "outer=2us"}, err: `unknown key "outer"`},
+		{args: []string{"--backend", "sim", "--sim-reduce", "fast"}, err: "--sim-reduce: bandwidth"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			p, _, err := parseFlags(tc.args, io.Discard)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("got %v, want an error with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.SimAlpha != tc.alpha || p.SimInterAlpha != tc.interAlpha || p.SimReduceGBps != tc.reduce || p.LinkGBps != tc.link {
+				t.Errorf("got alpha %v inter %v reduce %v link %v; want %v %v %v %v",
+					p.SimAlpha, p.SimInterAlpha, p.SimReduceGBps, p.LinkGBps, tc.alpha, tc.interAlpha, tc.reduce, tc.link)
+			}
+			if tc.link > 0 && p.LinkSource == bench.LinkAuto {
+				t.Errorf("--link-bw auto left to measure on sim")
+			}
+		})
+	}
+}
