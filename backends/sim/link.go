@@ -2,239 +2,155 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"sync"
+	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
 )
 
-// queue carries the messages of one ordered pair of ranks. Sends and
-// receives each take a ticket in posting order; the receive holding ticket
-// k takes the send holding ticket k, which gives MPI's non-overtaking order
-// while letting the receiver wait on its requests in any order.
-type queue struct {
+// pair holds the timings of the messages of one ordered pair of ranks that
+// are not received yet. shm matches a pair's sends and receives in posting
+// order: the k-th receive posted takes the k-th send. So both sides number
+// their requests in posting order, and the receive numbered k reads the
+// timing of the send numbered k, which was posted before it could complete.
+type pair struct {
 	mu sync.Mutex // guards the fields below
-	// sends holds posted sends not yet taken, by ticket.
-	sends map[uint64]*sendReq
-	// nextSend and nextRecv are the next tickets to hand out.
-	nextSend, nextRecv uint64
-	// posted is closed, and replaced, when a send is posted while the
-	// receiver is parked on it (waiting).
-	posted  chan struct{}
-	waiting bool
+	// sent and recvd are the next numbers to hand out.
+	sent, recvd uint64
+	// at holds the timings of posted sends by number, each dropped when
+	// its receive completes.
+	at map[uint64]timing
 }
 
-// newQueue returns an empty queue.
-func newQueue() *queue {
-	return &queue{sends: map[uint64]*sendReq{}, posted: make(chan struct{})}
+// pair returns the pair from src to dst, making it on first use.
+func (f *fabric) pair(src, dst int) *pair {
+	p := &f.pairs[src][dst]
+	if q := p.Load(); q != nil {
+		return q
+	}
+	p.CompareAndSwap(nil, &pair{at: map[uint64]timing{}})
+	return p.Load()
 }
 
-// Send states.
-const (
-	sendPosted    = iota // waiting for the receiver
-	sendTaken            // the receiver is reading the buffer
-	sendDone             // the receiver has finished with the buffer
-	sendAbandoned        // the sender gave up before the receiver came
-)
+// post records the timing of the next send.
+func (p *pair) post(t timing) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.at[p.sent] = t
+	p.sent++
+}
+
+// next numbers the next receive.
+func (p *pair) next() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.recvd++
+	return p.recvd - 1
+}
+
+// take removes and returns the timing of send k.
+func (p *pair) take(k uint64) timing {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t := p.at[k]
+	delete(p.at, k)
+	return t
+}
+
+// reset drops every timing and starts the numbers again from zero, as shm
+// does with its tickets. Neither side may be using the pair.
+func (p *pair) reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.at)
+	p.sent, p.recvd = 0, 0
+}
+
+// shmRequest is what sim uses of a request shm posted.
+type shmRequest interface {
+	backends.Request
+	backends.Describer
+	backends.PeerReporter
+}
 
 // sendReq is a posted send.
 type sendReq struct {
-	e     *endpoint // the sender
-	buf   []byte
-	peer  int           // destination rank, for errors
-	at    timing        // when it leaves and arrives, in virtual time
-	mu    sync.Mutex    // guards state and err
-	done  chan struct{} // closed when the receiver has finished with buf
-	state int
-	err   error
-	call  backends.Call
+	shmRequest
+	e    *endpoint
+	left time.Duration // when its last byte has left the port
 }
 
 // Send implements backends.Transport: the message is booked on its egress
-// port now (see the package comment) and waits for its receiver.
+// port now (see the package comment), and shm passes it on.
 func (e *endpoint) Send(peer int, buf []byte) backends.Request {
-	if err := e.check(peer); err != nil {
-		return failed{fmt.Errorf("send to rank %d: %w", peer, err)}
+	if !e.valid(peer) {
+		return e.shmEndpoint.Send(peer, buf)
 	}
-	s := &sendReq{e: e, buf: buf, peer: peer, at: e.book(peer, len(buf)), done: make(chan struct{}), call: e.call}
-	q := e.w.queue(e.rank, peer)
-	q.mu.Lock()
-	q.sends[q.nextSend] = s
-	q.nextSend++
-	if q.waiting {
-		close(q.posted)
-		q.posted = make(chan struct{})
-		q.waiting = false
-	}
-	q.mu.Unlock()
-	return s
+	at := e.book(peer, len(buf))
+	e.f.pair(e.rank, peer).post(at) // before shm can match it
+	return &sendReq{shmRequest: e.shmEndpoint.Send(peer, buf).(shmRequest), e: e, left: at.left}
 }
 
 // Wait blocks until the receiver has taken the data, then advances the
 // sender's clock to when the data left its port.
 func (s *sendReq) Wait(ctx context.Context) error {
-	select {
-	case <-s.done:
-		return s.finished()
-	case <-ctx.Done():
+	err := s.shmRequest.Wait(ctx)
+	if err == nil {
+		s.e.advance(s.left)
 	}
-	s.mu.Lock()
-	switch s.state {
-	case sendPosted:
-		s.state = sendAbandoned
-		s.err = fmt.Errorf("send to rank %d: %w", s.peer, backends.ContextError(ctx))
-		close(s.done)
-		s.mu.Unlock()
-		return s.err
-	case sendAbandoned:
-		s.mu.Unlock()
-		return s.err
-	}
-	s.mu.Unlock()
-	// The receiver is copying; that ends without waiting on anyone.
-	<-s.done
-	return s.finished()
-}
-
-// finished returns the outcome of a send whose receiver is done with it,
-// advancing the sender's clock if it succeeded.
-func (s *sendReq) finished() error {
-	if s.err == nil {
-		s.e.advance(s.at.left)
-	}
-	return s.err
-}
-
-// finish releases the sender with err.
-func (s *sendReq) finish(err error) {
-	s.mu.Lock()
-	s.state = sendDone
-	s.err = err
-	s.mu.Unlock()
-	close(s.done)
+	return err
 }
 
 // recvReq is a posted receive.
 type recvReq struct {
+	shmRequest
 	e      *endpoint
-	peer   int
-	ticket uint64
-	dst    []byte
-	acc    []byte
-	reduce dtype.ReduceFunc // nil for a plain receive
-	call   backends.Call
+	p      *pair
+	k      uint64        // its number on p
+	reduce time.Duration // what reducing the data costs, 0 for a plain receive
 	done   bool
-	err    error
 }
 
 // Recv implements backends.Transport.
 func (e *endpoint) Recv(peer int, buf []byte) backends.Request {
-	return e.postRecv(peer, buf, nil, nil)
+	if !e.valid(peer) {
+		return e.shmEndpoint.Recv(peer, buf)
+	}
+	return e.recv(peer, e.shmEndpoint.Recv(peer, buf), 0)
 }
 
 // RecvReduce implements backends.Transport; the reduction costs the
 // receiver len(dst)/ReduceGBps of virtual time after the data arrived.
 func (e *endpoint) RecvReduce(peer int, dst, acc []byte, reduce dtype.ReduceFunc) backends.Request {
-	if len(acc) < len(dst) {
-		return failed{fmt.Errorf("recv-reduce from rank %d: accumulator of %d bytes for %d", peer, len(acc), len(dst))}
+	if !e.valid(peer) || len(acc) < len(dst) {
+		return e.shmEndpoint.RecvReduce(peer, dst, acc, reduce)
 	}
-	return e.postRecv(peer, dst, acc, reduce)
+	return e.recv(peer, e.shmEndpoint.RecvReduce(peer, dst, acc, reduce), e.f.reduceTime(len(dst)))
 }
 
-// postRecv takes the next receive ticket from peer.
-func (e *endpoint) postRecv(peer int, dst, acc []byte, reduce dtype.ReduceFunc) backends.Request {
-	if err := e.check(peer); err != nil {
-		return failed{fmt.Errorf("recv from rank %d: %w", peer, err)}
-	}
-	q := e.w.queue(peer, e.rank)
-	q.mu.Lock()
-	ticket := q.nextRecv
-	q.nextRecv++
-	q.mu.Unlock()
-	return &recvReq{e: e, peer: peer, ticket: ticket, dst: dst, acc: acc, reduce: reduce, call: e.call}
+// recv numbers r, a receive from peer that shm posted.
+func (e *endpoint) recv(peer int, r backends.Request, reduce time.Duration) backends.Request {
+	p := e.f.pair(peer, e.rank)
+	return &recvReq{shmRequest: r.(shmRequest), e: e, p: p, k: p.next(), reduce: reduce}
 }
 
-// Wait takes the matching send, delivers its payload, releases the sender,
-// and advances the receiver's clock to the message's arrival (plus the
-// reduction's time).
+// Wait completes the receive in shm, then advances the receiver's clock to
+// the message's arrival (plus the reduction's time).
 func (r *recvReq) Wait(ctx context.Context) error {
+	err := r.shmRequest.Wait(ctx)
 	if r.done {
-		return r.err
+		return err
 	}
 	r.done = true
-	s, err := r.take(ctx)
+	at := r.p.take(r.k) // dropped whatever the outcome
 	if err != nil {
-		r.err = fmt.Errorf("recv from rank %d: %w", r.peer, err)
-		return r.err
+		return err
 	}
-	s.mu.Lock()
-	if s.state == sendAbandoned {
-		s.mu.Unlock()
-		r.err = fmt.Errorf("recv from rank %d: %w: it stopped waiting for its send", r.peer, backends.ErrPeerGone)
-		return r.err
-	}
-	s.state = sendTaken
-	s.mu.Unlock()
-
-	if s.call != r.call {
-		err = fmt.Errorf("%w: rank %d called %v as op #%d while rank %d called %v as op #%d",
-			backends.ErrMismatch, r.peer, s.call, s.call.Seq, r.e.rank, r.call, r.call.Seq)
-	} else {
-		err = r.deliver(s)
-	}
-	if err != nil {
-		r.err = fmt.Errorf("recv from rank %d: %w", r.peer, err)
-		s.finish(fmt.Errorf("send to rank %d: %w", r.e.rank, err))
-		return r.err
-	}
-	s.finish(nil)
-	if idle := s.at.arrive - r.e.Now(); idle > 0 {
+	if idle := at.arrive - r.e.Now(); idle > 0 {
 		r.e.waited.Add(int64(idle))
-		r.e.advance(s.at.arrive)
+		r.e.advance(at.arrive)
 	}
-	if r.reduce != nil {
-		r.e.advance(r.e.Now() + r.e.w.reduceTime(len(r.dst)))
-	}
+	r.e.advance(r.e.Now() + r.reduce)
 	return nil
 }
-
-// take blocks until the send with r's ticket is posted, and removes it.
-func (r *recvReq) take(ctx context.Context) (*sendReq, error) {
-	q := r.e.w.queue(r.peer, r.e.rank)
-	for {
-		q.mu.Lock()
-		s, ok := q.sends[r.ticket]
-		if ok {
-			delete(q.sends, r.ticket)
-			q.mu.Unlock()
-			return s, nil
-		}
-		q.waiting = true
-		posted := q.posted
-		q.mu.Unlock()
-		select {
-		case <-posted:
-		case <-ctx.Done():
-			return nil, backends.ContextError(ctx)
-		}
-	}
-}
-
-// failed is a request that failed when it was posted.
-type failed struct{ err error }
-
-// Wait implements backends.Request.
-func (f failed) Wait(context.Context) error { return f.err }
-
-// Describe implements backends.Describer.
-func (s *sendReq) Describe() string { return fmt.Sprintf("send to rank %d", s.peer) }
-
-// Describe implements backends.Describer.
-func (r *recvReq) Describe() string { return fmt.Sprintf("receive from rank %d", r.peer) }
-
-// Peer implements backends.PeerReporter.
-func (s *sendReq) Peer() (int, bool) { return s.peer, true }
-
-// Peer implements backends.PeerReporter.
-func (r *recvReq) Peer() (int, bool) { return r.peer, false }

@@ -17,9 +17,9 @@ type timing struct {
 // and returns its timing. Only e's goroutine books on e's ports, in its
 // program order.
 func (e *endpoint) book(peer, n int) timing {
-	l := e.w.links
+	l := e.f.links
 	port, alpha, gbps := 0, l.IntraAlpha, l.IntraGBps
-	if e.w.server(peer) != e.w.server(e.rank) {
+	if e.f.server(peer) != e.f.server(e.rank) {
 		port, alpha, gbps = 1, l.InterAlpha, l.InterGBps
 	}
 	start := max(e.Now(), e.busy[port])
@@ -29,7 +29,7 @@ func (e *endpoint) book(peer, n int) timing {
 }
 
 // reduceTime is what reducing n received bytes costs the receiver.
-func (w *World) reduceTime(n int) time.Duration { return bytesAt(n, w.links.ReduceGBps) }
+func (f *fabric) reduceTime(n int) time.Duration { return bytesAt(n, f.links.ReduceGBps) }
 
 // bytesAt returns the time n bytes take at gbps GB/s (bytes per
 // nanosecond), rounded to the nanosecond.

@@ -30,19 +30,21 @@
 // parallel, each at its own link's speed), and any topology beyond two
 // levels, are not simulated; a rank's two ports work independently and
 // in parallel with its receiving.
+//
+// sim wraps shm: shm's world matches, copies and reduces the messages,
+// agrees on failed calls and recovers, and sim's endpoint around each
+// rank's shm endpoint books every message on its ports and moves the
+// clocks.
 package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/backends/agree"
+	"github.com/hccl-test/hccl-test/backends/shm"
 )
 
 // Name is the name the backend is registered under.
@@ -57,8 +59,8 @@ type Backend struct{}
 // Name implements backends.Backend.
 func (Backend) Name() string { return Name }
 
-// Run implements backends.Backend: it hosts every rank of the world, on
-// cfg.Links (nil: backends.DefaultLinkModel).
+// Run implements backends.Backend: shm hosts every rank of the world, each
+// in virtual time on cfg.Links (nil: backends.DefaultLinkModel).
 func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -67,113 +69,101 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	if cfg.Links != nil {
 		links = *cfg.Links
 	}
-	w, err := NewWorld(cfg.Ranks, links)
+	f, err := newFabric(cfg.Ranks, links)
 	if err != nil {
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	errs := make([]error, cfg.Ranks) // every rank's own ending, for a hang report
-	for r := range cfg.Ranks {
-		t := w.Endpoint(r)
-		g.Go(func() error {
-			defer t.Close()
-			err := body(gctx, t)
-			errs[r] = err
-			if err != nil {
-				// Ranks agreeing on a call (--retry) stop waiting for it.
-				w.hub.Lose(r, err)
-			}
-			if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {
-				// Another rank failed first; its error is the one to report.
-				return nil
-			}
-			return err
-		})
-	}
-	first := g.Wait()
-	if !errors.Is(first, backends.ErrTimeout) {
-		return first
-	}
-	// An op timed out: report where every rank was, after the first error.
-	all := []error{first}
-	for r, err := range errs {
-		switch {
-		case err == nil:
-			all = append(all, fmt.Errorf("rank %d had finished", r))
-		case err != first:
-			all = append(all, err)
-		}
-	}
-	return errors.Join(all...)
+	return shm.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
+		return body(ctx, f.wrap(t))
+	})
 }
 
 // World is a set of ranks that exchange messages in memory, in virtual
 // time.
 type World struct {
-	size  int
-	links backends.LinkModel // with defaults filled in
-	// queues[src][dst] carries the messages from src to dst, made when
-	// first used (most algorithms use few of the n^2 pairs).
-	queues [][]atomic.Pointer[queue]
-	eps    []*endpoint
-	// hub and watchers carry the ranks' agreement on how a call ended
-	// (backends.Recoverer).
-	hub      *agree.Hub
-	watchers []agree.Watcher
+	f   *fabric
+	eps []*endpoint
 }
 
 // NewWorld returns a world of size ranks on links (zero fields take
 // backends.DefaultLinkModel's values). Its endpoints are independent of
 // any Backend.Run, which lets tests drive ranks directly.
 func NewWorld(size int, links backends.LinkModel) (*World, error) {
-	if size < 1 {
-		return nil, fmt.Errorf("sim: ranks must be at least 1, got %d", size)
+	f, err := newFabric(size, links)
+	if err != nil {
+		return nil, err
 	}
-	if err := links.Validate(); err != nil {
-		return nil, fmt.Errorf("sim: %w", err)
-	}
-	w := &World{size: size, links: links.WithDefaults(), queues: make([][]atomic.Pointer[queue], size),
-		eps: make([]*endpoint, size), watchers: make([]agree.Watcher, size)}
-	w.hub = agree.NewHub(size, w.relay)
+	sw := shm.NewWorld(size)
+	w := &World{f: f, eps: make([]*endpoint, size)}
 	for r := range size {
-		w.queues[r] = make([]atomic.Pointer[queue], size)
-		w.eps[r] = &endpoint{w: w, rank: r}
+		w.eps[r] = f.wrap(sw.Endpoint(r))
 	}
 	return w, nil
 }
 
 // Links returns the world's link model, defaults filled in.
-func (w *World) Links() backends.LinkModel { return w.links }
-
-// queue returns the queue from src to dst, making it on first use.
-func (w *World) queue(src, dst int) *queue {
-	p := &w.queues[src][dst]
-	if q := p.Load(); q != nil {
-		return q
-	}
-	p.CompareAndSwap(nil, newQueue())
-	return p.Load()
-}
-
-// server returns the server rank r sits on.
-func (w *World) server(r int) int {
-	if w.links.PerServer <= 0 {
-		return 0
-	}
-	return r / w.links.PerServer
-}
+func (w *World) Links() backends.LinkModel { return w.f.links }
 
 // Endpoint returns the Transport of one rank, the same one on every call:
 // it holds the rank's clock. Each rank's endpoint must be used by one
 // goroutine at a time.
 func (w *World) Endpoint(rank int) backends.Transport { return w.eps[rank] }
 
-// endpoint is one rank of a World.
+// fabric is what the ranks of a world share in virtual time: the link
+// model, and the timings of the messages between each pair.
+type fabric struct {
+	size  int
+	links backends.LinkModel // with defaults filled in
+	// pairs[src][dst] holds the timings of the messages from src to dst,
+	// made when first used (most algorithms use few of the n^2 pairs).
+	pairs [][]atomic.Pointer[pair]
+}
+
+// newFabric returns the fabric of a world of size ranks on links.
+func newFabric(size int, links backends.LinkModel) (*fabric, error) {
+	if size < 1 {
+		return nil, fmt.Errorf("sim: ranks must be at least 1, got %d", size)
+	}
+	if err := links.Validate(); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	f := &fabric{size: size, links: links.WithDefaults(), pairs: make([][]atomic.Pointer[pair], size)}
+	for r := range size {
+		f.pairs[r] = make([]atomic.Pointer[pair], size)
+	}
+	return f, nil
+}
+
+// server returns the server rank r sits on.
+func (f *fabric) server(r int) int {
+	if f.links.PerServer <= 0 {
+		return 0
+	}
+	return r / f.links.PerServer
+}
+
+// shmEndpoint is what sim uses of a rank's shm endpoint. Its
+// ReadsSenderBuffer (backends.DirectReader) is left out: --algo auto's
+// cost model takes sim's own figures, in which nothing is fused.
+type shmEndpoint interface {
+	backends.Transport
+	backends.CallTagger
+	backends.Recoverer
+}
+
+// wrap returns t, a rank's shm endpoint, running in virtual time on f.
+func (f *fabric) wrap(t backends.Transport) *endpoint {
+	return &endpoint{shmEndpoint: t.(shmEndpoint), f: f, rank: t.Rank()}
+}
+
+// endpoint is one rank of a world in virtual time. shm's endpoint serves
+// its calls (BeginCall, Watch and Agree as they are); Send, Recv and
+// RecvReduce also book and time the messages.
 type endpoint struct {
-	w      *World
+	shmEndpoint
+	f      *fabric
 	rank   int
 	closed bool
-	call   backends.Call // the current call (BeginCall), carried by every request
 	// clock is the rank's virtual time in nanoseconds. Only the rank's
 	// goroutine moves it; it is atomic so that others may read it.
 	clock atomic.Int64
@@ -185,21 +175,10 @@ type endpoint struct {
 	busy [2]time.Duration
 }
 
-// BeginCall implements backends.CallTagger: requests posted from now on
-// belong to call c, and a receive matched with a send of another call
-// fails both with ErrMismatch, naming both sides.
-func (e *endpoint) BeginCall(c backends.Call) { e.call = c }
-
-// Rank implements backends.Transport.
-func (e *endpoint) Rank() int { return e.rank }
-
-// Size implements backends.Transport.
-func (e *endpoint) Size() int { return e.w.size }
-
 // Close implements backends.Transport.
 func (e *endpoint) Close() error {
 	e.closed = true
-	return nil
+	return e.shmEndpoint.Close()
 }
 
 // Now implements backends.Clock: the rank's virtual time.
@@ -217,15 +196,8 @@ func (e *endpoint) advance(t time.Duration) {
 	}
 }
 
-// check reports why this endpoint cannot message peer, if it cannot.
-func (e *endpoint) check(peer int) error {
-	switch {
-	case e.closed:
-		return backends.ErrClosed
-	case peer < 0 || peer >= e.w.size:
-		return fmt.Errorf("peer %d out of range [0, %d)", peer, e.w.size)
-	case peer == e.rank:
-		return fmt.Errorf("rank %d cannot message itself", peer)
-	}
-	return nil
+// valid reports whether shm takes a message between this rank and peer,
+// giving it a place in the pair's order; when not, shm fails it at once.
+func (e *endpoint) valid(peer int) bool {
+	return !e.closed && peer >= 0 && peer < e.f.size && peer != e.rank
 }
