@@ -64,6 +64,14 @@ type Call struct {
 	RedOp uint8  // reduction code, 0 when none
 	Root  int32  // root rank, -1 when none
 	Count int64  // element count of the call's arguments
+	// NoPayload says that the messages of this call carry lengths only. A
+	// transport that honours it (shm, and sim over it) matches and times
+	// them as usual but moves no bytes: receives neither copy nor reduce,
+	// and the buffers' contents are undefined; they may not even be backed
+	// by memory (internal/vmem). Both sides of a message must agree on it,
+	// as on the rest of the Call. Other transports do not honour it: a
+	// caller must not set it on them.
+	NoPayload bool
 }
 
 // String describes the call's signature in errors, through

@@ -1,6 +1,15 @@
 package bench
 
-import "github.com/hccl-test/hccl-test/coll"
+import (
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/internal/vmem"
+)
+
+// noPayloadBuffers is the address space that the buffers of every rank of
+// the process take when the plan runs without payload (Plan.NoPayload): no
+// memory backs it, and a touch of it crashes, which catches any access to
+// a payload that should have been skipped.
+var noPayloadBuffers vmem.Region
 
 // bufferPool holds one rank's two message buffers, allocated once per sweep
 // at the largest size and reused by every row: on these machines touching a
@@ -14,6 +23,8 @@ type bufferPool struct {
 
 // ensure allocates both buffers large enough for every row of p on n ranks
 // and touches every page, so no first touch falls inside a timed region.
+// Without payload (p.NoPayload) both are address space that every rank
+// shares (noPayloadBuffers), one after the other, and nothing is touched.
 func (bp *bufferPool) ensure(p Plan, n int) error {
 	var need int64
 	for _, op := range p.Ops {
@@ -27,6 +38,11 @@ func (bp *bufferPool) ensure(p Plan, n int) error {
 		return nil
 	}
 	bp.free()
+	if p.NoPayload {
+		mem := noPayloadBuffers.Get(2 * int(need))
+		bp.a, bp.b = mem[:need:need], mem[need:]
+		return nil
+	}
 	var err error
 	if bp.a, bp.freeA, err = allocBuffer(int(need)); err != nil {
 		return err

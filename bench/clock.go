@@ -76,7 +76,11 @@ func (p Plan) simDescription() string {
 	if m == nil {
 		return ""
 	}
-	return m.Describe(p.Ranks) + "; times are virtual"
+	s := m.Describe(p.Ranks) + "; times are virtual"
+	if p.NoPayload {
+		s += "; no payload: results are not checked"
+	}
+	return s
 }
 
 // validateSim checks the settings of the sim backend, and that nothing the
@@ -84,6 +88,8 @@ func (p Plan) simDescription() string {
 func (p Plan) validateSim() error {
 	if p.Backend != simBackend {
 		switch {
+		case p.NoPayload:
+			return fmt.Errorf("--sim-data=false: only --backend sim can run without payload")
 		case p.SimAlpha != 0 || p.SimInterAlpha != 0:
 			return fmt.Errorf("--sim-alpha: only --backend sim simulates links")
 		case p.SimReduceGBps != 0:
@@ -100,6 +106,15 @@ func (p Plan) validateSim() error {
 		return fmt.Errorf("--sim-alpha inter=: a link between servers needs --topology with more than one server")
 	case p.Overlap > 0 || p.OverlapAuto:
 		return fmt.Errorf("--overlap: its compute takes wall time, which the virtual clocks of --backend sim do not see")
+	case p.NoPayload && p.Retry > 0:
+		return fmt.Errorf("--retry with --sim-data=false: re-execution covers the harness's world calls only, and the measured ops run on a communicator of their own")
+	}
+	if p.NoPayload {
+		for _, f := range p.Inject {
+			if f.Kind == inject.Corrupt {
+				return fmt.Errorf("--inject %q: corrupt changes the bytes of messages, and with --sim-data=false they have none", p.InjectText)
+			}
+		}
 	}
 	for _, f := range p.Inject {
 		switch f.Kind {

@@ -52,7 +52,7 @@ func (p Plan) DryRun(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# dry run: nothing is started\n")
 	fmt.Fprintf(&b, "# backend %s  ranks %d  algo %s  runs %d  iters %d  warmup %d  check %v\n",
-		p.Backend, p.Ranks, p.AlgoString(), runs, p.Iters, p.Warmup, p.Check)
+		p.Backend, p.Ranks, p.AlgoString(), runs, p.Iters, p.Warmup, p.Check && !p.NoPayload)
 	fmt.Fprintf(&b, "# ops: %s\n", strings.Join(ops, ", "))
 	fmt.Fprintf(&b, "# datatypes: %s\n", strings.Join(dts, " "))
 	fmt.Fprintf(&b, "# redops (reducing ops only): %s\n", strings.Join(reds, " "))
@@ -71,8 +71,12 @@ func (p Plan) DryRun(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "# rows: %d per run, %d in all\n", len(rows), len(rows)*runs)
 	perRank := p.MemoryNeeded() / int64(max(1, p.HostedRanksOrAll()))
-	fmt.Fprintf(&b, "# memory: about %s per rank, %s for the %d ranks on this machine\n",
-		HumanSize(perRank), HumanSize(p.MemoryNeeded()), p.HostedRanksOrAll())
+	if p.NoPayload {
+		fmt.Fprintf(&b, "# memory: no payload (--sim-data=false): the buffers take address space only, results are not checked\n")
+	} else {
+		fmt.Fprintf(&b, "# memory: about %s per rank, %s for the %d ranks on this machine\n",
+			HumanSize(perRank), HumanSize(p.MemoryNeeded()), p.HostedRanksOrAll())
+	}
 	fmt.Fprintf(&b, "# estimated time: about %v (assuming %v per step and %g GB/s; the real figure depends on the machine)\n",
 		est.Round(time.Second), estimateStep, estimateGBps)
 	_, err := io.WriteString(w, b.String())

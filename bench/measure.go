@@ -26,8 +26,10 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	p, rank, n := r.plan, comm.Rank(), comm.Size()
 	buckets := r.bufs.buckets(row, rank, n)
 	pattern := patternFor(row, n)
-	for _, args := range buckets {
-		fillInputs(args, pattern, rank)
+	if !p.NoPayload { // without payload there is nothing to fill, nor memory
+		for _, args := range buckets {
+			fillInputs(args, pattern, rank)
+		}
 	}
 
 	algo := ""

@@ -122,6 +122,12 @@ type Plan struct {
 	// backends.DefaultLinkModel.
 	SimAlpha, SimInterAlpha time.Duration
 	SimReduceGBps           float64
+	// NoPayload runs the measured ops with lengths only (--sim-data=false,
+	// --backend sim only): no buffer is backed by memory, nothing is copied
+	// or reduced, and results are not checked (Check is ignored). The
+	// harness's own calls still carry data. Times are the same as with
+	// payload, since the simulated links time messages by their lengths.
+	NoPayload bool
 	// MemLimit is the memory the sweep may use in bytes (0: no limit).
 	MemLimit int64
 	// HostedRanks is how many ranks share this machine's memory; 0 means
@@ -338,8 +344,12 @@ func bufferBytes(op coll.Op, n int, size int64) (send, recv int64) {
 
 // MemoryNeeded estimates the memory the sweep takes, all ranks together:
 // each rank's send and receive buffers at the largest size, plus as much
-// again for algorithms' scratch space.
+// again for algorithms' scratch space. Without payload (NoPayload) none of
+// them is backed by memory.
 func (p Plan) MemoryNeeded() int64 {
+	if p.NoPayload {
+		return 0
+	}
 	var perRank int64
 	for _, op := range p.Ops {
 		for _, g := range p.groupList() {

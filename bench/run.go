@@ -24,6 +24,9 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	if err := p.Validate(); err != nil {
 		return results.Summary{}, err
 	}
+	if p.NoPayload {
+		p.Check = false // there are no results to check
+	}
 	b, err := backends.Lookup(p.Backend)
 	if err != nil {
 		return results.Summary{}, err
@@ -52,6 +55,9 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		}
 		if p.Retry > 0 {
 			r.comm.SetRetry(coll.Retry{Max: p.Retry, Hold: p.RetryHold, Interval: p.RetryInterval, Rearm: r.rearmOp})
+		}
+		if err := r.measuredWithoutPayload(); err != nil {
+			return err
 		}
 		defer trackComm(r.comm)()
 		pools <- r.bufs
@@ -113,6 +119,32 @@ func (r *rankRunner) makeGroups() error {
 			return fmt.Errorf("--group %s: %w", kind, err)
 		}
 		r.groups[kind] = coll.NewComm(t)
+	}
+	return nil
+}
+
+// measuredWithoutPayload, for a plan without payload, makes the
+// communicators of the measured ops carry lengths only. The harness's own
+// calls (barriers, gathering the timings) stay on r.comm with data: the
+// world's measured ops get a Comm of their own over the same transport.
+// Both Comms' calls go over the same links in the same order on every
+// rank, each announced to the transport before its messages, so their
+// call tags never mix.
+func (r *rankRunner) measuredWithoutPayload() error {
+	if !r.plan.NoPayload {
+		return nil
+	}
+	for kind, c := range r.groups {
+		if kind == "" {
+			c = coll.NewComm(r.comm.Transport())
+			if r.plan.Topology.TwoLevel() {
+				if err := c.SetTopology(r.plan.Topology.PerServer); err != nil {
+					return fmt.Errorf("--topology: %w", err)
+				}
+			}
+			r.groups[kind] = c
+		}
+		c.SetNoPayload(true)
 	}
 	return nil
 }

@@ -22,11 +22,3 @@ func block(buf []byte, i, b int) []byte { return buf[i*b : (i+1)*b] }
 
 // mod returns x mod n in [0, n).
 func mod(x, n int) int { return ((x % n) + n) % n }
-
-// copyIfDistinct copies src to dst unless they are the same memory, as in
-// in-place calls.
-func copyIfDistinct(dst, src []byte) {
-	if !aliased(dst, src) {
-		copy(dst, src)
-	}
-}

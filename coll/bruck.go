@@ -24,7 +24,7 @@ func bruckAllGather(ctx context.Context, c *Comm, a *Args) error {
 	held := func(lo, hi int) []byte { return work[lo*b : hi*b] }
 
 	// Step 0: we hold our own block.
-	copy(held(0, 1), a.Send[:b])
+	c.copy(held(0, 1), a.Send[:b])
 	// Step k: trade the first blocks we hold for those rank r+d holds.
 	for k, d := 0, 1; d < n; k, d = k+1, 2*d {
 		cnt := min(d, n-d)
@@ -35,8 +35,8 @@ func bruckAllGather(ctx context.Context, c *Comm, a *Args) error {
 	}
 	// Last: rotate down by r blocks, so rank j's block lands at block j:
 	// held blocks 0..n-r-1 belong to ranks r..n-1, the rest to 0..r-1.
-	copy(a.Recv[r*b:n*b], held(0, n-r))
-	copy(a.Recv[:r*b], held(n-r, n))
+	c.copy(a.Recv[r*b:n*b], held(0, n-r))
+	c.copy(a.Recv[:r*b], held(n-r, n))
 	return nil
 }
 

@@ -42,14 +42,14 @@ func bruckAllToAll(ctx context.Context, c *Comm, a *Args) error {
 
 	// Step 1.
 	for i := range n {
-		copy(workBlk(i), block(a.Send, mod(r+i, n), b))
+		c.copy(workBlk(i), block(a.Send, mod(r+i, n), b))
 	}
 	// Step 2.
 	for k, d := 0, 1; d < n; k, d = k+1, 2*d {
 		cnt := 0
 		for i := d; i < n; i++ {
 			if i&d != 0 {
-				copy(block(packOut, cnt, b), workBlk(i))
+				c.copy(block(packOut, cnt, b), workBlk(i))
 				cnt++
 			}
 		}
@@ -60,14 +60,14 @@ func bruckAllToAll(ctx context.Context, c *Comm, a *Args) error {
 		cnt = 0
 		for i := d; i < n; i++ {
 			if i&d != 0 {
-				copy(workBlk(i), block(packIn, cnt, b))
+				c.copy(workBlk(i), block(packIn, cnt, b))
 				cnt++
 			}
 		}
 	}
 	// Step 3.
 	for j := range n {
-		copy(block(a.Recv, j, b), workBlk(mod(r-j, n)))
+		c.copy(block(a.Recv, j, b), workBlk(mod(r-j, n)))
 	}
 	return nil
 }

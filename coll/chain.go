@@ -117,7 +117,7 @@ func chainBroadcast(ctx context.Context, c *Comm, a *Args) error {
 	n, b := c.size, a.Bytes()
 	recv := a.Recv[:b]
 	if n == 1 {
-		copyIfDistinct(recv, a.Send[:b])
+		c.copyIfDistinct(recv, a.Send[:b])
 		return nil
 	}
 	vr := relRank(c.rank, a.Root, n)
@@ -138,7 +138,7 @@ func chainBroadcast(ctx context.Context, c *Comm, a *Args) error {
 		}
 	}
 	if vr == 0 {
-		copyIfDistinct(recv, buf)
+		c.copyIfDistinct(recv, buf)
 	}
 	return nil
 }
@@ -153,7 +153,7 @@ func chainReduce(ctx context.Context, c *Comm, a *Args) error {
 	n, b := c.size, a.Bytes()
 	send := a.Send[:b]
 	if n == 1 {
-		copyIfDistinct(a.Recv[:b], send)
+		c.copyIfDistinct(a.Recv[:b], send)
 		return nil
 	}
 	vr := relRank(c.rank, a.Root, n)
@@ -181,7 +181,7 @@ func chainReduce(ctx context.Context, c *Comm, a *Args) error {
 		}
 	}
 	if vr == 0 && a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, partial, n)
+		c.divideBy(a.DType, partial, n)
 	}
 	return nil
 }
@@ -200,7 +200,7 @@ func chainGather(ctx context.Context, c *Comm, a *Args) error {
 	// step s is done (its own input before step 0).
 	var held func(s int) []byte
 	if d == 0 {
-		copyIfDistinct(block(a.Recv, a.Root, b), a.Send[:b])
+		c.copyIfDistinct(block(a.Recv, a.Root, b), a.Send[:b])
 		held = func(s int) []byte { return block(a.Recv, absRank(1+s, a.Root, n), b) }
 	} else {
 		relay := c.scratchBuf(2 * b)
@@ -244,7 +244,7 @@ func chainScatter(ctx context.Context, c *Comm, a *Args) error {
 	// step s is done.
 	var held func(s int) []byte
 	if d == 0 {
-		copyIfDistinct(recv, block(a.Send, a.Root, b))
+		c.copyIfDistinct(recv, block(a.Send, a.Root, b))
 		held = func(s int) []byte { return block(a.Send, absRank(n-2-s, a.Root, n), b) }
 	} else {
 		relay := c.scratchBuf(2 * b)

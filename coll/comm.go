@@ -24,6 +24,8 @@ type Comm struct {
 	reruns     int    // calls run again so far
 	calls      uint64 // collective calls made so far, barriers included
 	model      Model  // what auto chooses with
+	// noPayload makes calls carry lengths only (SetNoPayload).
+	noPayload bool
 
 	// topo is the servers the ranks sit on (SetTopology), with the
 	// sub-communicators of its levels.
@@ -54,6 +56,9 @@ func init() {
 		if c.Root >= 0 {
 			s += fmt.Sprintf(", root %d", c.Root)
 		}
+		if c.NoPayload {
+			s += ", no payload"
+		}
 		return s + ")"
 	}
 }
@@ -63,6 +68,7 @@ func init() {
 func (c *Comm) beginCall(call backends.Call) {
 	c.calls++
 	call.Seq = c.calls
+	call.NoPayload = c.noPayload
 	if tg, ok := c.t.(backends.CallTagger); ok {
 		tg.BeginCall(call)
 	}
@@ -110,8 +116,11 @@ func (c *Comm) Transport() backends.Transport { return c.t }
 
 // Reserve makes sure scratch space for collectives of up to maxBytes (a
 // rank's larger buffer) is allocated now, and touched, rather than inside a
-// timed call.
+// timed call. Without payload (SetNoPayload) there is nothing to reserve.
 func (c *Comm) Reserve(maxBytes int) {
+	if !c.payload() {
+		return
+	}
 	b := c.scratchBuf(2 * maxBytes)
 	for i := 0; i < len(b); i += 4096 {
 		b[i] = 0
@@ -121,8 +130,13 @@ func (c *Comm) Reserve(maxBytes int) {
 // scratchBuf returns n bytes of scratch space, reusing earlier space when it
 // is large enough. Its contents are undefined. There is one scratch area per
 // Comm: a second call returns the same memory, so an algorithm that needs
-// several regions asks once and slices.
+// several regions asks once and slices. Without payload (SetNoPayload) it
+// is address space that no memory backs, shared by every Comm of the
+// process (noPayloadScratch), which no algorithm touches then.
 func (c *Comm) scratchBuf(n int) []byte {
+	if !c.payload() {
+		return noPayloadScratch.Get(n)
+	}
 	if cap(c.scratch) < n {
 		c.scratch = make([]byte, n)
 	}

@@ -65,7 +65,7 @@ func dbtreeAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	b := a.Bytes()
 	send, recv := a.Send[:b], a.Recv[:b]
 	if c.size == 1 {
-		copyIfDistinct(recv, send)
+		c.copyIfDistinct(recv, send)
 		return nil
 	}
 	return c.dbtreeRun(ctx, a, 0, func(h *dbHalf, view func([]byte) []byte) {
@@ -85,7 +85,7 @@ func dbtreeBroadcast(ctx context.Context, c *Comm, a *Args) error {
 	src := recv
 	if c.rank == a.Root {
 		src = a.Send[:b]
-		copyIfDistinct(recv, src)
+		c.copyIfDistinct(recv, src)
 	}
 	if c.size == 1 {
 		return nil
@@ -105,7 +105,7 @@ func dbtreeReduce(ctx context.Context, c *Comm, a *Args) error {
 	b := a.Bytes()
 	send := a.Send[:b]
 	if c.size == 1 {
-		copyIfDistinct(a.Recv[:b], send)
+		c.copyIfDistinct(a.Recv[:b], send)
 		return nil
 	}
 	var out []byte
@@ -135,7 +135,7 @@ func (c *Comm) dbtreeRun(ctx context.Context, a *Args, root int, setup func(h *d
 		*h = newDBHalf(dbTree{n: n, off: i}, v, root, hi-lo, es)
 		setup(h, func(buf []byte) []byte { return elems(buf, lo, hi, es) })
 		if a.RedOp == dtype.Avg && h.reduce != nil && v == 0 {
-			h.avg = func(seg []byte) { dtype.DivideBy(a.DType, seg, n) }
+			h.avg = func(seg []byte) { c.divideBy(a.DType, seg, n) }
 		}
 		last = max(last, h.lastStep())
 	}

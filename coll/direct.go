@@ -52,9 +52,9 @@ func directReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	if err != nil {
 		return err
 	}
-	copyIfDistinct(recv, acc) // one rank: the result is our own block
+	c.copyIfDistinct(recv, acc) // one rank: the result is our own block
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, recv, n)
+		c.divideBy(a.DType, recv, n)
 	}
 	return nil
 }
@@ -70,7 +70,7 @@ func directAllToAll(ctx context.Context, c *Comm, a *Args) error {
 	recvBlk := func(j int) []byte { return block(recv, j, b) }
 
 	// Step 1: our own block stays here.
-	copyIfDistinct(recvBlk(r), sendBlk(r))
+	c.copyIfDistinct(recvBlk(r), sendBlk(r))
 	// Step 2: post every receive and every send, in rotated orders (send to
 	// r+1, r+2, ...; receive from r-1, r-2, ...) so that no rank is every
 	// rank's first peer.

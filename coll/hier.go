@@ -85,7 +85,7 @@ func hierAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	}
 	// Step 3.
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, mine, c.size)
+		c.divideBy(a.DType, mine, c.size)
 	}
 	// Step 4.
 	if err := ringAllGatherParts(ctx, intra, recv, part); err != nil {
@@ -128,7 +128,7 @@ func hierReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	runs, run := scratch[:n*b], scratch[n*b:]
 	redop := levelRedOp(a.RedOp)
 	// Step 1.
-	regroup(runs, a.Send[:n*b], s, p, b)
+	c.regroup(runs, a.Send[:n*b], s, p, b)
 	// Step 2.
 	sub := &Args{Op: ReduceScatter, DType: a.DType, RedOp: redop, Count: s * a.Count, Send: runs, Recv: run}
 	if err := runLevel(ctx, intra, sub, "intra-server"); err != nil {
@@ -141,7 +141,7 @@ func hierReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	}
 	// Step 4.
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, a.Recv[:b], n)
+		c.divideBy(a.DType, a.Recv[:b], n)
 	}
 	return nil
 }
@@ -183,7 +183,7 @@ func hierAllGather(ctx context.Context, c *Comm, a *Args) error {
 		return err
 	}
 	// Step 3.
-	regroup(a.Recv[:n*b], runs, p, s, b)
+	c.regroup(a.Recv[:n*b], runs, p, s, b)
 	return nil
 }
 
@@ -257,7 +257,7 @@ func levelRedOp(op dtype.ReduceOp) dtype.ReduceOp {
 func ringReduceScatterParts(ctx context.Context, c *Comm, send, recv []byte, part func([]byte, int) []byte, reduce dtype.ReduceFunc) error {
 	n, r := c.size, c.rank
 	if n == 1 {
-		copyIfDistinct(part(recv, r), part(send, r))
+		c.copyIfDistinct(part(recv, r), part(send, r))
 		return nil
 	}
 	right, left := mod(r+1, n), mod(r-1, n)
@@ -286,16 +286,6 @@ func ringAllGatherParts(ctx context.Context, c *Comm, buf []byte, part func([]by
 		}
 	}
 	return nil
-}
-
-// regroup transposes blocks of b bytes: src holds rows × cols blocks,
-// block (i, j) at i·cols + j, and dst receives block (i, j) at j·rows + i.
-func regroup(dst, src []byte, rows, cols, b int) {
-	for i := range rows {
-		for j := range cols {
-			copy(block(dst, j*rows+i, b), block(src, i*cols+j, b))
-		}
-	}
 }
 
 // hierAllReduceCost, for S servers of P ranks (Model.PerServer) and a

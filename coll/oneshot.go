@@ -51,7 +51,7 @@ func oneshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		return err
 	}
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, recv, n)
+		c.divideBy(a.DType, recv, n)
 	}
 	return nil
 }
@@ -84,7 +84,7 @@ func twoshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	own := part(send, r)
 	if aliased(own, mine) && r >= 2 {
 		saved := c.scratchBuf(len(own))
-		copy(saved, own)
+		c.copy(saved, own)
 		own = saved
 	}
 	err := c.reduceRankOrder(ctx, mine, own, reduce)
@@ -96,7 +96,7 @@ func twoshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	}
 	// Step 2.
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, mine, n)
+		c.divideBy(a.DType, mine, n)
 	}
 	// Step 3.
 	recvs := c.postRecvs(others(r, n, -1), func(j int) []byte { return part(recv, j) })
@@ -124,7 +124,7 @@ func (c *Comm) reduceRankOrder(ctx context.Context, dst, own []byte, reduce dtyp
 		case j == r && r == 1:
 			continue // folded in with v0 at j = 0
 		case j == r:
-			reduce(dst, acc, own)
+			c.reduceLocal(reduce, dst, acc, own)
 		case j == 0 && r == 1:
 			// dst = v0 ⊕ v1 in one pass, the incoming v0 first.
 			err = c.recvReduce(ctx, 0, dst, own, lowFirst(reduce, true))
@@ -138,7 +138,7 @@ func (c *Comm) reduceRankOrder(ctx context.Context, dst, own []byte, reduce dtyp
 		}
 		acc = dst
 	}
-	copyIfDistinct(dst, acc) // a single rank: the result is its own vector
+	c.copyIfDistinct(dst, acc) // a single rank: the result is its own vector
 	return nil
 }
 

@@ -23,7 +23,7 @@ func pairwiseAllToAll(ctx context.Context, c *Comm, a *Args) error {
 	out := c.outgoing(a.Send[:n*b], recv)
 
 	// Step 0: our own block stays here.
-	copyIfDistinct(block(recv, r, b), block(out, r, b))
+	c.copyIfDistinct(block(recv, r, b), block(out, r, b))
 	// Step s: swap with the ranks s places to either side.
 	for s := 1; s < n; s++ {
 		to, from := mod(r+s, n), mod(r-s, n)

@@ -67,9 +67,9 @@ func rdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		}
 		cur = dst
 	}
-	copyIfDistinct(recv, cur)
+	c.copyIfDistinct(recv, cur)
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, recv, n)
+		c.divideBy(a.DType, recv, n)
 	}
 
 	// Unfold: return the finished result to the rank we absorbed.

@@ -38,7 +38,7 @@ func rdAllGather(ctx context.Context, c *Comm, a *Args) error {
 		// Step 1, folded side: our block to r+1; step 3: everything back.
 		return sitOut(ctx, c, a.Send[:b], recv)
 	}
-	copyIfDistinct(block(recv, r, b), a.Send[:b])
+	c.copyIfDistinct(block(recv, r, b), a.Send[:b])
 	if f.absorbs(r) {
 		// Step 1, surviving side: the block of rank r-1 goes in its place.
 		if err := c.recv(ctx, r-1, block(recv, r-1, b)); err != nil {

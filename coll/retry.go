@@ -139,9 +139,10 @@ func (c *Comm) verdictError(seq uint64, verdict backends.Vote, own error) error 
 
 // saveInput copies the input of an in-place call, which the call
 // overwrites, into memory kept for the purpose, and returns the copy; nil
-// when the input survives the call.
+// when the input survives the call, or when calls carry no payload
+// (SetNoPayload) and there is no input to keep.
 func (c *Comm) saveInput(a *Args) []byte {
-	if !overlap(a.Send, a.Recv) {
+	if !c.payload() || !overlap(a.Send, a.Recv) {
 		return nil
 	}
 	if cap(c.saved) < len(a.Send) {

@@ -62,10 +62,10 @@ func rhdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	if err != nil {
 		return err
 	}
-	copyIfDistinct(mine, res[off(v):off(v+1)]) // a single rank reduced nothing
+	c.copyIfDistinct(mine, res[off(v):off(v+1)]) // a single rank reduced nothing
 	// Step 3.
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, mine, n)
+		c.divideBy(a.DType, mine, n)
 	}
 	// Steps 4 and 5.
 	if err := rdDouble(ctx, c, f, v, recv, off); err != nil {
@@ -120,7 +120,7 @@ func rhdReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	run := res[off(v):off(v+1)]
 	// Step 3.
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, run, n)
+		c.divideBy(a.DType, run, n)
 	}
 	// Step 4: the run's first block is rank r-1's when r absorbed it.
 	if f.absorbs(r) {
@@ -129,7 +129,7 @@ func rhdReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 		}
 	}
 	// Step 5: our block is the run's last.
-	copyIfDistinct(recv, run[len(run)-b:])
+	c.copyIfDistinct(recv, run[len(run)-b:])
 	return nil
 }
 

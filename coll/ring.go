@@ -27,7 +27,7 @@ func ringAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		return elems(buf, lo, hi, es)
 	}
 	if n == 1 {
-		copyIfDistinct(recv, send)
+		c.copyIfDistinct(recv, send)
 		return nil
 	}
 	reduce := dtype.Reducer(a.DType, a.RedOp)
@@ -47,7 +47,7 @@ func ringAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		}
 	}
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, part(recv, r), n)
+		c.divideBy(a.DType, part(recv, r), n)
 	}
 	// Allgather: at step s, pass on part r-s and receive part r-s-1.
 	for s := range n - 1 {
@@ -68,7 +68,7 @@ func ringReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	blk := func(i int) []byte { return block(a.Send, mod(i, n), b) }
 	recv := a.Recv[:b]
 	if n == 1 {
-		copyIfDistinct(recv, blk(0))
+		c.copyIfDistinct(recv, blk(0))
 		return nil
 	}
 	reduce := dtype.Reducer(a.DType, a.RedOp)
@@ -89,7 +89,7 @@ func ringReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 		}
 	}
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, recv, n)
+		c.divideBy(a.DType, recv, n)
 	}
 	return nil
 }
@@ -99,7 +99,7 @@ func ringReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 func ringAllGather(ctx context.Context, c *Comm, a *Args) error {
 	n, r, b := c.size, c.rank, a.Bytes()
 	blk := func(i int) []byte { return block(a.Recv, mod(i, n), b) }
-	copyIfDistinct(blk(r), a.Send[:b])
+	c.copyIfDistinct(blk(r), a.Send[:b])
 	right, left := mod(r+1, n), mod(r-1, n)
 	for s := range n - 1 {
 		if err := c.exchange(ctx, right, blk(r-s), left, blk(r-s-1)); err != nil {

@@ -19,7 +19,7 @@ func ringSendRecv(ctx context.Context, c *Comm, a *Args) error {
 	n, r, b := c.size, c.rank, a.Bytes()
 	send, recv := a.Send[:b], a.Recv[:b]
 	if n == 1 {
-		copyIfDistinct(recv, send)
+		c.copyIfDistinct(recv, send)
 		return nil
 	}
 	right, left := mod(r+1, n), mod(r-1, n)
@@ -44,7 +44,7 @@ func (c *Comm) outgoing(send, recv []byte) []byte {
 		return send
 	}
 	saved := c.scratchBuf(len(send))
-	copy(saved, send)
+	c.copy(saved, send)
 	return saved
 }
 

@@ -102,14 +102,6 @@ func treeEnd(v, n int) int { return min(v+treeReach(v, n), n) }
 // treeParent returns the parent of relative rank v > 0.
 func treeParent(v int) int { return v &^ (v & -v) }
 
-// rotateBlocks sets block i of dst to block i+shift (mod the block count)
-// of src, for buffers of equal length made of blocks of b bytes.
-func rotateBlocks(dst, src []byte, shift, b int) {
-	cut := shift * b
-	copy(dst, src[cut:])
-	copy(dst[len(src)-cut:], src[:cut])
-}
-
 // treeBroadcast sends the root's buffer down the tree: each rank receives it
 // from its parent, then sends it to each child, largest subtree first so
 // that the deepest branch starts earliest.
@@ -131,7 +123,7 @@ func treeBroadcast(ctx context.Context, c *Comm, a *Args) error {
 			return fmt.Errorf("to child %d: %w", t.rank(kid), err)
 		}
 	}
-	copyIfDistinct(recv, buf)
+	c.copyIfDistinct(recv, buf)
 	return nil
 }
 
@@ -163,9 +155,9 @@ func treeReduce(ctx context.Context, c *Comm, a *Args) error {
 		// Pass the subtree's partial to the parent.
 		return treeToParent(ctx, c, t, acc)
 	}
-	copyIfDistinct(dst, acc) // acc is still the input if n == 1
+	c.copyIfDistinct(dst, acc) // acc is still the input if n == 1
 	if a.RedOp == dtype.Avg {
-		dtype.DivideBy(a.DType, dst, n)
+		c.divideBy(a.DType, dst, n)
 	}
 	return nil
 }
@@ -180,7 +172,7 @@ func treeGather(ctx context.Context, c *Comm, a *Args) error {
 	n, b := c.size, a.Bytes()
 	t := newTreeNode(c.rank, a.Root, n)
 	run := t.runBuf(c, a.Send[:b], b)
-	copyIfDistinct(run[:b], a.Send[:b])
+	c.copyIfDistinct(run[:b], a.Send[:b])
 	for kid := range t.children() {
 		// Receive the child's subtree into its place in the run.
 		if err := c.recv(ctx, t.rank(kid), t.part(run, kid, b)); err != nil {
@@ -192,7 +184,7 @@ func treeGather(ctx context.Context, c *Comm, a *Args) error {
 		return treeToParent(ctx, c, t, run)
 	}
 	// Relative block i belongs to rank root+i.
-	rotateBlocks(a.Recv[:n*b], run, mod(n-a.Root, n), b)
+	c.rotateBlocks(a.Recv[:n*b], run, mod(n-a.Root, n), b)
 	return nil
 }
 
@@ -209,7 +201,7 @@ func treeScatter(ctx context.Context, c *Comm, a *Args) error {
 	// The root lays its blocks out in relative-rank order (block i for rank
 	// root+i); everyone else receives its subtree's run from the parent.
 	if t.v == 0 {
-		rotateBlocks(run, a.Send[:n*b], a.Root, b)
+		c.rotateBlocks(run, a.Send[:n*b], a.Root, b)
 	} else if err := c.recv(ctx, t.parent(), run); err != nil {
 		return fmt.Errorf("from parent %d: %w", t.parent(), err)
 	}
@@ -219,7 +211,7 @@ func treeScatter(ctx context.Context, c *Comm, a *Args) error {
 			return fmt.Errorf("to child %d: %w", t.rank(kid), err)
 		}
 	}
-	copyIfDistinct(recv, run[:b])
+	c.copyIfDistinct(recv, run[:b])
 	return nil
 }
 

@@ -70,7 +70,7 @@ func TestRotateBlocks(t *testing.T) {
 		{3, "ddaabbcc"},
 	} {
 		dst := make([]byte, len(src))
-		rotateBlocks(dst, src, tc.shift, 2)
+		(&Comm{}).rotateBlocks(dst, src, tc.shift, 2)
 		if !bytes.Equal(dst, []byte(tc.want)) {
 			t.Errorf("shift %d: got %q, want %q", tc.shift, dst, tc.want)
 		}

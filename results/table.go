@@ -246,7 +246,7 @@ func (t *Table) End(s Summary) error {
 		verdict = "FAILED"
 	}
 	if !t.h.Check {
-		t.printf("# wrong elements: not checked (--check 0)\n")
+		t.printf("# wrong elements: not checked (--check 0, or --sim-data=false)\n")
 	} else {
 		t.printf("# wrong elements: %d %s\n", s.Wrong, verdict)
 	}

@@ -143,7 +143,8 @@ func (e *endpoint) postRecv(peer int, dst, acc []byte, reduce dtype.ReduceFunc) 
 }
 
 // Wait takes the matching send, reads the sender's buffer into dst (reducing
-// on the way if asked), and releases the sender.
+// on the way if asked; not at all for a call without payload, which both
+// sides' call signatures agree on), and releases the sender.
 func (r *recvReq) Wait(ctx context.Context) error {
 	if r.done {
 		return r.err
@@ -177,9 +178,12 @@ func (r *recvReq) Wait(ctx context.Context) error {
 		s.finish(fmt.Errorf("send to rank %d: %w", r.e.rank, err))
 		return r.err
 	}
-	if r.reduce != nil {
+	switch {
+	case r.call.NoPayload:
+		// Lengths only (backends.Call.NoPayload): neither buffer is touched.
+	case r.reduce != nil:
 		r.reduce(r.dst, r.acc[:len(r.dst)], s.buf)
-	} else {
+	default:
 		copy(r.dst, s.buf)
 	}
 	s.finish(nil)

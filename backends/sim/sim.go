@@ -31,6 +31,11 @@
 // levels, are not simulated; a rank's two ports work independently and
 // in parallel with its receiving.
 //
+// Calls without payload (backends.Call.NoPayload, which shm honours) move
+// no bytes at all; their clocks advance exactly as with payload, since the
+// model depends on the messages' lengths only. That is how --sim-data=false
+// runs worlds whose buffers would not fit in this machine's memory.
+//
 // sim wraps shm: shm's world matches, copies and reduces the messages,
 // agrees on failed calls and recovers, and sim's endpoint around each
 // rank's shm endpoint books every message on its ports and moves the

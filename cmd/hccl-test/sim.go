@@ -14,16 +14,19 @@ import (
 )
 
 // simFlags are the flags of the simulating backend (--backend sim): the
-// links' latencies and the reduction rate. The links' bandwidths and the
-// servers come from --link-bw and --topology.
+// links' latencies, the reduction rate, and whether messages carry data.
+// The links' bandwidths and the servers come from --link-bw and
+// --topology.
 type simFlags struct {
 	alpha, reduce *string
+	data          *bool
 }
 
-// addSimFlags registers --sim-alpha and --sim-reduce on fs.
+// addSimFlags registers --sim-alpha, --sim-reduce and --sim-data on fs.
 func addSimFlags(fs *pflag.FlagSet) simFlags {
 	d := backends.DefaultLinkModel
 	return simFlags{
+		data: fs.Bool("sim-data", true, "--backend sim: false runs the measured ops without payload: no buffer takes\nmemory and nothing is copied or reduced, so worlds far larger than this machine\nrun; times are the same (the links time messages by their lengths), results are\nnot checked"),
 		alpha: fs.String("sim-alpha", "", fmt.Sprintf("latency of a simulated message (--backend sim): intra=DUR,inter=DUR for the links\ninside and between servers, or one DUR for inside (default intra=%gus,inter=%gus)",
 			d.IntraAlpha.Seconds()*1e6, d.InterAlpha.Seconds()*1e6)),
 		reduce: fs.String("sim-reduce", "", fmt.Sprintf("rate at which a simulated rank reduces what it receives (--backend sim;\ndefault %gGB/s)", d.ReduceGBps)),
@@ -46,6 +49,12 @@ func (f simFlags) apply(p *bench.Plan) error {
 			return fmt.Errorf("--sim-reduce: %w", err)
 		}
 		p.SimReduceGBps = gbps
+	}
+	if !*f.data {
+		if p.Backend != "sim" {
+			return fmt.Errorf("--sim-data=false: only --backend sim can run without payload")
+		}
+		p.NoPayload, p.Check = true, false // nothing to check
 	}
 	if p.Backend == "sim" && p.LinkSource == bench.LinkAuto {
 		p.LinkGBps = backends.DefaultLinkModel.IntraGBps

@@ -89,3 +89,48 @@ func TestSimFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestSimNoPayloadBinary: --sim-data=false runs 1024 ranks of 1 GiB
+// allreduce, 2 TiB of buffers with payload, in a few seconds, with an
+// unchecked row marked as simulated; off sim the flag is refused.
+func TestSimNoPayloadBinary(t *testing.T) {
+	bin := buildBinary(t)
+	start := time.Now()
+	stdout, stderr, code := runBinary(t, bin, "--backend", "sim", "--sim-data=false", "-p", "1024", "--topology", "per-server=8",
+		"--link-bw", "intra=hccs,inter=roce", "-b", "1G", "-e", "1G", "-n", "2", "-w", "0")
+	wall := time.Since(start)
+	t.Logf("1024 ranks x 1 GiB without payload: %v wall", wall)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
+	}
+	if wall > 2*time.Minute {
+		t.Errorf("took %v", wall)
+	}
+	for _, s := range []string{
+		"# backend sim  ranks 1024",
+		"check off",
+		"times are virtual; no payload: results are not checked\n",
+	} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("output lacks %q:\n%s", s, stdout)
+		}
+	}
+	rows := 0
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		if m := rowRE.FindStringSubmatch(line); m == nil || m[11] != "N/A" {
+			t.Errorf("row %q: does not parse or is checked", line)
+		}
+		rows++
+	}
+	if rows != 1 {
+		t.Errorf("got %d rows, want 1", rows)
+	}
+
+	_, stderr, code = runBinary(t, bin, "--sim-data=false", "-p", "2")
+	if code != 2 || !strings.Contains(stderr, "--sim-data=false: only --backend sim") {
+		t.Errorf("--sim-data=false on shm: exit %d, stderr %q; want exit 2 and a refusal", code, stderr)
+	}
+}
