@@ -182,7 +182,9 @@ var twoLevel = Model{Alpha: 5e-6, Beta: 1 / 10e9, Gamma: 1 / 5e9, PerServer: 4, 
 // TestHierChosenByAuto runs auto on a Comm with a topology and a
 // two-level model: hier must run, and be right.
 func TestHierChosenByAuto(t *testing.T) {
-	const count = 1001
+	const count = 1<<18 + 1 // a large odd count: hier's regime
+	// Large blocks: for small ones a doubling algorithm whose first steps
+	// stay inside a server is cheaper, and auto knows it (TestLevelCosts).
 	for _, op := range []Op{AllReduce, ReduceScatter, AllGather} {
 		if got, err := Choose(op, Auto, 4*count, 8, twoLevel); err != nil || got != hierName {
 			t.Fatalf("%v: auto chose %q (%v), want hier", op, got, err)
@@ -331,5 +333,32 @@ func TestHierCost(t *testing.T) {
 				t.Errorf("%v %s: %v on two levels with slower links between servers, not above %v", op, a.name, two, one)
 			}
 		}
+	}
+}
+
+// TestLevelCosts: on two levels, recursive doubling and halving are
+// charged each step's own link, so they cost less than the flat bound and
+// more than on the fast link alone, and auto picks rd for a small
+// allreduce where the flat bound made it pick hier.
+func TestLevelCosts(t *testing.T) {
+	m := Model{Alpha: 2e-6, Beta: 1 / 56e9, Gamma: 1 / 10e9, PerServer: 8, InterAlpha: 10e-6, InterBeta: 1 / 25e9}
+	for _, name := range []string{"rd", "rhd"} {
+		alg, _ := lookup(AllReduce, name)
+		b := 1 << 16
+		got := alg.predict(64, float64(b), m)
+		flat := alg.cost(64, float64(b), m.flat(64))
+		fast := alg.cost(64, float64(b), m.intraLevel())
+		if !(got < flat && got > fast) {
+			t.Errorf("%s: level cost %g, want between %g (intra only) and %g (flat bound)", name, got, fast, flat)
+		}
+	}
+	if got, _ := Choose(AllReduce, Auto, 16<<10, 64, m); got != "rd" && got != "rhd" {
+		t.Errorf("auto picked %s for 16 KiB on 64 ranks, want rd or rhd", got)
+	}
+	// Not powers of two: the flat bound, as before.
+	alg, _ := lookup(AllReduce, "rd")
+	if got, want := alg.predict(48, 1024, Model{Alpha: 2e-6, Beta: 1e-10, Gamma: 1e-10, PerServer: 8, InterAlpha: 1e-5}),
+		alg.cost(48, 1024, Model{Alpha: 2e-6, Beta: 1e-10, Gamma: 1e-10, PerServer: 8, InterAlpha: 1e-5}.flat(48)); got != want {
+		t.Errorf("rd on 48 ranks: %g, want the flat bound %g", got, want)
 	}
 }

@@ -16,6 +16,7 @@ type Func func(ctx context.Context, c *Comm, a *Args) error
 const Auto = "auto"
 
 type algorithm struct {
+	op   Op
 	name string
 	cost CostFunc
 	run  Func
@@ -32,7 +33,7 @@ func register(op Op, name string, cost CostFunc, run Func) {
 			panic(fmt.Sprintf("coll: %v algorithm %q registered twice", op, name))
 		}
 	}
-	algorithms[op] = append(algorithms[op], algorithm{name: name, cost: cost, run: run})
+	algorithms[op] = append(algorithms[op], algorithm{op: op, name: name, cost: cost, run: run})
 	slices.SortFunc(algorithms[op], func(a, b algorithm) int { return strings.Compare(a.name, b.name) })
 }
 
