@@ -111,6 +111,7 @@ type Plan struct {
 	// intra=...,inter=...; 0: the same as LinkGBps), which bounds the ops
 	// whose ranks span servers.
 	Topology        Topology
+	TopologyAuto    bool // --topology auto: from the ranks' hosts, at run time
 	LinkInterGBps   float64
 	LinkInterSource string
 	Timeout         time.Duration // limit for one op
@@ -243,7 +244,7 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--connect-timeout %v: must not be negative", p.ConnectTimeout)
 	case p.LinkGBps < 0 || math.IsNaN(p.LinkGBps):
 		return fmt.Errorf("--link-bw %v: must be positive", p.LinkGBps)
-	case p.LinkInterGBps > 0 && !p.Topology.TwoLevel():
+	case p.LinkInterGBps > 0 && !p.Topology.TwoLevel() && !p.TopologyAuto:
 		return fmt.Errorf("--link-bw inter=: a link between servers needs --topology with more than one server")
 	}
 	if n := p.sizeCount(); n > maxSizes {

@@ -48,8 +48,19 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		if err := r.makeGroups(); err != nil {
 			return err
 		}
-		if p.Topology.TwoLevel() {
-			if err := r.comm.SetTopology(p.Topology.PerServer); err != nil {
+		if p.TopologyAuto {
+			var hosts []string
+			if hr, ok := t.(backends.HostReporter); ok {
+				hosts = hr.Hosts()
+			}
+			top, err := TopologyFromHosts(hosts)
+			if err != nil {
+				return err
+			}
+			r.plan.Topology = top
+		}
+		if top := r.plan.Topology; top.TwoLevel() {
+			if err := r.comm.SetTopology(top.PerServer); err != nil {
 				return fmt.Errorf("--topology: %w", err)
 			}
 		}
@@ -221,8 +232,14 @@ func (r *rankRunner) header() results.Header {
 	if len(p.Inject) > 0 {
 		h.Faults = fmt.Sprintf("%s (seed %d)", p.InjectText, p.Seed)
 	}
+	if p.TopologyAuto && !p.Topology.TwoLevel() {
+		h.Topology = "one server: every rank on one host (--topology auto)"
+	}
 	if p.Topology.TwoLevel() {
 		h.Topology, h.LinkRule = p.Topology.String(), p.linkRule()
+		if p.TopologyAuto {
+			h.Topology += ", from the ranks' hosts (--topology auto)"
+		}
 		h.LinkInterGBps, h.LinkInterSource = p.LinkInterGBps, p.LinkInterSource
 	}
 	if p.Layout.Split() {

@@ -112,3 +112,37 @@ func (p Plan) linkRule() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// TopologyFromHosts derives the topology from the host of every rank: the
+// ranks of one host are one server. They must be numbered host by host,
+// the same number on every host; one host is one level.
+func TopologyFromHosts(hosts []string) (Topology, error) {
+	n := len(hosts)
+	if n == 0 {
+		return Topology{}, nil
+	}
+	per := 1
+	for per < n && hosts[per] == hosts[0] {
+		per++
+	}
+	if n%per != 0 {
+		return Topology{}, fmt.Errorf("--topology auto: host %s has %d ranks, which does not divide the world's %d; give --topology servers=S,per-server=P", hosts[0], per, n)
+	}
+	seen := map[string]bool{}
+	for s := 0; s < n; s += per {
+		h := hosts[s]
+		if seen[h] {
+			return Topology{}, fmt.Errorf("--topology auto: the ranks of host %s are not numbered together; give --topology servers=S,per-server=P", h)
+		}
+		seen[h] = true
+		for r := s; r < s+per; r++ {
+			if hosts[r] != h {
+				return Topology{}, fmt.Errorf("--topology auto: host %s has %d ranks where host %s has %d; give --topology servers=S,per-server=P", h, r-s, hosts[0], per)
+			}
+		}
+	}
+	if per == n {
+		return Topology{}, nil
+	}
+	return Topology{Servers: n / per, PerServer: per}, nil
+}

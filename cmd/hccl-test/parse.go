@@ -90,7 +90,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.Var(&hold, "retry-hold", "pause between a failure and the first re-run (default HoldTime with HCCL_OP_RETRY_ENABLE)")
 	fs.Var(&interval, "retry-interval", "pause between later re-runs (default IntervalTime with HCCL_OP_RETRY_ENABLE)")
 	fs.StringVar(&p.LayoutText, "groups", "", "split the world into communication domains, e.g. tp=4,dp=2 (tp, cp, ep, dp, pp;\ntheir product is the world size; tp varies fastest, as Megatron-LM lays ranks out)")
-	topology := fs.String("topology", "", "how ranks sit on servers: servers=S,per-server=P (ranks numbered server by\nserver); with --link-bw intra=...,inter=... util is against the link that bounds each op")
+	topology := fs.String("topology", "", "how ranks sit on servers: servers=S,per-server=P (ranks numbered server by\nserver), or auto: the ranks of one host are a server (tcp under a launcher);\nwith --link-bw intra=...,inter=... util is against the link that bounds each op")
 	groups := fs.String("group", "", "run the sweep inside every group of these domains at once, one domain after\nthe other (e.g. tp or tp,dp); needs --groups")
 	fusion := fs.String("fusion", "", "also measure each size as N collectives of size/N back to back, for each N\nin this list (e.g. 4 or 1,4,16,64), and report what fusing them gains")
 	overlap := fs.String("overlap", "", "also run each collective started without blocking against this much\nsynthetic compute (a duration, or auto: the collective's own time)")
@@ -175,7 +175,10 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if p.Inject, err = inject.Parse(p.InjectText); err != nil {
 		return p, o, err
 	}
-	if *topology != "" {
+	switch {
+	case strings.EqualFold(*topology, "auto"):
+		p.TopologyAuto = true
+	case *topology != "":
 		if p.Topology, err = bench.ParseTopology(*topology, p.Ranks); err != nil {
 			return p, o, err
 		}
