@@ -55,15 +55,9 @@ var levelAlgos = map[Op][]string{
 // the same order and then by an allreduce that leaves its ranks bitwise
 // equal, so all ranks end bitwise equal.
 func hierAllReduce(ctx context.Context, c *Comm, a *Args) error {
-	intra, inter, err := c.levels()
-	if err != nil {
+	intra, inter, done, err := c.twoLevels(ctx, a)
+	if done {
 		return err
-	}
-	if inter.size == 1 {
-		return runLevel(ctx, intra, a, "intra-server")
-	}
-	if intra.size == 1 {
-		return runLevel(ctx, inter, a, "inter-server")
 	}
 	p, l, es := intra.size, intra.rank, a.DType.Size()
 	send, recv := a.Send[:a.Bytes()], a.Recv[:a.Bytes()]
@@ -113,15 +107,9 @@ func hierAllReduce(ctx context.Context, c *Comm, a *Args) error {
 // receive buffer, which an in-place call aliases with input block r, is
 // written (step 3). Scratch: the regrouped input and run l, (n+S) blocks.
 func hierReduceScatter(ctx context.Context, c *Comm, a *Args) error {
-	intra, inter, err := c.levels()
-	if err != nil {
+	intra, inter, done, err := c.twoLevels(ctx, a)
+	if done {
 		return err
-	}
-	if inter.size == 1 {
-		return runLevel(ctx, intra, a, "intra-server")
-	}
-	if intra.size == 1 {
-		return runLevel(ctx, inter, a, "inter-server")
 	}
 	n, s, p, b := c.size, inter.size, intra.size, a.Bytes()
 	scratch := c.scratchBuf((n + s) * b)
@@ -160,15 +148,9 @@ func hierReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 // receive buffer, which an in-place call aliases it with, is written.
 // Scratch: n blocks.
 func hierAllGather(ctx context.Context, c *Comm, a *Args) error {
-	intra, inter, err := c.levels()
-	if err != nil {
+	intra, inter, done, err := c.twoLevels(ctx, a)
+	if done {
 		return err
-	}
-	if inter.size == 1 {
-		return runLevel(ctx, intra, a, "intra-server")
-	}
-	if intra.size == 1 {
-		return runLevel(ctx, inter, a, "inter-server")
 	}
 	n, s, p, l, b := c.size, inter.size, intra.size, intra.rank, a.Bytes()
 	runs := c.scratchBuf(n * b)
@@ -326,4 +308,20 @@ func hierAllGatherCost(n int, b float64, m Model) float64 {
 	}
 	return levelCost(AllGather, s, b, m.interLevel()) + levelCost(AllGather, p, float64(s)*b, m.intraLevel()) +
 		2.0/3*float64(n)*b*m.Gamma
+}
+
+// twoLevels returns the Comm's two levels; or, when one of them has a
+// single rank, runs a on the other as a whole (done is then true and err
+// its outcome), since hier on one level is that level's algorithm.
+func (c *Comm) twoLevels(ctx context.Context, a *Args) (intra, inter *Comm, done bool, err error) {
+	intra, inter, err = c.levels()
+	switch {
+	case err != nil:
+		return nil, nil, true, err
+	case inter.size == 1:
+		return nil, nil, true, runLevel(ctx, intra, a, "intra-server")
+	case intra.size == 1:
+		return nil, nil, true, runLevel(ctx, inter, a, "inter-server")
+	}
+	return intra, inter, false, nil
 }
