@@ -39,17 +39,8 @@ func (c call) String() string {
 // buffers builds rank's send and receive buffers for c following the Args
 // conventions, with the send side filled from the pattern.
 func (c call) buffers(p dtype.Pattern, rank int) (send, recv []byte) {
-	es, n := c.dt.Size(), c.ranks
-	b := c.count * es
-	sendLen, recvLen := b, b
-	switch c.op {
-	case AllGather, Gather:
-		recvLen = n * b
-	case ReduceScatter, Scatter:
-		sendLen = n * b
-	case AllToAll:
-		sendLen, recvLen = n*b, n*b
-	}
+	b := c.count * c.dt.Size()
+	sendLen, recvLen := c.lengths()
 	input := make([]byte, sendLen)
 	p.Fill(input, rank, 0)
 	if !c.inPlace {
@@ -79,6 +70,21 @@ func (c call) buffers(p dtype.Pattern, rank int) (send, recv []byte) {
 	default:
 		return input, input
 	}
+}
+
+// lengths returns the lengths of c's send and receive buffers by the
+// conventions of Args.
+func (c call) lengths() (send, recv int) {
+	n, b := c.ranks, c.count*c.dt.Size()
+	switch c.op {
+	case AllGather, Gather:
+		return b, n * b
+	case ReduceScatter, Scatter:
+		return n * b, b
+	case AllToAll:
+		return n * b, n * b
+	}
+	return b, b
 }
 
 // expected returns what rank's receive buffer must hold after c, computed

@@ -50,17 +50,8 @@ var untouchable vmem.Region
 // noPayloadBuffers lays out c's buffers as call.buffers does, but in
 // untouchable memory: an algorithm that reads or writes them crashes.
 func (c call) noPayloadBuffers(rank int) (send, recv []byte) {
-	es, n := c.dt.Size(), c.ranks
-	b := c.count * es
-	sendLen, recvLen := b, b
-	switch c.op {
-	case AllGather, Gather:
-		recvLen = n * b
-	case ReduceScatter, Scatter:
-		sendLen = n * b
-	case AllToAll:
-		sendLen, recvLen = n*b, n*b
-	}
+	b := c.count * c.dt.Size()
+	sendLen, recvLen := c.lengths()
 	mem := untouchable.Get(sendLen + recvLen)
 	if !c.inPlace {
 		return mem[:sendLen], mem[sendLen:]
