@@ -125,6 +125,12 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	case connect.duration() < 0:
 		return scenarioRun{}, fmt.Errorf("--connect-timeout %v: must not be negative", connect.duration())
 	}
+	if o.Backend == "sim" {
+		// Scenarios time compute and communication in wall time, and slow
+		// domains by holding messages in wall time: a simulated world's
+		// virtual clocks would see none of it.
+		return scenarioRun{}, fmt.Errorf("--backend sim: scenarios run compute and slow links in wall time, which the virtual clocks of the sim backend do not see (use shm or tcp)")
+	}
 	if o.Master != "" {
 		if _, port, err := net.SplitHostPort(o.Master); err != nil || port == "" {
 			return scenarioRun{}, fmt.Errorf("--master %q: want host:port, rank 0's rendezvous address", o.Master)

@@ -84,6 +84,7 @@ func TestScenarioBadInput(t *testing.T) {
 		{"bad file", []string{bad}, bad + `: step 2 "tp allreduce": dtype: unknown data type "bf17"`},
 		{"ranks", []string{"-p", "3", good}, good + `: groups "tp=2,dp=2": the sizes multiply to 4, not the 3 ranks of the world (-p 3)`},
 		{"no ranks", []string{"-p", "0", good}, "--ranks 0: need at least 1 rank"},
+		{"sim", []string{"--backend", "sim", good}, "--backend sim: scenarios run compute and slow links in wall time, which the virtual clocks of the sim backend do not see (use shm or tcp)"},
 		{"iters", []string{"--iters", "0", good}, "--iters 0: need at least 1 timed iteration"},
 		{"slowdown", []string{"--slowdown", "fast", good}, good + `: --slowdown: "fast": want a percentage such as 50%`},
 		{"timeout", []string{"-T", "0", good}, "--timeout 0s: must be positive"},
