@@ -29,3 +29,27 @@ func TestDryRun(t *testing.T) {
 		}
 	}
 }
+
+// TestDryRunDomains: the dry run names the groups the sweep runs in and
+// the bucket counts of --fusion.
+func TestDryRunDomains(t *testing.T) {
+	p := DefaultPlan()
+	p.MinBytes, p.MaxBytes = 1024, 4096
+	var err error
+	if p.Layout, err = ParseLayout("tp=4,dp=2", 8); err != nil {
+		t.Fatal(err)
+	}
+	p.Groups, p.Fusion = []string{"tp", "dp"}, []int{4, 16}
+	var b strings.Builder
+	if err := p.DryRun(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"the sweep runs in: tp (2 groups of 4, all at once), dp (4 groups of 2, all at once)",
+		"fusion: each size also as [4 16] collectives back to back",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("dry run lacks %q:\n%s", want, b.String())
+		}
+	}
+}

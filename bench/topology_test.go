@@ -110,6 +110,9 @@ func TestTopologyAuto(t *testing.T) {
 	if !strings.Contains(c.header.Topology, "2 servers x 2 ranks") || !strings.Contains(c.header.Topology, "--topology auto") {
 		t.Errorf("header topology %q", c.header.Topology)
 	}
+	if c.header.LinkRule != "across servers, the world: against the link between servers" {
+		t.Errorf("header link rule %q", c.header.LinkRule)
+	}
 	for _, r := range c.records {
 		if r.Wrong != 0 || r.Algo != "hier" {
 			t.Errorf("%s %d B: %d wrong with %s", r.Op, r.Bytes, r.Wrong, r.Algo)

@@ -74,7 +74,7 @@ done
 # Columns by name, then: per (op, backend, ranks, size, requested algo) the
 # lowest time over repetitions; then per (op, backend, ranks, size) the best
 # forced algorithm against auto.
-awk -F, '
+awk -F, "$AWK_MEDIAN"'
 NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 {
 	key = $col["op"] SUBSEP $col["backend"] SUBSEP $col["ranks"] SUBSEP $col["size_bytes"]
@@ -83,13 +83,6 @@ NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	times[k] = times[k] " " ($col["time_us"] + 0)
 	if (req == "auto") ran[k] = $col["algo"]
 	keys[key] = 1; reqs[k] = 1
-}
-function median(list,   v, n, i, j, t) {
-	n = split(list, v, " ")
-	for (i = 2; i <= n; i++) { t = v[i] + 0; j = i - 1
-		while (j > 0 && v[j] + 0 > t) { v[j + 1] = v[j]; j-- }
-		v[j + 1] = t }
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
 function before(a, b,   x, y) {
 	split(a, x, SUBSEP); split(b, y, SUBSEP)

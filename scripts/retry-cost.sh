@@ -72,7 +72,7 @@ for rep in $(seq "$REPS"); do
 	done
 done
 
-awk -F, -v p="$P" '
+awk -F, -v p="$P" "$AWK_MEDIAN"'
 NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 {
 	key = $col["op"] SUBSEP $col["backend"] SUBSEP $col["ranks"] SUBSEP $col["size_bytes"]
@@ -80,13 +80,6 @@ NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	times[k] = times[k] " " ($col["time_us"] + 0)
 	keys[key] = 1
 	if ($col["mode"] == "faults") { reruns[key] += $col["retries"]; wrong[key] += $col["wrong"] }
-}
-function median(list,   v, n, i, j, t) {
-	n = split(list, v, " ")
-	for (i = 2; i <= n; i++) { t = v[i] + 0; j = i - 1
-		while (j > 0 && v[j] + 0 > t) { v[j + 1] = v[j]; j-- }
-		v[j + 1] = t }
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
 function before(a, b,   x, y) {
 	split(a, x, SUBSEP); split(b, y, SUBSEP)

@@ -34,6 +34,25 @@ func runBinary(t *testing.T, bin string, args ...string) (stdout, stderr string,
 	return o.String(), e.String(), code
 }
 
+// tableRows returns rowRE's submatches for every row of a table on
+// stdout (the lines that are not comments), failing the test on a row
+// that does not parse.
+func tableRows(t *testing.T, stdout string) [][]string {
+	t.Helper()
+	var rows [][]string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		m := rowRE.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("row does not parse: %q", line)
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}
+
 var rowRE = regexp.MustCompile(`^\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)\s+(\S+)\s+([\d.e+]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+|-)\s+(\d+|N/A)\s+(\d+)\s+([\d.]+|-)$`)
 
 // TestTheCommand runs the command from the README with a smaller maxbytes
@@ -49,16 +68,9 @@ func TestTheCommand(t *testing.T) {
 		t.Errorf("unexpected stderr: %q", stderr)
 	}
 	var sizes []string
-	for _, line := range strings.Split(stdout, "\n") {
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		m := rowRE.FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("row does not parse: %q", line)
-		}
+	for _, m := range tableRows(t, stdout) {
 		if m[3] != "fp16" || m[4] != "sum" || m[5] != "-1" || m[11] != "0" {
-			t.Errorf("unexpected row %q", line)
+			t.Errorf("unexpected row %q", m[0])
 		}
 		sizes = append(sizes, m[1])
 	}

@@ -28,19 +28,14 @@ func TestSimBinary(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", s, stdout)
 		}
 	}
-	rows := 0
-	for _, line := range strings.Split(stdout, "\n") {
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
+	rows := tableRows(t, stdout)
+	for _, m := range rows {
+		if m[11] != "0" {
+			t.Errorf("row %q has wrong elements", m[0])
 		}
-		m := rowRE.FindStringSubmatch(line)
-		if m == nil || m[11] != "0" {
-			t.Errorf("row %q: does not parse or has wrong elements", line)
-		}
-		rows++
 	}
-	if rows != 3 {
-		t.Errorf("got %d rows, want 3 (1K, 64K, 4M)", rows)
+	if len(rows) != 3 {
+		t.Errorf("got %d rows, want 3 (1K, 64K, 4M)", len(rows))
 	}
 }
 
@@ -115,18 +110,14 @@ func TestSimNoPayloadBinary(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", s, stdout)
 		}
 	}
-	rows := 0
-	for _, line := range strings.Split(stdout, "\n") {
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
+	rows := tableRows(t, stdout)
+	for _, m := range rows {
+		if m[11] != "N/A" {
+			t.Errorf("row %q is checked", m[0])
 		}
-		if m := rowRE.FindStringSubmatch(line); m == nil || m[11] != "N/A" {
-			t.Errorf("row %q: does not parse or is checked", line)
-		}
-		rows++
 	}
-	if rows != 1 {
-		t.Errorf("got %d rows, want 1", rows)
+	if len(rows) != 1 {
+		t.Errorf("got %d rows, want 1", len(rows))
 	}
 
 	_, stderr, code = runBinary(t, bin, "--sim-data=false", "-p", "2")
