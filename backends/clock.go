@@ -29,39 +29,67 @@ type WaitClock interface {
 	Waited() time.Duration
 }
 
+// LocalWorker is implemented by transports that run in virtual time (sim)
+// and charge a rank's own work on its buffers to its clock, by length, as
+// they charge its messages: copies between its buffers and reductions of
+// them. coll reports every such piece of work of its algorithms, whether
+// or not calls carry payload.
+type LocalWorker interface {
+	// Copied charges a copy of n bytes between the rank's own buffers.
+	Copied(n int)
+	// Reduced charges a reduction of the rank's own buffers into n bytes
+	// (two operands of n bytes read, one written), or a pass of
+	// arithmetic over n bytes such as Avg's division.
+	Reduced(n int)
+}
+
 // Unwrapper is implemented by transports that wrap another one (fault
-// injection), so that what the wrapped transport implements can be found.
+// injection, a group's renumbering), so that what the wrapped transport
+// implements can be found.
 type Unwrapper interface {
 	Unwrap() Transport
 }
 
 // ClockOf returns t's virtual clock: t's own if it implements Clock, else
 // that of the transport it wraps, and so on; false when there is none.
-func ClockOf(t Transport) (Clock, bool) {
+func ClockOf(t Transport) (Clock, bool) { return find[Clock](t) }
+
+// LocalWorkerOf returns what charges t's rank for its own work: t if it
+// implements LocalWorker, else the transport it wraps, and so on; false
+// when there is none (work then takes wall time only).
+func LocalWorkerOf(t Transport) (LocalWorker, bool) { return find[LocalWorker](t) }
+
+// find returns t, or the first transport that t wraps (Unwrapper) and so
+// on, that implements T.
+func find[T any](t Transport) (T, bool) {
 	for t != nil {
-		if c, ok := t.(Clock); ok {
+		if c, ok := t.(T); ok {
 			return c, true
 		}
 		u, ok := t.(Unwrapper)
 		if !ok {
-			return nil, false
+			break
 		}
 		t = u.Unwrap()
 	}
-	return nil, false
+	var zero T
+	return zero, false
 }
 
 // DefaultLinkModel is what a simulated world has where its LinkModel (or
 // Config.Links) says nothing: one server, 2 us and 25 GB/s per message
 // inside it, 10 us between servers (at the intra bandwidth unless given),
-// and reductions at 10 GB/s.
+// reductions at 10 GB/s, and copies between a rank's own buffers at 1.5
+// times the reduction rate (a copy moves two thirds of a reduction's bytes:
+// the rule of coll's cost model).
 var DefaultLinkModel = LinkModel{
 	IntraAlpha: 2 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
 	IntraGBps: 25, ReduceGBps: 10,
 }
 
 // WithDefaults returns m with its zero fields taken from DefaultLinkModel,
-// and a zero InterGBps set to IntraGBps.
+// a zero InterGBps set to IntraGBps and a zero CopyGBps to 1.5 times
+// ReduceGBps.
 func (m LinkModel) WithDefaults() LinkModel {
 	d := DefaultLinkModel
 	if m.IntraAlpha == 0 {
@@ -79,6 +107,9 @@ func (m LinkModel) WithDefaults() LinkModel {
 	if m.ReduceGBps == 0 {
 		m.ReduceGBps = d.ReduceGBps
 	}
+	if m.CopyGBps == 0 {
+		m.CopyGBps = 1.5 * m.ReduceGBps
+	}
 	return m
 }
 
@@ -91,9 +122,9 @@ func (m LinkModel) Validate() error {
 		return fmt.Errorf("link model: %d ranks per server", m.PerServer)
 	case m.IntraAlpha < 0 || m.InterAlpha < 0:
 		return fmt.Errorf("link model: negative latency (intra %v, inter %v)", m.IntraAlpha, m.InterAlpha)
-	case bad(m.IntraGBps) || bad(m.InterGBps) || bad(m.ReduceGBps):
-		return fmt.Errorf("link model: bandwidths must be finite and positive (intra %v, inter %v, reduce %v GB/s)",
-			m.IntraGBps, m.InterGBps, m.ReduceGBps)
+	case bad(m.IntraGBps) || bad(m.InterGBps) || bad(m.ReduceGBps) || bad(m.CopyGBps):
+		return fmt.Errorf("link model: bandwidths must be finite and positive (intra %v, inter %v, reduce %v, copy %v GB/s)",
+			m.IntraGBps, m.InterGBps, m.ReduceGBps, m.CopyGBps)
 	}
 	return nil
 }
@@ -108,19 +139,20 @@ func (m LinkModel) Servers(n int) int {
 
 // Describe says what m simulates for a world of n ranks, for a header:
 // "2 servers x 4 ranks, intra 56 GB/s + 2 us, inter 25 GB/s + 10 us,
-// reduce 10 GB/s". Zero fields are described as their defaults.
+// reduce 10 GB/s, copy 15 GB/s". Zero fields are described as their
+// defaults.
 func (m LinkModel) Describe(n int) string {
 	m = m.WithDefaults()
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	servers := m.Servers(n)
+	work := fmt.Sprintf("reduce %g GB/s, copy %g GB/s", m.ReduceGBps, m.CopyGBps)
 	if servers == 1 {
-		return fmt.Sprintf("1 server x %d ranks, links %g GB/s + %g us, reduce %g GB/s",
-			n, m.IntraGBps, us(m.IntraAlpha), m.ReduceGBps)
+		return fmt.Sprintf("1 server x %d ranks, links %g GB/s + %g us, %s", n, m.IntraGBps, us(m.IntraAlpha), work)
 	}
 	shape := fmt.Sprintf("%d servers x %d ranks", servers, m.PerServer)
 	if n%m.PerServer != 0 {
 		shape = fmt.Sprintf("%d ranks on %d servers of %d", n, servers, m.PerServer)
 	}
-	return fmt.Sprintf("%s, intra %g GB/s + %g us, inter %g GB/s + %g us, reduce %g GB/s",
-		shape, m.IntraGBps, us(m.IntraAlpha), m.InterGBps, us(m.InterAlpha), m.ReduceGBps)
+	return fmt.Sprintf("%s, intra %g GB/s + %g us, inter %g GB/s + %g us, %s",
+		shape, m.IntraGBps, us(m.IntraAlpha), m.InterGBps, us(m.InterAlpha), work)
 }

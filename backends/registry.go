@@ -45,15 +45,17 @@ type Config struct {
 // LinkModel describes simulated links: ranks numbered server by server,
 // PerServer to a server (0, or at least the world's size: one server), and
 // per direction of every link a latency (alpha) and a bandwidth, inside a
-// server (Intra) and between servers (Inter), plus the rate at which a
-// rank reduces what it receives. Zero fields take DefaultLinkModel's
-// values (WithDefaults), except InterGBps, which then equals IntraGBps.
+// server (Intra) and between servers (Inter), plus the rates at which a
+// rank reduces (what it receives, or its own buffers) and copies between
+// its own buffers. Zero fields take DefaultLinkModel's values
+// (WithDefaults), except InterGBps, which then equals IntraGBps, and
+// CopyGBps, 1.5 times ReduceGBps.
 type LinkModel struct {
 	PerServer              int
 	IntraAlpha, InterAlpha time.Duration
-	// IntraGBps, InterGBps and ReduceGBps are in GB/s (1e9 bytes per
-	// second).
-	IntraGBps, InterGBps, ReduceGBps float64
+	// IntraGBps, InterGBps, ReduceGBps and CopyGBps are in GB/s (1e9 bytes
+	// per second).
+	IntraGBps, InterGBps, ReduceGBps, CopyGBps float64
 }
 
 // Validate reports what is wrong with c, if anything.

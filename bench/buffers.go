@@ -2,6 +2,7 @@ package bench
 
 import (
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/internal/hugemem"
 	"github.com/hccl-test/hccl-test/internal/vmem"
 )
 
@@ -44,10 +45,10 @@ func (bp *bufferPool) ensure(p Plan, n int) error {
 		return nil
 	}
 	var err error
-	if bp.a, bp.freeA, err = allocBuffer(int(need)); err != nil {
+	if bp.a, bp.freeA, err = hugemem.Alloc(int(need)); err != nil {
 		return err
 	}
-	if bp.b, bp.freeB, err = allocBuffer(int(need)); err != nil {
+	if bp.b, bp.freeB, err = hugemem.Alloc(int(need)); err != nil {
 		return err
 	}
 	touch(bp.a)

@@ -10,6 +10,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/hugemem"
 )
 
 // Calibration of the cost model that --algo auto chooses with (coll.Model).
@@ -60,6 +61,7 @@ func simCalibration(links backends.LinkModel, dtypes []dtype.DType) *calibration
 	l := links.WithDefaults()
 	base := coll.Model{
 		Alpha: l.IntraAlpha.Seconds(), Beta: 1 / (l.IntraGBps * 1e9), Gamma: 1 / (l.ReduceGBps * 1e9),
+		Copy:      1 / (l.CopyGBps * 1e9),
 		PerServer: l.PerServer, InterAlpha: l.InterAlpha.Seconds(), InterBeta: 1 / (l.InterGBps * 1e9),
 	}
 	c := &calibration{base: base, dtypes: dtypes, gamma: map[dtype.DType]float64{}, simulated: true}
@@ -75,6 +77,9 @@ func (c *calibration) String() string {
 	fmt.Fprintf(&b, "alpha %.1f us  beta %.2f GB/s  gamma", c.base.Alpha*1e6, 1/c.base.Beta/1e9)
 	for _, dt := range c.dtypes {
 		fmt.Fprintf(&b, " %v %.2f GB/s", dt, 1/c.gamma[dt]/1e9)
+	}
+	if c.base.Copy > 0 {
+		fmt.Fprintf(&b, "  copy %.2f GB/s", 1/c.base.Copy/1e9)
 	}
 	if c.base.Fused {
 		b.WriteString("  fused receive-reduce")
@@ -110,10 +115,10 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	var bp bufferPool
 	defer bp.free()
 	var err error
-	if bp.a, bp.freeA, err = allocBuffer(calLarge); err != nil {
+	if bp.a, bp.freeA, err = hugemem.Alloc(calLarge); err != nil {
 		return nil, err
 	}
-	if bp.b, bp.freeB, err = allocBuffer(calLarge); err != nil {
+	if bp.b, bp.freeB, err = hugemem.Alloc(calLarge); err != nil {
 		return nil, err
 	}
 	touch(bp.a)

@@ -53,7 +53,8 @@ func (r *rankRunner) waited(comm *coll.Comm) time.Duration {
 // simLinks returns the link model the plan asks the sim backend to
 // simulate, nil for other backends: the bandwidths of --link-bw (inside and
 // between servers), the latencies of --sim-alpha, the reduction rate of
-// --sim-reduce and the servers of --topology; what is 0 takes the model's
+// --sim-reduce, the copy rate of --sim-copy and the servers of --topology;
+// what is 0 takes the model's
 // default (backends.DefaultLinkModel).
 func (p Plan) simLinks() *backends.LinkModel {
 	if p.Backend != simBackend {
@@ -61,7 +62,7 @@ func (p Plan) simLinks() *backends.LinkModel {
 	}
 	m := backends.LinkModel{
 		IntraAlpha: p.SimAlpha, InterAlpha: p.SimInterAlpha,
-		IntraGBps: p.LinkGBps, InterGBps: p.LinkInterGBps, ReduceGBps: p.SimReduceGBps,
+		IntraGBps: p.LinkGBps, InterGBps: p.LinkInterGBps, ReduceGBps: p.SimReduceGBps, CopyGBps: p.SimCopyGBps,
 	}
 	if p.Topology.TwoLevel() {
 		m.PerServer = p.Topology.PerServer
@@ -94,6 +95,8 @@ func (p Plan) validateSim() error {
 			return fmt.Errorf("--sim-alpha: only --backend sim simulates links")
 		case p.SimReduceGBps != 0:
 			return fmt.Errorf("--sim-reduce: only --backend sim simulates reductions")
+		case p.SimCopyGBps != 0:
+			return fmt.Errorf("--sim-copy: only --backend sim simulates copies")
 		}
 		return nil
 	}
@@ -102,6 +105,8 @@ func (p Plan) validateSim() error {
 		return fmt.Errorf("--sim-alpha intra=%v,inter=%v: must not be negative", p.SimAlpha, p.SimInterAlpha)
 	case p.SimReduceGBps < 0 || math.IsNaN(p.SimReduceGBps) || math.IsInf(p.SimReduceGBps, 0):
 		return fmt.Errorf("--sim-reduce %v: must be a positive bandwidth", p.SimReduceGBps)
+	case p.SimCopyGBps < 0 || math.IsNaN(p.SimCopyGBps) || math.IsInf(p.SimCopyGBps, 0):
+		return fmt.Errorf("--sim-copy %v: must be a positive bandwidth", p.SimCopyGBps)
 	case p.SimInterAlpha > 0 && !p.Topology.TwoLevel():
 		return fmt.Errorf("--sim-alpha inter=: a link between servers needs --topology with more than one server")
 	case p.Overlap > 0 || p.OverlapAuto:

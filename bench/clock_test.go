@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/group"
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/backends/sim"
@@ -24,25 +25,49 @@ func simPlan(bytes int64) Plan {
 	p.Iters, p.Warmup = 5, 1
 	p.Algo = "ring"
 	p.LinkGBps, p.LinkSource = 50, "given"
-	p.SimAlpha, p.SimReduceGBps = 3*time.Microsecond, 20
+	p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = 3*time.Microsecond, 20, 30
 	p.Timeout = 20 * time.Second
 	return p
 }
 
-// TestSimRingAllReduce: on sim, a ring allreduce's row time is the ring
-// formula 2(n-1)(alpha + (b/n)/bw) + (n-1)(b/n)/reduce: nothing contends
-// in a ring, and local work takes no virtual time.
-func TestSimRingAllReduce(t *testing.T) {
+// TestSimFormulas: on sim, a row's time is its algorithm's alpha-beta
+// formula on the simulated links, 4 ranks of one server with latency
+// alpha = 3 us, links at bw = 50 GB/s, reductions at 20 GB/s and copies at
+// 30 GB/s. S is the row's size; rows are out of place.
+func TestSimFormulas(t *testing.T) {
+	const alpha, bw, red, cp = 3e-6, 50e9, 20e9, 30e9
 	tests := []struct {
 		name  string
+		op    coll.Op
+		algo  string
 		bytes int64
+		want  func(n, s float64) float64 // seconds
 	}{
-		{"64 KiB", 64 << 10},
-		{"4 MiB", 4 << 20},
+		// Nothing contends in a ring, and no block is copied.
+		{"ring allreduce 64 KiB", coll.AllReduce, "ring", 64 << 10, func(n, s float64) float64 {
+			return 2*(n-1)*(alpha+s/n/bw) + (n-1)*s/n/red
+		}},
+		{"ring allreduce 4 MiB", coll.AllReduce, "ring", 4 << 20, func(n, s float64) float64 {
+			return 2*(n-1)*(alpha+s/n/bw) + (n-1)*s/n/red
+		}},
+		// Halving then doubling: log2 n steps each way, the same bytes.
+		{"rhd allreduce 4 MiB", coll.AllReduce, "rhd", 4 << 20, func(n, s float64) float64 {
+			return 2*math.Log2(n)*alpha + 2*(n-1)/n*s/bw + (n-1)/n*s/red
+		}},
+		// Bruck: ceil(log2 n) exchanges of 1, 2, ... blocks (n-1 in all),
+		// its own block copied in and all n rotated out.
+		{"bruck allgather 4 MiB", coll.AllGather, "bruck", 4 << 20, func(n, s float64) float64 {
+			return math.Log2(n)*alpha + (n-1)*s/n/bw + (n+1)*s/n/cp
+		}},
+		// Ring allgather: its own block copied into place, then n-1 steps.
+		{"ring allgather 4 MiB", coll.AllGather, "ring", 4 << 20, func(n, s float64) float64 {
+			return s/n/cp + (n-1)*(alpha+s/n/bw)
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := simPlan(tc.bytes)
+			p.Ops, p.Algo = []coll.Op{tc.op}, tc.algo
 			var c capture
 			if _, err := Run(context.Background(), p, &c); err != nil {
 				t.Fatal(err)
@@ -51,25 +76,54 @@ func TestSimRingAllReduce(t *testing.T) {
 				t.Fatalf("got %d records, want 1", len(c.records))
 			}
 			rec := c.records[0]
-			n, part := 4.0, float64(tc.bytes)/4
-			alpha := p.SimAlpha.Seconds()
-			want := 2*(n-1)*(alpha+part/50e9) + (n-1)*part/20e9
+			want := tc.want(float64(p.Ranks), float64(tc.bytes))
 			t.Logf("time %.4f us, formula %.4f us, min %.4f max %.4f", rec.TimeUS, want*1e6, rec.MinUS, rec.MaxUS)
 			if got := rec.TimeUS * 1e-6; math.Abs(got-want) > 0.01*want {
-				t.Errorf("time %.3f us, want %.3f us (the ring formula) within 1%%", got*1e6, want*1e6)
+				t.Errorf("time %.3f us, want %.3f us (the formula) within 1%%", got*1e6, want*1e6)
 			}
-			if rec.Wrong != 0 || rec.Algo != "ring" {
-				t.Errorf("wrong %d, algo %q; want 0 and ring", rec.Wrong, rec.Algo)
+			if rec.Wrong != 0 || rec.Algo != tc.algo {
+				t.Errorf("wrong %d, algo %q; want 0 and %s", rec.Wrong, rec.Algo, tc.algo)
 			}
-			if !strings.Contains(c.header.Simulated, "1 server x 4 ranks, links 50 GB/s + 3 us, reduce 20 GB/s; times are virtual") {
+			if !strings.Contains(c.header.Simulated, "1 server x 4 ranks, links 50 GB/s + 3 us, reduce 20 GB/s, copy 30 GB/s; times are virtual") {
 				t.Errorf("header: simulated %q", c.header.Simulated)
 			}
 		})
 	}
 }
 
-// TestClockOf: the virtual clock is found through --inject's wrapper, and
-// backends without one have none.
+// TestSimChargesLocalCopies: on sim, a ring allgather out of place first
+// copies its own block into place, which in place it need not; the rows
+// differ by that copy's time at the copy rate, give or take one message's
+// latency (how far apart the ranks leave the barrier before the row,
+// which the copy partly hides).
+func TestSimChargesLocalCopies(t *testing.T) {
+	const bytes = 4 << 20
+	p := simPlan(bytes)
+	p.Ops = []coll.Op{coll.AllGather}
+	p.SimCopyGBps = 8
+	p.Placements = []Placement{OutOfPlace, InPlace}
+	var c capture
+	if _, err := Run(context.Background(), p, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.records) != 2 {
+		t.Fatalf("got %d records, want 2", len(c.records))
+	}
+	out, in := c.records[0], c.records[1]
+	if out.InPlace || !in.InPlace {
+		t.Fatalf("in place: %v, %v; want false, true", out.InPlace, in.InPlace)
+	}
+	block := float64(bytes) / 4
+	want := block / 8e9 * 1e6 // us
+	if got := out.TimeUS - in.TimeUS; math.Abs(got-want) > p.SimAlpha.Seconds()*1e6 {
+		t.Errorf("out of place %.3f us, in place %.3f us: differ by %.3f us, want %.3f us (a %g-byte copy at 8 GB/s)",
+			out.TimeUS, in.TimeUS, got, want, block)
+	}
+}
+
+// TestClockOf: the virtual clock, and what charges a rank's own work, are
+// found through --inject's wrapper and a group's renumbering, and
+// backends without them have neither.
 func TestClockOf(t *testing.T) {
 	simW, err := sim.NewWorld(2, backends.LinkModel{})
 	if err != nil {
@@ -80,6 +134,10 @@ func TestClockOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	member, err := group.New(simW.Endpoint(0), []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		t    backends.Transport
@@ -87,6 +145,7 @@ func TestClockOf(t *testing.T) {
 	}{
 		{"sim", simW.Endpoint(0), true},
 		{"sim with --inject", inject.Wrap(simW.Endpoint(1), spec, 1), true},
+		{"sim in a group", member, true},
 		{"shm", shmW.Endpoint(0), false},
 		{"shm with --inject", inject.Wrap(shmW.Endpoint(1), spec, 1), false},
 	}
@@ -94,6 +153,9 @@ func TestClockOf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, got := backends.ClockOf(tc.t); got != tc.want {
 				t.Fatalf("ClockOf: %v, want %v", got, tc.want)
+			}
+			if _, got := backends.LocalWorkerOf(tc.t); got != tc.want {
+				t.Fatalf("LocalWorkerOf: %v, want %v", got, tc.want)
 			}
 		})
 	}
@@ -109,6 +171,8 @@ func TestValidateSim(t *testing.T) {
 		{"sim", func(p *Plan) {}, ""},
 		{"alpha on shm", func(p *Plan) { p.Backend = "shm" }, "--sim-alpha: only --backend sim"},
 		{"reduce on shm", func(p *Plan) { p.Backend, p.SimAlpha = "shm", 0 }, "--sim-reduce: only --backend sim"},
+		{"copy on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = "shm", 0, 0, 5 }, "--sim-copy: only --backend sim"},
+		{"negative copy", func(p *Plan) { p.SimCopyGBps = -1 }, "--sim-copy -1: must be a positive bandwidth"},
 		{"negative alpha", func(p *Plan) { p.SimAlpha = -1 }, "must not be negative"},
 		{"inter alpha on one server", func(p *Plan) { p.SimInterAlpha = time.Microsecond }, "needs --topology"},
 		{"inter alpha on two servers", func(p *Plan) {
@@ -143,13 +207,13 @@ func TestValidateSim(t *testing.T) {
 func TestSimLinks(t *testing.T) {
 	p := simPlan(1024)
 	p.Ranks, p.Topology = 8, Topology{Servers: 2, PerServer: 4}
-	p.LinkGBps, p.LinkInterGBps, p.SimInterAlpha = 56, 25, 10*time.Microsecond
+	p.LinkGBps, p.LinkInterGBps, p.SimInterAlpha, p.SimCopyGBps = 56, 25, 10*time.Microsecond, 40
 	want := backends.LinkModel{PerServer: 4, IntraAlpha: 3 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
-		IntraGBps: 56, InterGBps: 25, ReduceGBps: 20}
+		IntraGBps: 56, InterGBps: 25, ReduceGBps: 20, CopyGBps: 40}
 	if got := p.simLinks(); got == nil || *got != want {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
-	if got, want := p.simDescription(), "2 servers x 4 ranks, intra 56 GB/s + 3 us, inter 25 GB/s + 10 us, reduce 20 GB/s; times are virtual"; got != want {
+	if got, want := p.simDescription(), "2 servers x 4 ranks, intra 56 GB/s + 3 us, inter 25 GB/s + 10 us, reduce 20 GB/s, copy 40 GB/s; times are virtual"; got != want {
 		t.Errorf("description %q, want %q", got, want)
 	}
 	p.Backend = "shm"

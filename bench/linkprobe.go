@@ -6,6 +6,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/hugemem"
 )
 
 // The link probe behind --link-bw auto: every rank sends probeBytes to its
@@ -29,10 +30,10 @@ func (r *rankRunner) probeLink(ctx context.Context) (float64, error) {
 	var bp bufferPool
 	defer bp.free()
 	var err error
-	if bp.a, bp.freeA, err = allocBuffer(probeBytes); err != nil {
+	if bp.a, bp.freeA, err = hugemem.Alloc(probeBytes); err != nil {
 		return 0, err
 	}
-	if bp.b, bp.freeB, err = allocBuffer(probeBytes); err != nil {
+	if bp.b, bp.freeB, err = hugemem.Alloc(probeBytes); err != nil {
 		return 0, err
 	}
 	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: probeBytes, Bytes: probeBytes}

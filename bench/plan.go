@@ -117,12 +117,13 @@ type Plan struct {
 	Timeout         time.Duration // limit for one op
 	Stats           bool          // report per-iteration statistics in the table
 	// SimAlpha and SimInterAlpha are the latencies of the simulated links
-	// inside and between servers, and SimReduceGBps the rate at which
-	// simulated ranks reduce (--backend sim: --sim-alpha, --sim-reduce);
-	// the bandwidths are LinkGBps and LinkInterGBps. 0: the defaults of
-	// backends.DefaultLinkModel.
-	SimAlpha, SimInterAlpha time.Duration
-	SimReduceGBps           float64
+	// inside and between servers, SimReduceGBps the rate at which
+	// simulated ranks reduce and SimCopyGBps the rate at which they copy
+	// between their own buffers (--backend sim: --sim-alpha, --sim-reduce,
+	// --sim-copy); the bandwidths are LinkGBps and LinkInterGBps. 0: the
+	// defaults of backends.DefaultLinkModel.
+	SimAlpha, SimInterAlpha    time.Duration
+	SimReduceGBps, SimCopyGBps float64
 	// NoPayload runs the measured ops with lengths only (--sim-data=false,
 	// --backend sim only): no buffer is backed by memory, nothing is copied
 	// or reduced, and results are not checked (Check is ignored). The

@@ -41,8 +41,7 @@ func bruckAllGather(ctx context.Context, c *Comm, a *Args) error {
 }
 
 // bruckAllGatherCost: ceil(log2 n) steps moving n-1 blocks in all, plus
-// the local copies in and out of the work area (about two thirds of a
-// reduction's memory traffic per byte).
+// the local copies in and out of the work area (Model.copy).
 func bruckAllGatherCost(n int, b float64, m Model) float64 {
-	return log2Ceil(n)*m.Alpha + float64(n-1)*b*m.Beta + 2*float64(n)*b*m.Gamma*2/3
+	return log2Ceil(n)*m.Alpha + float64(n-1)*b*m.Beta + m.copy(2*float64(n)*b)
 }

@@ -31,7 +31,7 @@ func init() {
 // The input is read only in step 1, so in-place calls need no more care.
 // Cost for blocks of b bytes, with P(n) = Σ_{i<n} popcount(i) blocks sent
 // in all (about n/2·log2 n): ⌈log2 n⌉α + P(n)·bβ, plus the local copies
-// (2n + 2P(n) blocks) at two thirds of γ per byte, as for Bruck's
+// (2n + 2P(n) blocks) at Model.copy, as for Bruck's
 // allgather.
 func bruckAllToAll(ctx context.Context, c *Comm, a *Args) error {
 	n, r, b := c.size, c.rank, a.Bytes()
@@ -88,5 +88,5 @@ func bruckBlocksSent(n int) int {
 // 2n + 2P(n) blocks copied locally.
 func bruckAllToAllCost(n int, b float64, m Model) float64 {
 	p := float64(bruckBlocksSent(n))
-	return log2Ceil(n)*m.Alpha + p*b*m.Beta + (2*float64(n)+2*p)*b*m.Gamma*2/3
+	return log2Ceil(n)*m.Alpha + p*b*m.Beta + m.copy((2*float64(n)+2*p)*b)
 }

@@ -3,11 +3,14 @@ package coll
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/hugemem"
 )
 
 // Comm is one rank's handle for running collectives over a Transport. It
@@ -19,13 +22,17 @@ type Comm struct {
 	live       live          // what the rank is doing now, for Status
 	rank, size int
 	scratch    []byte
-	saved      []byte // the input of an in-place call, kept for a re-run
-	retry      Retry  // re-execution policy (SetRetry)
-	reruns     int    // calls run again so far
-	calls      uint64 // collective calls made so far, barriers included
-	model      Model  // what auto chooses with
+	scratchMem *scratchMem // the memory scratch is mapped in, once it is
+	saved      []byte      // the input of an in-place call, kept for a re-run
+	retry      Retry       // re-execution policy (SetRetry)
+	reruns     int         // calls run again so far
+	calls      uint64      // collective calls made so far, barriers included
+	model      Model       // what auto chooses with
 	// noPayload makes calls carry lengths only (SetNoPayload).
 	noPayload bool
+	// work charges the rank's own copies and reductions to a virtual
+	// clock (sim); nil on backends that run in wall time.
+	work backends.LocalWorker
 
 	// topo is the servers the ranks sit on (SetTopology), with the
 	// sub-communicators of its levels.
@@ -89,7 +96,8 @@ func signature(a *Args) backends.Call {
 
 // NewComm returns a Comm over t.
 func NewComm(t backends.Transport) *Comm {
-	return &Comm{t: t, rank: t.Rank(), size: t.Size(), model: DefaultModel}
+	work, _ := backends.LocalWorkerOf(t)
+	return &Comm{t: t, rank: t.Rank(), size: t.Size(), model: DefaultModel, work: work}
 }
 
 // SetModel makes auto choose with m from now on. Every rank of a world must
@@ -133,14 +141,54 @@ func (c *Comm) Reserve(maxBytes int) {
 // several regions asks once and slices. Without payload (SetNoPayload) it
 // is address space that no memory backs, shared by every Comm of the
 // process (noPayloadScratch), which no algorithm touches then.
+//
+// The memory is mapped outside the Go heap and advised for huge pages
+// (internal/hugemem), as the harness's message buffers are: an algorithm
+// that copies through its scratch space (Bruck's, hier's regrouping)
+// would otherwise run at the speed of 4 KiB pages. Space it outgrows stays
+// mapped (a slice of it may still be in use) until the Comm is collected.
 func (c *Comm) scratchBuf(n int) []byte {
 	if !c.payload() {
 		return noPayloadScratch.Get(n)
 	}
 	if cap(c.scratch) < n {
-		c.scratch = make([]byte, n)
+		if c.scratchMem == nil {
+			c.scratchMem = new(scratchMem)
+			runtime.AddCleanup(c, (*scratchMem).release, c.scratchMem)
+		}
+		c.scratch = c.scratchMem.grow(n)
 	}
 	return c.scratch[:n]
+}
+
+// scratchMem holds the mappings of a Comm's scratch space, released
+// together when the Comm is collected.
+type scratchMem struct {
+	mu    sync.Mutex // the cleanup runs on a goroutine of its own
+	frees []func()
+}
+
+// grow maps n bytes more: huge-page memory, or the Go heap's if mapping
+// fails.
+func (m *scratchMem) grow(n int) []byte {
+	b, free, err := hugemem.Alloc(n)
+	if err != nil {
+		return make([]byte, n)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.frees = append(m.frees, free)
+	return b
+}
+
+// release unmaps every mapping.
+func (m *scratchMem) release() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, free := range m.frees {
+		free()
+	}
+	m.frees = nil
 }
 
 // exchange sends sbuf to rank `to` while receiving rbuf from rank `from`.

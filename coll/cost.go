@@ -19,6 +19,10 @@ type Model struct {
 	// Gamma is the cost of reducing one byte (reading two operands and
 	// writing the result), in seconds, while every rank reduces at once.
 	Gamma float64
+	// Copy is the cost of copying one byte between a rank's own buffers,
+	// in seconds; 0 means two thirds of Gamma (a copy reads one operand
+	// and writes one, a reduction reads two).
+	Copy float64
 	// Fused is set for backends whose receiver reduces straight out of the
 	// sender's memory (shm): receiving a byte and reducing it is then one
 	// pass over memory, not a move followed by a reduction.
@@ -45,21 +49,29 @@ func (m Model) moveReduce(b float64) float64 {
 	return b * (m.Beta + m.Gamma)
 }
 
+// copy is the cost of copying b bytes between a rank's own buffers.
+func (m Model) copy(b float64) float64 {
+	if m.Copy > 0 {
+		return b * m.Copy
+	}
+	return b * m.Gamma * 2 / 3
+}
+
 // DefaultModel is a model of loopback TCP on a small machine (about 20 us
 // per message, 1.5 GB/s per link, 1 GB/s reduction); calibration replaces
 // it.
 var DefaultModel = Model{Alpha: 20e-6, Beta: 1 / 1.5e9, Gamma: 1 / 1e9}
 
 // Valid reports whether every constant is a finite positive number, the
-// optional inter-server ones finite and not negative, and PerServer not
-// negative.
+// optional ones (inter-server, Copy) finite and not negative, and
+// PerServer not negative.
 func (m Model) Valid() bool {
 	for _, v := range []float64{m.Alpha, m.Beta, m.Gamma} {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return false
 		}
 	}
-	for _, v := range []float64{m.InterAlpha, m.InterBeta} {
+	for _, v := range []float64{m.InterAlpha, m.InterBeta, m.Copy} {
 		if !(v >= 0) || math.IsInf(v, 0) {
 			return false
 		}

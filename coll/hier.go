@@ -284,7 +284,7 @@ func hierAllReduceCost(n int, b float64, m Model) float64 {
 }
 
 // hierReduceScatterCost, for blocks of b bytes: the regrouping copy of n
-// blocks (two thirds of γ per byte, as rhd's copies), the intra-server
+// blocks (Model.copy), the intra-server
 // reduce-scatter on P ranks of blocks of S·b bytes, and the inter-server
 // one on S ranks of blocks of b bytes with the inter constants. +Inf
 // without two levels.
@@ -293,7 +293,7 @@ func hierReduceScatterCost(n int, b float64, m Model) float64 {
 	if !ok {
 		return math.Inf(1)
 	}
-	return 2.0/3*float64(n)*b*m.Gamma + levelCost(ReduceScatter, p, float64(s)*b, m.intraLevel()) +
+	return m.copy(float64(n)*b) + levelCost(ReduceScatter, p, float64(s)*b, m.intraLevel()) +
 		levelCost(ReduceScatter, s, b, m.interLevel())
 }
 
@@ -307,7 +307,7 @@ func hierAllGatherCost(n int, b float64, m Model) float64 {
 		return math.Inf(1)
 	}
 	return levelCost(AllGather, s, b, m.interLevel()) + levelCost(AllGather, p, float64(s)*b, m.intraLevel()) +
-		2.0/3*float64(n)*b*m.Gamma
+		m.copy(float64(n)*b)
 }
 
 // twoLevels returns the Comm's two levels; or, when one of them has a

@@ -13,8 +13,10 @@ import (
 // sub-Comm of a level of the topology follows its top-level Comm.
 //
 // The messages, their lengths, peers and order are the same as with
-// payload, so a backend that times messages by their lengths (sim) gives
-// the same times, and the buffers need no memory at all.
+// payload, and so is the rank's own work that the helpers report to a
+// backend that charges it to a virtual clock (backends.LocalWorker), so a
+// backend that times by lengths (sim) gives the same times, and the
+// buffers need no memory at all.
 
 // noPayloadScratch is the scratch space of every Comm without payload: one
 // reservation of address space for the process, never touched.
@@ -34,8 +36,23 @@ func (c *Comm) NoPayload() bool { return c.top().noPayload }
 // top-level Comm was set with SetNoPayload.
 func (c *Comm) payload() bool { return !c.top().noPayload }
 
+// copied and reduced report the rank's own work to a backend that charges
+// it to a virtual clock (backends.LocalWorker), with or without payload.
+func (c *Comm) copied(n int) {
+	if w := c.top().work; w != nil {
+		w.Copied(n)
+	}
+}
+
+func (c *Comm) reduced(n int) {
+	if w := c.top().work; w != nil {
+		w.Reduced(n)
+	}
+}
+
 // copy copies src to dst, as the built-in, when calls carry data.
 func (c *Comm) copy(dst, src []byte) {
+	c.copied(min(len(dst), len(src)))
 	if c.payload() {
 		copy(dst, src)
 	}
@@ -44,14 +61,16 @@ func (c *Comm) copy(dst, src []byte) {
 // copyIfDistinct copies src to dst unless they are the same memory, as in
 // in-place calls, or calls carry no data.
 func (c *Comm) copyIfDistinct(dst, src []byte) {
-	if c.payload() && !aliased(dst, src) {
-		copy(dst, src)
+	if aliased(dst, src) {
+		return
 	}
+	c.copy(dst, src)
 }
 
 // reduceLocal sets dst = reduce(acc, in), a reduction of the rank's own
 // buffers, when calls carry data.
 func (c *Comm) reduceLocal(reduce dtype.ReduceFunc, dst, acc, in []byte) {
+	c.reduced(len(dst))
 	if c.payload() {
 		reduce(dst, acc, in)
 	}
@@ -59,6 +78,7 @@ func (c *Comm) reduceLocal(reduce dtype.ReduceFunc, dst, acc, in []byte) {
 
 // divideBy divides every element of buf by n (Avg), when calls carry data.
 func (c *Comm) divideBy(dt dtype.DType, buf []byte, n int) {
+	c.reduced(len(buf))
 	if c.payload() {
 		dtype.DivideBy(dt, buf, n)
 	}
@@ -75,6 +95,7 @@ func (c *Comm) rotateBlocks(dst, src []byte, shift, b int) {
 // regroup transposes blocks of b bytes: src holds rows × cols blocks,
 // block (i, j) at i·cols + j, and dst receives block (i, j) at j·rows + i.
 func (c *Comm) regroup(dst, src []byte, rows, cols, b int) {
+	c.copied(rows * cols * b)
 	if !c.payload() {
 		return
 	}

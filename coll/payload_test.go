@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -179,4 +180,36 @@ func TestNoPayloadMismatch(t *testing.T) {
 	if !errors.Is(errs[0], backends.ErrMismatch) && !errors.Is(errs[1], backends.ErrMismatch) {
 		t.Fatalf("no rank failed with ErrMismatch: %v", errs)
 	}
+}
+
+// TestScratchGrows: scratch space is usable at every size asked for, a
+// smaller request reuses it, and space it outgrew stays intact (an
+// algorithm may still hold a slice of it) while the Comm lives.
+func TestScratchGrows(t *testing.T) {
+	c := NewComm(shm.NewWorld(1).Endpoint(0))
+	fill := func(b []byte, seed int) {
+		for i := range b {
+			b[i] = byte(seed + i)
+		}
+	}
+	var held [][]byte
+	for k, n := range []int{1, 4 << 10, 1 << 20, 16 << 20} {
+		b := c.scratchBuf(n)
+		if len(b) != n {
+			t.Fatalf("scratchBuf(%d): %d bytes", n, len(b))
+		}
+		fill(b, k)
+		held = append(held, b)
+	}
+	if small := c.scratchBuf(100); &small[0] != &held[3][0] {
+		t.Error("a smaller request did not reuse the space")
+	}
+	for k, b := range held {
+		want := make([]byte, len(b))
+		fill(want, k)
+		if !slices.Equal(b, want) {
+			t.Errorf("the %d-byte space changed after the Comm outgrew it", len(b))
+		}
+	}
+	runtime.KeepAlive(c)
 }

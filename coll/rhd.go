@@ -91,7 +91,7 @@ func rhdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 // written (in place, the receive buffer is the input's block r).
 // Cost for blocks of b bytes, p = 2^⌊log2 n⌋, e = [n≠p]: an absorbing
 // survivor is on the critical path, with (log2 p + 2e)α + (n-1 + e·n)·bβ +
-// (1+e)(n-1)·bγ, plus the copy of step 5 at two thirds of γ per byte.
+// (1+e)(n-1)·bγ, plus the copy of step 5 (Model.copy).
 func rhdReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	n, r, b := c.size, c.rank, a.Bytes()
 	send, recv := a.Send[:n*b], a.Recv[:b]
@@ -174,5 +174,5 @@ func rhdAllReduceCost(n int, b float64, m Model) float64 {
 func rhdReduceScatterCost(n int, b float64, m Model) float64 {
 	_, e := pow2Below(n)
 	k := float64(n - 1)
-	return (log2Floor(n)+2*e)*m.Alpha + (e*float64(n)-e*k)*b*m.Beta + m.moveReduce((1+e)*k*b) + 2.0/3*b*m.Gamma
+	return (log2Floor(n)+2*e)*m.Alpha + (e*float64(n)-e*k)*b*m.Beta + m.moveReduce((1+e)*k*b) + m.copy(b)
 }

@@ -86,3 +86,8 @@ func (g *transport) ReadsSenderBuffer() bool {
 	dr, ok := g.world.(backends.DirectReader)
 	return ok && dr.ReadsSenderBuffer()
 }
+
+// Unwrap implements backends.Unwrapper: it returns the world's transport,
+// so that a member's virtual clock and the charging of its own work
+// (backends.ClockOf, backends.LocalWorkerOf) are its world rank's.
+func (g *transport) Unwrap() backends.Transport { return g.world }

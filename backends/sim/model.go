@@ -31,6 +31,15 @@ func (e *endpoint) book(peer, n int) timing {
 // reduceTime is what reducing n received bytes costs the receiver.
 func (f *fabric) reduceTime(n int) time.Duration { return bytesAt(n, f.links.ReduceGBps) }
 
+// Copied implements backends.LocalWorker: a copy of n bytes between the
+// rank's own buffers takes n/CopyGBps of its time.
+func (e *endpoint) Copied(n int) { e.advance(e.Now() + bytesAt(n, e.f.links.CopyGBps)) }
+
+// Reduced implements backends.LocalWorker: a reduction of the rank's own
+// buffers into n bytes takes n/ReduceGBps of its time, as the reduction
+// of n received bytes does.
+func (e *endpoint) Reduced(n int) { e.advance(e.Now() + e.f.reduceTime(n)) }
+
 // bytesAt returns the time n bytes take at gbps GB/s (bytes per
 // nanosecond), rounded to the nanosecond.
 func bytesAt(n int, gbps float64) time.Duration {

@@ -24,12 +24,15 @@
 // the order the sending rank posts them, its program order, so the clocks
 // come out the same in every run, whatever the goroutines' interleaving.
 //
-// Not modelled: local work inside algorithms (copies between a rank's own
-// buffers, Avg's division, the harness's bookkeeping) takes no virtual
-// time; contention at the receiver (many senders into one rank arrive in
-// parallel, each at its own link's speed), and any topology beyond two
-// levels, are not simulated; a rank's two ports work independently and
-// in parallel with its receiving.
+// A rank's own work inside algorithms (backends.LocalWorker) takes its
+// time too: a copy of s bytes between its buffers s/CopyGBps, a reduction
+// of its own buffers (or Avg's division) into s bytes s/ReduceGBps.
+//
+// Not modelled: the harness's bookkeeping takes no virtual time;
+// contention at the receiver (many senders into one rank arrive in
+// parallel, each at its own link's speed) and any topology beyond two
+// levels are not simulated; a rank's two ports work independently and in
+// parallel with its receiving and its own work.
 //
 // Calls without payload (backends.Call.NoPayload, which shm honours) move
 // no bytes at all; their clocks advance exactly as with payload, since the

@@ -42,7 +42,7 @@ func TestConformance(t *testing.T) {
 var links = backends.LinkModel{
 	PerServer:  2,
 	IntraAlpha: 2 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
-	IntraGBps: 50, InterGBps: 20, ReduceGBps: 10,
+	IntraGBps: 50, InterGBps: 20, ReduceGBps: 10, CopyGBps: 40,
 }
 
 // at is the time n bytes take at gbps GB/s, as the model counts it.
@@ -163,6 +163,25 @@ func TestVirtualTime(t *testing.T) {
 			}
 			return tr.RecvReduce(0, buf, buf, dtype.Reducer(dtype.FP32, dtype.Sum)).Wait(ctx)
 		}, map[int]time.Duration{0: bw, 1: alpha + bw + at(s, links.ReduceGBps)}},
+		{"own work: a copy, then a reduction", 2, func(ctx context.Context, tr backends.Transport) error {
+			w, ok := backends.LocalWorkerOf(tr)
+			if !ok {
+				return errors.New("sim's endpoint charges no local work")
+			}
+			if tr.Rank() == 0 {
+				w.Copied(s)
+				w.Reduced(s)
+			}
+			return nil
+		}, map[int]time.Duration{0: at(s, links.CopyGBps) + at(s, links.ReduceGBps), 1: 0}},
+		{"own work delays what is sent after it", 2, func(ctx context.Context, tr backends.Transport) error {
+			buf := make([]byte, s)
+			if tr.Rank() == 0 {
+				tr.(backends.LocalWorker).Copied(s)
+				return tr.Send(1, buf).Wait(ctx)
+			}
+			return tr.Recv(0, buf).Wait(ctx)
+		}, map[int]time.Duration{0: at(s, links.CopyGBps) + bw, 1: at(s, links.CopyGBps) + alpha + bw}},
 		{"zero length costs alpha", 2, func(ctx context.Context, tr backends.Transport) error {
 			if tr.Rank() == 0 {
 				return tr.Send(1, nil).Wait(ctx)

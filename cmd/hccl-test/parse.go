@@ -95,7 +95,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fusion := fs.String("fusion", "", "also measure each size as N collectives of size/N back to back, for each N\nin this list (e.g. 4 or 1,4,16,64), and report what fusing them gains")
 	overlap := fs.String("overlap", "", "also run each collective started without blocking against this much\nsynthetic compute (a duration, or auto: the collective's own time)")
 	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s),\na preset ("+presetHelp()+"),\nor auto: measure it on this backend before the sweep; with --topology,\nintra=X,inter=Y for the links inside and between servers")
-	simf := addSimFlags(fs) // --sim-alpha, --sim-reduce (sim.go)
+	simf := addSimFlags(fs) // --sim-alpha, --sim-reduce, --sim-copy (sim.go)
 	timeout := durationValue(p.Timeout)
 	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
 		return p, o, err

@@ -14,22 +14,25 @@ import (
 )
 
 // simFlags are the flags of the simulating backend (--backend sim): the
-// links' latencies, the reduction rate, and whether messages carry data.
+// links' latencies, the reduction and copy rates, and whether messages
+// carry data.
 // The links' bandwidths and the servers come from --link-bw and
 // --topology.
 type simFlags struct {
-	alpha, reduce *string
-	data          *bool
+	alpha, reduce, copy *string
+	data                *bool
 }
 
-// addSimFlags registers --sim-alpha, --sim-reduce and --sim-data on fs.
+// addSimFlags registers --sim-alpha, --sim-reduce, --sim-copy and
+// --sim-data on fs.
 func addSimFlags(fs *pflag.FlagSet) simFlags {
 	d := backends.DefaultLinkModel
 	return simFlags{
 		data: fs.Bool("sim-data", true, "--backend sim: false runs the measured ops without payload: no buffer takes\nmemory and nothing is copied or reduced, so worlds far larger than this machine\nrun; times are the same (the links time messages by their lengths), results are\nnot checked"),
 		alpha: fs.String("sim-alpha", "", fmt.Sprintf("latency of a simulated message (--backend sim): intra=DUR,inter=DUR for the links\ninside and between servers, or one DUR for inside (default intra=%gus,inter=%gus)",
 			d.IntraAlpha.Seconds()*1e6, d.InterAlpha.Seconds()*1e6)),
-		reduce: fs.String("sim-reduce", "", fmt.Sprintf("rate at which a simulated rank reduces what it receives (--backend sim;\ndefault %gGB/s)", d.ReduceGBps)),
+		reduce: fs.String("sim-reduce", "", fmt.Sprintf("rate at which a simulated rank reduces what it receives, or its own buffers\n(--backend sim; default %gGB/s)", d.ReduceGBps)),
+		copy:   fs.String("sim-copy", "", "rate at which a simulated rank copies between its own buffers (--backend sim;\ndefault 1.5 times --sim-reduce: a copy moves two thirds of a reduction's bytes)"),
 	}
 }
 
@@ -49,6 +52,13 @@ func (f simFlags) apply(p *bench.Plan) error {
 			return fmt.Errorf("--sim-reduce: %w", err)
 		}
 		p.SimReduceGBps = gbps
+	}
+	if *f.copy != "" {
+		gbps, err := bench.ParseBandwidth(*f.copy)
+		if err != nil {
+			return fmt.Errorf("--sim-copy: %w", err)
+		}
+		p.SimCopyGBps = gbps
 	}
 	if !*f.data {
 		if p.Backend != "sim" {

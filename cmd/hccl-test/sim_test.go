@@ -21,7 +21,7 @@ func TestSimBinary(t *testing.T) {
 	}
 	for _, s := range []string{
 		"# backend sim  ranks 8",
-		"# simulated: 2 servers x 4 ranks, intra 56 GB/s + 2 us, inter 25 GB/s + 10 us, reduce 10 GB/s; times are virtual\n",
+		"# simulated: 2 servers x 4 ranks, intra 56 GB/s + 2 us, inter 25 GB/s + 10 us, reduce 10 GB/s, copy 15 GB/s; times are virtual\n",
 		"# wrong elements: 0 OK",
 	} {
 		if !strings.Contains(stdout, s) {
@@ -39,14 +39,15 @@ func TestSimBinary(t *testing.T) {
 	}
 }
 
-// TestSimFlags checks --sim-alpha, --sim-reduce, and what --link-bw auto
-// means on sim.
+// TestSimFlags checks --sim-alpha, --sim-reduce, --sim-copy, and what
+// --link-bw auto means on sim.
 func TestSimFlags(t *testing.T) {
 	tests := []struct {
 		args       []string
 		alpha      time.Duration
 		interAlpha time.Duration
 		reduce     float64
+		copy       float64
 		link       float64
 		err        string
 	}{
@@ -61,6 +62,8 @@ func TestSimFlags(t *testing.T) {
 		{args: []string{"--backend", "sim", "--sim-alpha", "0us"}, err: "want a positive latency"},
 		{args: []string{"--backend", "sim", "--sim-alpha", "outer=2us"}, err: `unknown key "outer"`},
 		{args: []string{"--backend", "sim", "--sim-reduce", "fast"}, err: "--sim-reduce: bandwidth"},
+		{args: []string{"--backend", "sim", "--sim-copy", "8GB/s"}, copy: 8, link: 25},
+		{args: []string{"--backend", "sim", "--sim-copy", "fast"}, err: "--sim-copy: bandwidth"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -74,9 +77,11 @@ func TestSimFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.SimAlpha != tc.alpha || p.SimInterAlpha != tc.interAlpha || p.SimReduceGBps != tc.reduce || p.LinkGBps != tc.link {
-				t.Errorf("got alpha %v inter %v reduce %v link %v; want %v %v %v %v",
-					p.SimAlpha, p.SimInterAlpha, p.SimReduceGBps, p.LinkGBps, tc.alpha, tc.interAlpha, tc.reduce, tc.link)
+			if p.SimAlpha != tc.alpha || p.SimInterAlpha != tc.interAlpha || p.SimReduceGBps != tc.reduce || p.LinkGBps != tc.link ||
+				p.SimCopyGBps != tc.copy {
+				t.Errorf("got alpha %v inter %v reduce %v copy %v link %v; want %v %v %v %v %v",
+					p.SimAlpha, p.SimInterAlpha, p.SimReduceGBps, p.SimCopyGBps, p.LinkGBps,
+					tc.alpha, tc.interAlpha, tc.reduce, tc.copy, tc.link)
 			}
 			if tc.link > 0 && p.LinkSource == bench.LinkAuto {
 				t.Errorf("--link-bw auto left to measure on sim")

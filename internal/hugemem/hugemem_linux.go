@@ -1,4 +1,4 @@
-package bench
+package hugemem
 
 import (
 	"fmt"
@@ -6,11 +6,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// allocBuffer maps n bytes of anonymous memory outside the Go heap and
-// advises the kernel to back it with transparent huge pages, which makes
-// first touch about 40x cheaper than with 4 KiB pages on these machines. The
-// returned function unmaps it.
-func allocBuffer(n int) ([]byte, func(), error) {
+// Alloc maps n bytes of anonymous memory outside the Go heap and advises
+// the kernel to back it with transparent huge pages. The returned function
+// unmaps it; the bytes must not be used after that.
+func Alloc(n int) ([]byte, func(), error) {
 	if n == 0 {
 		return nil, func() {}, nil
 	}
