@@ -2,6 +2,7 @@ package coll
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -239,7 +240,10 @@ func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
 		if err == nil {
 			continue
 		}
-		if first == nil {
+		// The first failure, except that a failure of the request's own
+		// (a mismatch, a lost link) beats a cancellation met earlier:
+		// it says why, and decides how re-execution votes.
+		if first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled) {
 			first = err
 		}
 		if ctx.Err() != nil {

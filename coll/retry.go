@@ -105,7 +105,8 @@ func (c *Comm) retrying(ctx context.Context, restore func(), attempt func(contex
 
 // vote classifies how this rank's attempt ended: transient when a link
 // failed or another rank's failure stopped it, fatal when the caller's
-// context ended or the failure is of another kind.
+// context ended, the ranks disagree about the call (a mismatch, here or
+// at a peer that stopped for it), or the failure is of another kind.
 func (c *Comm) vote(ctx, actx context.Context, err error) backends.Vote {
 	v := backends.Vote{Rank: c.rank}
 	switch {
@@ -117,6 +118,9 @@ func (c *Comm) vote(ctx, actx context.Context, err error) backends.Vote {
 		// Stopped by another rank's failure, not by one of its own.
 		v.Outcome = backends.Transient
 		err = context.Cause(actx)
+	case errors.Is(err, backends.ErrMismatch):
+		// Also when a peer stopped because of it (tcp's abort frames).
+		v.Outcome = backends.Fatal
 	case errors.Is(err, backends.ErrPeerGone):
 		v.Outcome = backends.Transient
 	default:

@@ -373,6 +373,12 @@ func TestBadFramesFromPeer(t *testing.T) {
 			[]error{backends.ErrMismatch}, []string{"rank 0", "op #5"}},
 		{"wrong length", ftFrame(with(func(h *Header) { h.Len = 999 }), make([]byte, 999)), false,
 			[]error{backends.ErrMismatch}, []string{"rank 0", "999", "1000"}},
+		{"abort", ftFrame(Header{Kind: KindAbort, Len: 4}, []byte("boom")), false,
+			[]error{backends.ErrPeerGone}, []string{"rank 0 stopped: boom"}},
+		// A peer that stopped for a mismatch makes the error a mismatch
+		// too: re-execution must not run it again.
+		{"abort for a mismatch", ftFrame(Header{Kind: KindAbort, Op: AbortMismatch, Len: 3}, []byte("odd")), false,
+			[]error{backends.ErrMismatch}, []string{"peer gone: rank 0 stopped: odd"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -66,7 +66,10 @@ const (
 	// KindTable carries the rendezvous table of rank addresses.
 	KindTable Kind = 4
 	// KindAbort carries, as text, the error that made the sender stop, so
-	// that its peers can say where a failure started.
+	// that its peers can say where a failure started. Its Op is
+	// AbortMismatch when that error was a mismatch, so that the peer's
+	// error is one too: a mismatch is never run again (--retry), where a
+	// peer that merely stopped may be.
 	KindAbort Kind = 5
 	// KindControl carries a message of the control plane that lets the
 	// ranks run a failed call again (see controlMsg): a vote, a verdict,
@@ -96,6 +99,9 @@ func (k Kind) String() string {
 
 // known reports whether k is a kind of this protocol version.
 func (k Kind) known() bool { return k >= KindData && k <= KindControl }
+
+// AbortMismatch is the Op of an abort frame sent because of a mismatch.
+const AbortMismatch uint8 = 1
 
 // Header is the decoded fixed-size header of a frame. The magic, version and
 // reserved bytes are implicit: Put writes them, ParseHeader checks them.

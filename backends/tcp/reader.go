@@ -78,7 +78,22 @@ func (l *link) aborted(in io.Reader, h Header) error {
 	if err := ReadPayload(in, msg); err != nil {
 		return l.lost("receiving from", err)
 	}
-	return fmt.Errorf("%w: rank %d stopped: %s", backends.ErrPeerGone, l.peer, msg)
+	return peerStopped{msg: fmt.Sprintf("%v: rank %d stopped: %s", backends.ErrPeerGone, l.peer, msg), mismatch: h.Op == AbortMismatch}
+}
+
+// peerStopped is the error of a link whose peer sent an abort: it is
+// backends.ErrPeerGone, and also backends.ErrMismatch when the peer
+// stopped because of a mismatch (AbortMismatch).
+type peerStopped struct {
+	msg      string
+	mismatch bool
+}
+
+func (e peerStopped) Error() string { return e.msg }
+
+// Is makes errors.Is match the sentinels above.
+func (e peerStopped) Is(target error) bool {
+	return target == backends.ErrPeerGone || (e.mismatch && target == backends.ErrMismatch)
 }
 
 // readState reports whether a receive is posted, whether the reader is in

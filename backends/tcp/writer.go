@@ -1,8 +1,11 @@
 package tcp
 
 import (
+	"errors"
 	"net"
 	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
 )
 
 // writeLoop sends the queued sends in order, each as one frame. It takes
@@ -76,8 +79,12 @@ func (l *link) abort(why error) {
 	if len(msg) > maxAbort {
 		msg = msg[:maxAbort]
 	}
+	h := Header{Kind: KindAbort, Len: uint64(len(msg))}
+	if errors.Is(why, backends.ErrMismatch) {
+		h.Op = AbortMismatch
+	}
 	var hdr [HeaderSize]byte
-	Header{Kind: KindAbort, Len: uint64(len(msg))}.Put(hdr[:])
+	h.Put(hdr[:])
 	_ = conn.SetWriteDeadline(time.Now().Add(abortWrite))
 	_, _ = conn.Write(append(hdr[:], msg...))
 }
