@@ -230,46 +230,6 @@ func levelRedOp(op dtype.ReduceOp) dtype.ReduceOp {
 	return op
 }
 
-// ringReduceScatterParts is the first phase of ringAllReduce on c, with
-// the vector cut into c.size parts (part(buf, i), i taken mod c.size, of
-// any sizes): rank r ends with part r of recv reduced over c's ranks. At
-// step s it passes on part r-s-1 (its input at step 0, the partial it
-// made at step s-1 after that) and folds its input into part r-s-2 as it
-// arrives. Partials go into recv only; send is only read.
-func ringReduceScatterParts(ctx context.Context, c *Comm, send, recv []byte, part func([]byte, int) []byte, reduce dtype.ReduceFunc) error {
-	n, r := c.size, c.rank
-	if n == 1 {
-		c.copyIfDistinct(part(recv, r), part(send, r))
-		return nil
-	}
-	right, left := mod(r+1, n), mod(r-1, n)
-	for s := range n - 1 {
-		out := part(recv, r-s-1)
-		if s == 0 {
-			out = part(send, r-1)
-		}
-		in := r - s - 2
-		if err := c.exchangeReduce(ctx, right, out, left, part(recv, in), part(send, in), reduce); err != nil {
-			return fmt.Errorf("step %d: %w", s, err)
-		}
-	}
-	return nil
-}
-
-// ringAllGatherParts is the second phase of ringAllReduce on c: each rank
-// r holding part r of buf, at step s it passes on part r-s and receives
-// part r-s-1, until it holds all c.size parts.
-func ringAllGatherParts(ctx context.Context, c *Comm, buf []byte, part func([]byte, int) []byte) error {
-	n, r := c.size, c.rank
-	right, left := mod(r+1, n), mod(r-1, n)
-	for s := range n - 1 {
-		if err := c.exchange(ctx, right, part(buf, r-s), left, part(buf, r-s-1)); err != nil {
-			return fmt.Errorf("step %d: %w", s, err)
-		}
-	}
-	return nil
-}
-
 // hierAllReduceCost, for S servers of P ranks (Model.PerServer) and a
 // vector of b bytes: the intra-server phases of a ring allreduce on P
 // ranks with the intra constants, plus the cheaper of rhd and ring
@@ -284,10 +244,9 @@ func hierAllReduceCost(n int, b float64, m Model) float64 {
 }
 
 // hierReduceScatterCost, for blocks of b bytes: the regrouping copy of n
-// blocks (Model.copy), the intra-server
-// reduce-scatter on P ranks of blocks of S·b bytes, and the inter-server
-// one on S ranks of blocks of b bytes with the inter constants. +Inf
-// without two levels.
+// blocks (Model.copy), the intra-server reduce-scatter on P ranks of
+// blocks of S·b bytes, and the inter-server one on S ranks of blocks of b
+// bytes with the inter constants. +Inf without two levels.
 func hierReduceScatterCost(n int, b float64, m Model) float64 {
 	s, p, ok := m.split(n)
 	if !ok {

@@ -30,12 +30,32 @@ func ringAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		c.copyIfDistinct(recv, send)
 		return nil
 	}
-	reduce := dtype.Reducer(a.DType, a.RedOp)
-	right, left := mod(r+1, n), mod(r-1, n)
+	// Reduce-scatter, after which part r is complete here; then allgather.
+	if err := ringReduceScatterParts(ctx, c, send, recv, part, dtype.Reducer(a.DType, a.RedOp)); err != nil {
+		return fmt.Errorf("reduce-scatter %w", err)
+	}
+	if a.RedOp == dtype.Avg {
+		c.divideBy(a.DType, part(recv, r), n)
+	}
+	if err := ringAllGatherParts(ctx, c, recv, part); err != nil {
+		return fmt.Errorf("allgather %w", err)
+	}
+	return nil
+}
 
-	// Reduce-scatter: at step s, pass on part r-s-1 (our input at step 0, the
-	// partial sum we made at step s-1 after that) and fold our input into
-	// part r-s-2 as it arrives. After n-1 steps part r is complete here.
+// ringReduceScatterParts is the first phase of ringAllReduce on c, with
+// the vector cut into c.size parts (part(buf, i), i taken mod c.size, of
+// any sizes): rank r ends with part r of recv reduced over c's ranks. At
+// step s it passes on part r-s-1 (its input at step 0, the partial it
+// made at step s-1 after that) and folds its input into part r-s-2 as it
+// arrives. Partials go into recv only; send is only read.
+func ringReduceScatterParts(ctx context.Context, c *Comm, send, recv []byte, part func([]byte, int) []byte, reduce dtype.ReduceFunc) error {
+	n, r := c.size, c.rank
+	if n == 1 {
+		c.copyIfDistinct(part(recv, r), part(send, r))
+		return nil
+	}
+	right, left := mod(r+1, n), mod(r-1, n)
 	for s := range n - 1 {
 		out := part(recv, r-s-1)
 		if s == 0 {
@@ -43,16 +63,21 @@ func ringAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		}
 		in := r - s - 2
 		if err := c.exchangeReduce(ctx, right, out, left, part(recv, in), part(send, in), reduce); err != nil {
-			return fmt.Errorf("reduce-scatter step %d: %w", s, err)
+			return fmt.Errorf("step %d: %w", s, err)
 		}
 	}
-	if a.RedOp == dtype.Avg {
-		c.divideBy(a.DType, part(recv, r), n)
-	}
-	// Allgather: at step s, pass on part r-s and receive part r-s-1.
+	return nil
+}
+
+// ringAllGatherParts is the second phase of ringAllReduce on c: each rank
+// r holding part r of buf, at step s it passes on part r-s and receives
+// part r-s-1, until it holds all c.size parts.
+func ringAllGatherParts(ctx context.Context, c *Comm, buf []byte, part func([]byte, int) []byte) error {
+	n, r := c.size, c.rank
+	right, left := mod(r+1, n), mod(r-1, n)
 	for s := range n - 1 {
-		if err := c.exchange(ctx, right, part(recv, r-s), left, part(recv, r-s-1)); err != nil {
-			return fmt.Errorf("allgather step %d: %w", s, err)
+		if err := c.exchange(ctx, right, part(buf, r-s), left, part(buf, r-s-1)); err != nil {
+			return fmt.Errorf("step %d: %w", s, err)
 		}
 	}
 	return nil
