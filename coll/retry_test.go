@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -202,5 +203,59 @@ func TestRetryNeedsRecoverer(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "cannot run a failed call again") {
 			t.Errorf("rank %d: %v", r, err)
 		}
+	}
+}
+
+// stoppedForMismatch is the error of a link whose peer stopped because of a
+// mismatch (as tcp reports it): both ErrPeerGone and ErrMismatch.
+type stoppedForMismatch struct{}
+
+func (stoppedForMismatch) Error() string { return "peer gone: rank 0 stopped: mismatched message" }
+func (stoppedForMismatch) Is(target error) bool {
+	return target == backends.ErrPeerGone || target == backends.ErrMismatch
+}
+
+// TestVote: how a rank's attempt ended decides its vote.
+func TestVote(t *testing.T) {
+	c := NewComm(shm.NewWorld(1).Endpoint(0))
+	gone, cancelGone := context.WithCancelCause(context.Background())
+	cancelGone(backends.ErrPeerGone)
+	tests := []struct {
+		name string
+		actx context.Context
+		err  error
+		want backends.Outcome
+	}{
+		{"done", context.Background(), nil, backends.Succeeded},
+		{"link lost", context.Background(), fmt.Errorf("recv: %w", backends.ErrPeerGone), backends.Transient},
+		{"stopped by another rank", gone, fmt.Errorf("recv: %w", context.Canceled), backends.Transient},
+		{"mismatch", context.Background(), fmt.Errorf("recv: %w", backends.ErrMismatch), backends.Fatal},
+		{"peer stopped for a mismatch", context.Background(), stoppedForMismatch{}, backends.Fatal},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := c.vote(context.Background(), tc.actx, tc.err).Outcome; got != tc.want {
+				t.Errorf("vote %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// doneRequest is a request that has completed with err.
+type doneRequest struct{ err error }
+
+func (r doneRequest) Wait(context.Context) error { return r.err }
+
+// TestWaitAllPrefersOwnFailure: a request's own failure is reported over a
+// cancellation that an earlier request met.
+func TestWaitAllPrefersOwnFailure(t *testing.T) {
+	c := NewComm(shm.NewWorld(1).Endpoint(0))
+	cancelled := fmt.Errorf("send to rank 2: %w", context.Canceled)
+	mismatch := fmt.Errorf("recv from rank 1: %w", backends.ErrMismatch)
+	if err := c.waitAll(context.Background(), doneRequest{cancelled}, doneRequest{mismatch}); !errors.Is(err, backends.ErrMismatch) {
+		t.Errorf("got %v, want the mismatch", err)
+	}
+	if err := c.waitAll(context.Background(), doneRequest{mismatch}, doneRequest{cancelled}); !errors.Is(err, backends.ErrMismatch) {
+		t.Errorf("got %v, want the mismatch", err)
 	}
 }
