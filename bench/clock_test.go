@@ -14,6 +14,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/results"
 )
 
 // simPlan is a sweep of ring allreduce on 4 simulated ranks of one server.
@@ -68,14 +69,7 @@ func TestSimFormulas(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := simPlan(tc.bytes)
 			p.Ops, p.Algo = []coll.Op{tc.op}, tc.algo
-			var c capture
-			if _, err := Run(context.Background(), p, &c); err != nil {
-				t.Fatal(err)
-			}
-			if len(c.records) != 1 {
-				t.Fatalf("got %d records, want 1", len(c.records))
-			}
-			rec := c.records[0]
+			c, rec := runOneRow(t, p)
 			want := tc.want(float64(p.Ranks), float64(tc.bytes))
 			t.Logf("time %.4f us, formula %.4f us, min %.4f max %.4f", rec.TimeUS, want*1e6, rec.MinUS, rec.MaxUS)
 			if got := rec.TimeUS * 1e-6; math.Abs(got-want) > 0.01*want {
@@ -89,6 +83,20 @@ func TestSimFormulas(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runOneRow runs p, a sweep of one row, and returns what it wrote and the
+// row.
+func runOneRow(t *testing.T, p Plan) (*capture, results.Record) {
+	t.Helper()
+	var c capture
+	if _, err := Run(context.Background(), p, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.records) != 1 {
+		t.Fatalf("got %d records, want 1", len(c.records))
+	}
+	return &c, c.records[0]
 }
 
 // TestSimChargesLocalCopies: on sim, a ring allgather out of place first

@@ -125,12 +125,11 @@ func Predict(op Op, name string, n, b int, m Model) float64 {
 
 // predict is a's cost on n ranks with blocks of b bytes under m: the
 // algorithms that know the two levels (hier) read m as it is; those with a
-// step-aware two-level cost (levelCosts) use it where their steps fall on
-// one level each; every other sees m.flat(n), which is m itself for a
-// one-level model.
+// step-aware two-level cost (levelCosts) use it where it applies; every
+// other sees m.flat(n), which is m itself for a one-level model.
 func (a *algorithm) predict(n int, b float64, m Model) float64 {
-	if lc := levelCosts[a.op][a.name]; lc != nil && stepLevels(n, m) {
-		return lc(n, b, m)
+	if lc, ok := levelCosts[a.op][a.name]; ok && lc.applies(n, m) {
+		return lc.cost(n, b, m)
 	}
 	if a.name != hierName {
 		m = m.flat(n)

@@ -336,20 +336,23 @@ func TestHierCost(t *testing.T) {
 	}
 }
 
-// TestLevelCosts: on two levels, recursive doubling and halving are
-// charged each step's own link, so they cost less than the flat bound and
-// more than on the fast link alone, and auto picks rd for a small
-// allreduce where the flat bound made it pick hier.
+// TestLevelCosts: on two levels, the algorithms with a step-aware cost
+// are charged each message its own link, so they cost less than the flat
+// bound and more than on the fast link alone, and auto picks rd for a
+// small allreduce where the flat bound made it pick hier.
 func TestLevelCosts(t *testing.T) {
 	m := Model{Alpha: 2e-6, Beta: 1 / 56e9, Gamma: 1 / 10e9, PerServer: 8, InterAlpha: 10e-6, InterBeta: 1 / 25e9}
-	for _, name := range []string{"rd", "rhd"} {
-		alg, _ := lookup(AllReduce, name)
-		b := 1 << 16
-		got := alg.predict(64, float64(b), m)
-		flat := alg.cost(64, float64(b), m.flat(64))
-		fast := alg.cost(64, float64(b), m.intraLevel())
-		if !(got < flat && got > fast) {
-			t.Errorf("%s: level cost %g, want between %g (intra only) and %g (flat bound)", name, got, fast, flat)
+	for op, costs := range levelCosts {
+		for name := range costs {
+			alg, _ := lookup(op, name)
+			for _, b := range []float64{1 << 10, 1 << 16, 1 << 20} {
+				got := alg.predict(64, b, m)
+				flat := alg.cost(64, b, m.flat(64))
+				fast := alg.cost(64, b, m.intraLevel())
+				if !(got < flat && got > fast) {
+					t.Errorf("%v %s %g B: level cost %g, want between %g (intra only) and %g (flat bound)", op, name, b, got, fast, flat)
+				}
+			}
 		}
 	}
 	if got, _ := Choose(AllReduce, Auto, 16<<10, 64, m); got != "rd" && got != "rhd" {

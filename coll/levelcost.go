@@ -2,25 +2,57 @@ package coll
 
 import "math/bits"
 
-// Two-level costs that follow an algorithm's steps. On a two-level model
-// the algorithms blind to the topology are costed on the slower link for
-// every step (Model.flat), which overstates recursive doubling and halving:
-// with ranks numbered server by server and powers of two throughout, the
-// partner of a step at distance d < PerServer is on the same server. For
-// those, levelCosts gives costs that charge each step its own link.
+// Two-level costs that follow an algorithm's messages. On a two-level
+// model the algorithms blind to the topology are costed on the slower link
+// for every step (Model.flat), which overstates three kinds of algorithm:
+//
+//   - ring: laid out server by server, one link in P crosses servers; a
+//     rank whose next block is ready sends it as soon as its port is free,
+//     so the crossing links carry their blocks back to back while the
+//     latencies and reductions of the other steps hide behind them;
+//   - recursive doubling and halving: with ranks numbered server by server
+//     and powers of two throughout, the partner of a step at distance
+//     d < PerServer is on the same server, so only the steps at larger
+//     distances cross;
+//   - the direct ones, where every rank sends to every other at once: a
+//     rank's messages to its own server leave on the fast link and those to
+//     other servers on the slow one, side by side.
+//
+// levelCosts gives them costs that charge each message its own link.
+
+// stepCost is a step-aware two-level cost and when it applies.
+type stepCost struct {
+	cost CostFunc
+	// pow2 says that the cost needs n and PerServer to be powers of two
+	// (the doubling and halving algorithms); otherwise whole servers are
+	// enough.
+	pow2 bool
+}
 
 // levelCosts holds the step-aware two-level costs by collective and
 // algorithm name.
-var levelCosts = map[Op]map[string]CostFunc{
-	AllReduce: {"rd": rdAllReduceLevelCost, "rhd": rhdAllReduceLevelCost},
+var levelCosts = map[Op]map[string]stepCost{
+	AllReduce: {
+		"ring": {ringAllReduceLevelCost, false},
+		"rd":   {rdAllReduceLevelCost, true}, "rhd": {rhdAllReduceLevelCost, true},
+		"oneshot": {oneshotAllReduceLevelCost, false}, "twoshot": {twoshotAllReduceLevelCost, false},
+	},
+	AllGather: {"ring": {ringAllGatherLevelCost, false}, "rd": {rdAllGatherLevelCost, true}},
+	ReduceScatter: {
+		"ring": {ringReduceScatterLevelCost, false},
+		"rhd":  {rhdReduceScatterLevelCost, true}, "direct": {directReduceScatterLevelCost, false},
+	},
+	AllToAll: {"direct": {directAllToAllLevelCost, false}},
 }
 
-// stepLevels reports whether the steps of a doubling or halving algorithm
-// on n ranks fall on one level each under m: n and m.PerServer powers of
-// two, with more than one server.
-func stepLevels(n int, m Model) bool {
-	p := m.PerServer
-	return p > 0 && p < n && bits.OnesCount(uint(n)) == 1 && bits.OnesCount(uint(p)) == 1
+// applies reports whether lc can cost a call on n ranks under m: m has two
+// levels of whole servers, and for the doubling and halving algorithms n
+// and m.PerServer are powers of two.
+func (lc stepCost) applies(n int, m Model) bool {
+	if _, p, ok := m.split(n); !ok || lc.pow2 && (bits.OnesCount(uint(n)) != 1 || bits.OnesCount(uint(p)) != 1) {
+		return false
+	}
+	return true
 }
 
 // level returns the one-level model of the link between ranks at distance
@@ -30,6 +62,50 @@ func (m Model) level(d int) Model {
 		return m.intraLevel()
 	}
 	return m.interLevel()
+}
+
+// received is the cost of receiving messages whose transfer takes move
+// seconds and reducing b bytes of them: the two in turn, or the slower of
+// the two when the backend fuses them (Model.moveReduce).
+func (m Model) received(move, b float64) float64 {
+	if m.Fused {
+		return max(move, b*m.Gamma)
+	}
+	return move + b*m.Gamma
+}
+
+// ringLevels is a ring of steps steps, each moving a block of blk bytes to
+// the next rank, reduces of which also reduce it, on two levels: the
+// slower of the crossing links' ports, which send their steps' blocks back
+// to back (one latency at the end), and a block's way round the ring,
+// which crosses servers on one step in P and pays each step's latency,
+// transfer and reduction. On one level the second is the ring's cost.
+func ringLevels(n int, steps, reduces, blk float64, m Model) float64 {
+	_, p, _ := m.split(n)
+	intra, inter := m.intraLevel(), m.interLevel()
+	port := steps*blk*inter.Beta + inter.Alpha
+	cross := 1 / float64(p)
+	move := steps * (cross*(inter.Alpha+blk*inter.Beta) + (1-cross)*(intra.Alpha+blk*intra.Beta))
+	return max(port, m.received(move, reduces*blk))
+}
+
+// ringAllReduceLevelCost: 2(n-1) steps of 1/n of the vector, the first
+// n-1 reducing it.
+func ringAllReduceLevelCost(n int, b float64, m Model) float64 {
+	k := float64(n - 1)
+	return ringLevels(n, 2*k, k, b/float64(n), m)
+}
+
+// ringReduceScatterLevelCost: n-1 steps, each moving and reducing one
+// block.
+func ringReduceScatterLevelCost(n int, b float64, m Model) float64 {
+	k := float64(n - 1)
+	return ringLevels(n, k, k, b, m)
+}
+
+// ringAllGatherLevelCost: n-1 steps, each moving one block.
+func ringAllGatherLevelCost(n int, b float64, m Model) float64 {
+	return ringLevels(n, float64(n-1), 0, b, m)
 }
 
 // rdAllReduceLevelCost: log2 n exchanges of the whole vector at distances
@@ -55,4 +131,91 @@ func rhdAllReduceLevelCost(n int, b float64, m Model) float64 {
 		t += l.Alpha + l.moveReduce(part) + l.Alpha + part*l.Beta
 	}
 	return t
+}
+
+// rdAllGatherLevelCost: exchanges at distances 1, 2, 4, ..., each of the d
+// blocks gathered so far.
+func rdAllGatherLevelCost(n int, b float64, m Model) float64 {
+	var t float64
+	for d := 1; d < n; d *= 2 {
+		l := m.level(d)
+		t += l.Alpha + float64(d)*b*l.Beta
+	}
+	return t
+}
+
+// rhdReduceScatterLevelCost: halving at distances n/2, n/4, ..., 1, each
+// exchanging and reducing d blocks, then the copy of the result into
+// place.
+func rhdReduceScatterLevelCost(n int, b float64, m Model) float64 {
+	var t float64
+	for d := n / 2; d >= 1; d /= 2 {
+		l := m.level(d)
+		t += l.Alpha + l.moveReduce(float64(d)*b)
+	}
+	return t + m.copy(b)
+}
+
+// directLevels is one direct step on two levels: every rank sends a
+// message of s bytes to each of the others, those to the P-1 ranks of its
+// server on the fast link and those to the n-P others on the slow one, the
+// two side by side. It returns the step's latency (the slower link's, plus
+// the handling of every further message as directAlpha counts it, at the
+// fast link's rate) and the transfer times of the two groups of messages,
+// the faster group's first.
+func directLevels(n int, s float64, m Model) (latency, fast, slow float64, kFast, kSlow float64) {
+	_, p, _ := m.split(n)
+	intra, inter := m.intraLevel(), m.interLevel()
+	latency = max(intra.Alpha, inter.Alpha) + float64(n-2)/2*intra.Alpha
+	fast, slow = float64(p-1)*s*intra.Beta, float64(n-p)*s*inter.Beta
+	kFast, kSlow = float64(p-1), float64(n-p)
+	if fast > slow {
+		fast, slow, kFast, kSlow = slow, fast, kSlow, kFast
+	}
+	return latency, fast, slow, kFast, kSlow
+}
+
+// directMove is directLevels' step without reductions: the slower group's
+// transfer.
+func directMove(n int, s float64, m Model) float64 {
+	lat, _, slow, _, _ := directLevels(n, s, m)
+	return lat + slow
+}
+
+// directReceived is directLevels' step with every message reduced on
+// arrival: the faster group's reductions hide behind the slower group's
+// transfer where they can, the slower group's follow it. With a fused
+// backend a message's transfer is its reduction's pass, and the receiver
+// makes every pass itself.
+func directReceived(n int, s float64, m Model) float64 {
+	lat, fast, slow, kFast, kSlow := directLevels(n, s, m)
+	rFast, rSlow := kFast*s*m.Gamma, kSlow*s*m.Gamma
+	if m.Fused {
+		return lat + max(slow, rFast+rSlow)
+	}
+	return lat + max(slow, fast+rFast) + rSlow
+}
+
+// oneshotAllReduceLevelCost: one direct step of the whole vector, n-1
+// vectors reduced.
+func oneshotAllReduceLevelCost(n int, b float64, m Model) float64 {
+	return directReceived(n, b, m)
+}
+
+// twoshotAllReduceLevelCost: two direct steps of 1/n of the vector; the
+// first reduces n-1 of them.
+func twoshotAllReduceLevelCost(n int, b float64, m Model) float64 {
+	s := b / float64(n)
+	return directReceived(n, s, m) + directMove(n, s, m)
+}
+
+// directReduceScatterLevelCost: one direct step of a block each, n-1
+// blocks reduced.
+func directReduceScatterLevelCost(n int, b float64, m Model) float64 {
+	return directReceived(n, b, m)
+}
+
+// directAllToAllLevelCost: one direct step of a block each.
+func directAllToAllLevelCost(n int, b float64, m Model) float64 {
+	return directMove(n, b, m)
 }
