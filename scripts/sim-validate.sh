@@ -29,11 +29,17 @@
 #   MINBYTES, MAXBYTES, STEPFACTOR  the sizes (default 1M, 64M, 4)
 #   ITERS, WARMUP  per row (default 10, 2)
 #   RUNS      rounds of measured runs, of which each row takes the median (default 5)
+#   STAT      the measured figure the table shows: a row's mean time over
+#             its iterations (mean, the default, as the sweep reports it),
+#             its median iteration (p50) or its fastest (min); the summary
+#             counts all three
 #   SETTLE    seconds to wait before each measured run (default 1): a run
 #             right after one that used gigabytes finds the machine slow
 #             for its first rows
 #   HCCL_TEST an existing binary instead of building one
 #   KEEP=1    keep the scratch directory
+#   REUSE     a scratch directory kept by an earlier run: its measurements
+#             are compared again (with this build's sim), nothing is measured
 set -euo pipefail
 
 BACKENDS=${BACKENDS:-"shm tcp"}
@@ -46,20 +52,28 @@ ITERS=${ITERS:-10}
 RUNS=${RUNS:-5}
 SETTLE=${SETTLE:-1}
 WARMUP=${WARMUP:-2}
+STAT=${STAT:-mean}
+REUSE=${REUSE:-}
 
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-# times ARGS...: "size time_us" per size of a sweep run RUNS times, each
-# time the median of the runs' rows (CSV read by header).
+# times ARGS...: "size mean p50 min" per size of a sweep run RUNS times:
+# for each of the row's mean time, its median iteration and its fastest
+# iteration (us), the median over the runs (CSV read by header).
 times() {
 	"$bin" "$@" -n "$ITERS" -w "$WARMUP" -c 0 --runs "$RUNS" --csv - 2>"$work/last.err" |
 		python3 -c 'import csv, statistics, sys
 rows = {}
-for r in csv.DictReader(sys.stdin): rows.setdefault(int(r["size_bytes"]), []).append(float(r["time_us"]))
-for size in sorted(rows): print(size, statistics.median(rows[size]))' ||
+for r in csv.DictReader(sys.stdin):
+    rows.setdefault(int(r["size_bytes"]), []).append([float(r[c]) for c in ("time_us", "p50_us", "min_us")])
+for size in sorted(rows):
+    print(size, *(statistics.median(v) for v in zip(*rows[size])))' ||
 		echo "failed: $bin $* ($(tail -1 "$work/last.err"))" >&2
 }
+# column FILE K: "size value" lines of column K (2 mean, 3 p50, 4 min) of
+# a file of times' lines.
+column() { awk -v k="$2" '{ print $1, $k }' "$1"; }
 sweep=(-b "$MINBYTES" -e "$MAXBYTES" -f "$STEPFACTOR")
 
 # alpha BACKEND N: the median alpha of 3 calibrations of the cost model.
@@ -107,7 +121,7 @@ simulate() {
 # measure BACKEND N: every algorithm of every op of OPS, and ring
 # allgather and reducescatter (they fit the links), RUNS rounds of one run
 # each, so that the machine's slow and fast moments fall on all of them
-# alike; $work/m.BACKEND.N.OP.ALGO gets each size's median.
+# alike; $work/m.BACKEND.N.OP.ALGO gets each size's medians (as times).
 measure() {
 	local pairs=() pair op algo
 	for op in $OPS; do
@@ -127,71 +141,108 @@ measure() {
 		python3 -c 'import statistics, sys
 rows = {}
 for l in open(sys.argv[1]):
-    s, t = l.split(); rows.setdefault(int(s), []).append(float(t))
-for s in sorted(rows): print(s, statistics.median(rows[s]))' "$work/r.$1.$2.$pair" >"$work/m.$1.$2.$pair"
+    s, *t = l.split(); rows.setdefault(int(s), []).append([float(x) for x in t])
+for s in sorted(rows): print(s, *(statistics.median(v) for v in zip(*rows[s])))' "$work/r.$1.$2.$pair" >"$work/m.$1.$2.$pair"
 	done
 }
 
 # algos OP: the algorithms of OP.
 algos() { "$bin" algorithms | awk -v op="$1" '$1 == op { $1 = ""; print }'; }
 
-declare -A shmlink # rank count -> file of "size link" of shm, the copy rate
-printf '%-4s %5s %-14s %-9s %10s %12s %12s %8s %12s %8s\n' back ranks op algo "size(B)" \
-	"measured(us)" "sim1(us)" sim1/meas "simS(us)" simS/meas
-total=0 inside1=0 insideS=0
-for backend in $BACKENDS; do
-	for n in $RANKS; do
-		a=$(alpha "$backend" "$n")
-		measure "$backend" "$n"
-		m=$work/m.$backend.$n
-		if [ "$backend" = shm ]; then
-			fit "$n" "$a" "$m.allgather.ring" "$m.reducescatter.ring" >"$work/fit"
-			grep -v '^all' "$work/fit" | cut -d' ' -f1,2 >"$work/shmlink.$n"
-			shmlink[$n]=$work/shmlink.$n
-		else
-			if [ -z "${shmlink[$n]:-}" ]; then # shm not measured: its copies only
-				sa=$(alpha shm "$n")
-				OPS='' measure shm "$n"
-				fit "$n" "$sa" "$work/m.shm.$n.allgather.ring" "$work/m.shm.$n.reducescatter.ring" |
-					grep -v '^all' | cut -d' ' -f1,2 >"$work/shmlink.$n"
-				shmlink[$n]=$work/shmlink.$n
-			fi
-			fit "$n" "$a" "$m.allgather.ring" "$m.reducescatter.ring" "${shmlink[$n]}" >"$work/fit"
-		fi
-		read -r _ link red < <(grep '^all' "$work/fit")
-		copy=$(cut -d' ' -f2 "${shmlink[$n]}" | python3 -c 'import statistics, sys; print("%.3f" % statistics.median(float(l) for l in sys.stdin))')
-		echo "[$(date +%H:%M:%S)] $backend -p $n: alpha ${a}us, link ${link}GB/s, reduce ${red}GB/s, copy ${copy}GB/s (per size: $(grep -v '^all' "$work/fit" | tr '\n' ';'))" >&2
-		for op in $OPS; do
-			for algo in $(algos "$op"); do
-				simulate "$n" "$op" "$algo" "$a" "$link" "$red" "$copy" "${sweep[@]}" >"$work/sim1"
-				: >"$work/simS"
-				while read -r size slink sred; do
-					scopy=$(awk -v s="$size" '$1 == s { print $2 }' "${shmlink[$n]}")
-					simulate "$n" "$op" "$algo" "$a" "$slink" "$sred" "$scopy" -b "$size" -e "$size" </dev/null >>"$work/simS"
-				done < <(grep -v '^all' "$work/fit")
-				fitted=""
-				case "$op.$algo" in allgather.ring | reducescatter.ring) fitted="  (fitted)" ;; esac
-				while read -r size meas _ sim1 _ simS; do
-					r1=$(awk -v s="$sim1" -v m="$meas" 'BEGIN { printf "%.2f", s / m }')
-					rS=$(awk -v s="$simS" -v m="$meas" 'BEGIN { printf "%.2f", s / m }')
-					total=$((total + 1))
-					mark=$fitted
-					if awk -v r="$r1" 'BEGIN { exit !(r >= 0.8 && r <= 1.25) }'; then
-						inside1=$((inside1 + 1))
-					else
-						mark="$mark  sim1 outside"
-					fi
-					if awk -v r="$rS" 'BEGIN { exit !(r >= 0.8 && r <= 1.25) }'; then
-						insideS=$((insideS + 1))
-					else
-						mark="$mark  simS outside"
-					fi
-					printf '%-4s %5d %-14s %-9s %10d %12.1f %12.1f %8s %12.1f %8s%s\n' "$backend" "$n" "$op" "$algo" \
-						"$size" "$meas" "$sim1" "$r1" "$simS" "$rS" "$mark"
-				done < <(paste -d' ' "$m.$op.$algo" "$work/sim1" "$work/simS")
-			done
+declare -A alphas # "backend n" -> alpha (us), also kept in $work/alphas
+if [ -n "$REUSE" ]; then
+	cp "$REUSE"/m.* "$REUSE/alphas" "$work/"
+	while read -r backend n a; do alphas["$backend $n"]=$a; done <"$work/alphas"
+else
+	for backend in $BACKENDS; do
+		for n in $RANKS; do
+			alphas["$backend $n"]=$(alpha "$backend" "$n")
+			measure "$backend" "$n"
+			echo "[$(date +%H:%M:%S)] measured $backend -p $n" >&2
 		done
 	done
-done
+	for n in $RANKS; do # tcp's copies go at shm's link rate
+		if [ -z "${alphas["shm $n"]:-}" ]; then
+			alphas["shm $n"]=$(alpha shm "$n")
+			OPS='' measure shm "$n"
+		fi
+	done
+	for key in "${!alphas[@]}"; do echo "$key ${alphas[$key]}"; done >"$work/alphas"
+fi
+
+# evaluate K: fits the constants to column K of the measured times (2 the
+# row's mean, 3 its median iteration, 4 its fastest), simulates every
+# algorithm with them, and writes the comparison to $work/table.K and
+# "rows inside1 insideS" to $work/count.K.
+evaluate() {
+	local k=$1 backend n a m link red copy op algo fitted size meas sim1 simS r1 rS mark
+	local total=0 inside1=0 insideS=0
+	for n in $RANKS; do # shm's link rate per size: the copy rate
+		m=$work/m.shm.$n
+		column "$m.allgather.ring" "$k" >"$work/ag"
+		column "$m.reducescatter.ring" "$k" >"$work/rs"
+		fit "$n" "${alphas["shm $n"]}" "$work/ag" "$work/rs" | grep -v '^all' | cut -d' ' -f1,2 >"$work/shmlink.$k.$n"
+	done
+	for backend in $BACKENDS; do
+		for n in $RANKS; do
+			a=${alphas["$backend $n"]}
+			m=$work/m.$backend.$n
+			column "$m.allgather.ring" "$k" >"$work/ag"
+			column "$m.reducescatter.ring" "$k" >"$work/rs"
+			if [ "$backend" = shm ]; then
+				fit "$n" "$a" "$work/ag" "$work/rs" >"$work/fit"
+			else
+				fit "$n" "$a" "$work/ag" "$work/rs" "$work/shmlink.$k.$n" >"$work/fit"
+			fi
+			read -r _ link red < <(grep '^all' "$work/fit")
+			copy=$(cut -d' ' -f2 "$work/shmlink.$k.$n" | python3 -c 'import statistics, sys; print("%.3f" % statistics.median(float(l) for l in sys.stdin))')
+			echo "# $backend -p $n: alpha ${a}us, link ${link}GB/s, reduce ${red}GB/s, copy ${copy}GB/s (per size: $(grep -v '^all' "$work/fit" | tr '\n' ';'))"
+			for op in $OPS; do
+				for algo in $(algos "$op"); do
+					simulate "$n" "$op" "$algo" "$a" "$link" "$red" "$copy" "${sweep[@]}" | column /dev/stdin "$k" >"$work/sim1"
+					: >"$work/simS"
+					while read -r size slink sred; do
+						scopy=$(awk -v s="$size" '$1 == s { print $2 }' "$work/shmlink.$k.$n")
+						simulate "$n" "$op" "$algo" "$a" "$slink" "$sred" "$scopy" -b "$size" -e "$size" </dev/null |
+							column /dev/stdin "$k" >>"$work/simS"
+					done < <(grep -v '^all' "$work/fit")
+					fitted=""
+					case "$op.$algo" in allgather.ring | reducescatter.ring) fitted="  (fitted)" ;; esac
+					while read -r size meas _ sim1 _ simS; do
+						r1=$(awk -v s="$sim1" -v m="$meas" 'BEGIN { printf "%.2f", s / m }')
+						rS=$(awk -v s="$simS" -v m="$meas" 'BEGIN { printf "%.2f", s / m }')
+						total=$((total + 1))
+						mark=$fitted
+						if awk -v r="$r1" 'BEGIN { exit !(r >= 0.8 && r <= 1.25) }'; then
+							inside1=$((inside1 + 1))
+						else
+							mark="$mark  sim1 outside"
+						fi
+						if awk -v r="$rS" 'BEGIN { exit !(r >= 0.8 && r <= 1.25) }'; then
+							insideS=$((insideS + 1))
+						else
+							mark="$mark  simS outside"
+						fi
+						printf '%-4s %5d %-14s %-9s %10d %12.1f %12.1f %8s %12.1f %8s%s\n' "$backend" "$n" "$op" "$algo" \
+							"$size" "$meas" "$sim1" "$r1" "$simS" "$rS" "$mark"
+					done < <(paste -d' ' <(column "$m.$op.$algo" "$k") "$work/sim1" "$work/simS")
+				done
+			done
+		done
+	done >"$work/table.$k"
+	echo "$total $inside1 $insideS" >"$work/count.$k"
+}
+
+declare -A statcol=([mean]=2 [p50]=3 [min]=4)
+k=${statcol[$STAT]:-}
+[ -n "$k" ] || { echo "STAT=$STAT: want mean, p50 or min" >&2; exit 2; }
+printf '%-4s %5s %-14s %-9s %10s %12s %12s %8s %12s %8s\n' back ranks op algo "size(B)" \
+	"measured(us)" "sim1(us)" sim1/meas "simS(us)" simS/meas
+for stat in mean p50 min; do evaluate "${statcol[$stat]}"; done
+cat "$work/table.$k"
 echo
-echo "within 25%: $inside1 of $total rows with one set of constants per backend and rank count (sim1), $insideS of $total with constants fitted per size (simS); measured times are medians of $RUNS runs"
+for stat in mean p50 min; do
+	read -r total inside1 insideS <"$work/count.${statcol[$stat]}"
+	echo "$stat: within 25%: $inside1 of $total rows with one set of constants per backend and rank count (sim1), $insideS of $total with constants fitted per size (simS)"
+done
+echo "(measured: each row's mean time, median iteration or fastest iteration, each the median of $RUNS runs; the table above is STAT=$STAT)"
