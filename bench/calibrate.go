@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"strings"
 	"time"
 
@@ -178,6 +179,11 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 		dtypes: dts, gamma: map[dtype.DType]float64{}}
 	if dr, ok := r.comm.Transport().(backends.DirectReader); ok {
 		c.base.Fused = dr.ReadsSenderBuffer()
+		if c.base.Fused {
+			// A receiver copies with its own CPU: the ranks share
+			// this process's.
+			c.base.Cores = runtime.GOMAXPROCS(0)
+		}
 	}
 	for i, dt := range dts {
 		c.gamma[dt] = max(fit[2+i], 1e-12)

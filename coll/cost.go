@@ -27,6 +27,13 @@ type Model struct {
 	// sender's memory (shm): receiving a byte and reducing it is then one
 	// pass over memory, not a move followed by a reduction.
 	Fused bool
+	// Cores, when set, says that the ranks move data with the CPUs of
+	// one machine, this many of them (shm, where a receiver copies out of
+	// the sender's buffer itself). Beta and Gamma are measured with every
+	// rank busy, so they stand for max(n, Cores)/Cores ranks sharing a
+	// core, and a step in which fewer ranks move data goes faster (share).
+	// 0: every rank moves its data without slowing the others.
+	Cores int
 	// PerServer gives the model a second level: the world's ranks sit on
 	// servers, PerServer consecutive ranks each, and links between servers
 	// cost InterAlpha and InterBeta. 0 means one level: every link is the
@@ -47,6 +54,16 @@ func (m Model) moveReduce(b float64) float64 {
 		return b * max(m.Beta, m.Gamma)
 	}
 	return b * (m.Beta + m.Gamma)
+}
+
+// share is how much of Beta and Gamma a byte costs in a step in which k of
+// n ranks move data at once: 1 unless they share Cores CPUs, then
+// max(k, Cores)/max(n, Cores).
+func (m Model) share(k, n int) float64 {
+	if m.Cores <= 0 {
+		return 1
+	}
+	return float64(max(k, m.Cores)) / float64(max(n, m.Cores))
 }
 
 // copy is the cost of copying b bytes between a rank's own buffers.
@@ -76,7 +93,7 @@ func (m Model) Valid() bool {
 			return false
 		}
 	}
-	return m.PerServer >= 0
+	return m.PerServer >= 0 && m.Cores >= 0
 }
 
 // The formulas on the algorithms count a byte received and reduced as β+γ;

@@ -149,3 +149,44 @@ func TestFusedReceiveReduce(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedCores: on ranks that share Cores CPUs, a tree's rounds in
+// which few ranks move data cost less per byte than the calibrated Beta
+// (measured with all of them busy), round by round as share says; and
+// algorithms in which every rank moves data in every step do not change.
+func TestSharedCores(t *testing.T) {
+	const n, b = 8, 1 << 20
+	m := Model{Alpha: 1e-6, Beta: 1e-9, Gamma: 1e-9}
+	s := m
+	s.Cores = 2
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	tests := []struct {
+		op   Op
+		want float64 // seconds, with 2 cores: rounds of 1, 2 and 4 transfers
+	}{
+		{Broadcast, 3*m.Alpha + b*m.Beta*(2+2+4)/8},
+		{Reduce, 3*m.Alpha + b*(m.Beta+m.Gamma)*(2+2+4)/8},
+		// Gather: 4 subtrees send 1 block, 2 send 2, 1 sends 4.
+		{Gather, 3*m.Alpha + b*m.Beta*(1*4+2*2+4*2)/8},
+	}
+	for _, tc := range tests {
+		if got := Predict(tc.op, "tree", n, b, s); !near(got, tc.want) {
+			t.Errorf("%v tree on 2 cores: %v, want %v", tc.op, got, tc.want)
+		}
+		if one, shared := Predict(tc.op, "tree", n, b, m), Predict(tc.op, "tree", n, b, s); !(shared < one) {
+			t.Errorf("%v tree: %v on 2 shared cores, not below %v", tc.op, shared, one)
+		}
+	}
+	for _, name := range []string{"ring", "rhd", "rd"} {
+		if got, want := Predict(AllReduce, name, n, b, s), Predict(AllReduce, name, n, b, m); !near(got, want) {
+			t.Errorf("%s allreduce: %v with shared cores, want %v", name, got, want)
+		}
+	}
+	// With as many cores as ranks, nothing is shared.
+	s.Cores = n
+	for _, op := range []Op{Broadcast, Reduce, Gather} {
+		if got, want := Predict(op, "tree", n, b, s), Predict(op, "tree", n, b, m); !near(got, want) {
+			t.Errorf("%v tree on %d cores: %v, want %v as unshared", op, n, got, want)
+		}
+	}
+}

@@ -223,18 +223,34 @@ func treeToParent(ctx context.Context, c *Comm, t treeNode, buf []byte) error {
 	return nil
 }
 
-// treeBroadcastCost: ceil(log2 n) rounds of the whole buffer.
+// treeBroadcastCost: ceil(log2 n) rounds of the whole buffer; in the round
+// where h ranks have it, min(h, n-h) of them send (Model.share).
 func treeBroadcastCost(n int, b float64, m Model) float64 {
-	return log2Ceil(n) * (m.Alpha + b*m.Beta)
+	var t float64
+	for h := 1; h < n; h *= 2 {
+		t += m.Alpha + b*m.Beta*m.share(min(h, n-h), n)
+	}
+	return t
 }
 
-// treeReduceCost: ceil(log2 n) rounds of the whole buffer, each reduced.
+// treeReduceCost: the broadcast's rounds in reverse, each received buffer
+// also reduced.
 func treeReduceCost(n int, b float64, m Model) float64 {
-	return log2Ceil(n) * (m.Alpha + m.moveReduce(b))
+	var t float64
+	for h := 1; h < n; h *= 2 {
+		t += m.Alpha + m.moveReduce(b)*m.share(min(h, n-h), n)
+	}
+	return t
 }
 
-// treeGatherCost: ceil(log2 n) rounds; the root takes n-1 blocks in all.
-// Scatter is the same in reverse.
+// treeGatherCost: ceil(log2 n) rounds; in the round at distance d about
+// n/2d subtrees send their d blocks (at most n-d), so the root takes n-1
+// blocks in all. Scatter is the same in reverse.
 func treeGatherCost(n int, b float64, m Model) float64 {
-	return log2Ceil(n)*m.Alpha + float64(n-1)*b*m.Beta
+	var t float64
+	for d := 1; d < n; d *= 2 {
+		k := (n - d + 2*d - 1) / (2 * d)
+		t += m.Alpha + float64(min(d, n-d))*b*m.Beta*m.share(k, n)
+	}
+	return t
 }
