@@ -49,10 +49,9 @@ var levelCosts = map[Op]map[string]stepCost{
 // levels of whole servers, and for the doubling and halving algorithms n
 // and m.PerServer are powers of two.
 func (lc stepCost) applies(n int, m Model) bool {
-	if _, p, ok := m.split(n); !ok || lc.pow2 && (bits.OnesCount(uint(n)) != 1 || bits.OnesCount(uint(p)) != 1) {
-		return false
-	}
-	return true
+	_, p, ok := m.split(n)
+	pow2 := func(x int) bool { return bits.OnesCount(uint(x)) == 1 }
+	return ok && (!lc.pow2 || pow2(n) && pow2(p))
 }
 
 // level returns the one-level model of the link between ranks at distance
