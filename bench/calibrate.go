@@ -177,18 +177,22 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	}
 	c := &calibration{base: coll.Model{Alpha: fit[0], Beta: fit[1], Gamma: coll.DefaultModel.Gamma},
 		dtypes: dts, gamma: map[dtype.DType]float64{}}
-	if dr, ok := r.comm.Transport().(backends.DirectReader); ok {
-		c.base.Fused = dr.ReadsSenderBuffer()
-		if c.base.Fused {
-			// A receiver copies with its own CPU: the ranks share
-			// this process's.
-			c.base.Cores = runtime.GOMAXPROCS(0)
-		}
-	}
+	c.base = withTransport(c.base, r.comm.Transport())
 	for i, dt := range dts {
 		c.gamma[dt] = max(fit[2+i], 1e-12)
 	}
 	return c, nil
+}
+
+// withTransport returns m with what t says about how it moves data: on a
+// transport whose receiver reads the sender's buffer (shm) a receive and
+// its reduction are one pass (Fused), and the receiver copies with its
+// own CPU, so the ranks share this process's (Cores).
+func withTransport(m coll.Model, t backends.Transport) coll.Model {
+	if dr, ok := t.(backends.DirectReader); ok && dr.ReadsSenderBuffer() {
+		m.Fused, m.Cores = true, runtime.GOMAXPROCS(0)
+	}
+	return m
 }
 
 // reduceCost returns the seconds per byte of dt's sum kernel on a and b

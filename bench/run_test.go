@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/group"
+	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/backends/shm"
+	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/results"
@@ -185,6 +189,41 @@ func TestCountWrongCatchesCorruption(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWithTransport: a transport whose receivers read the sender's buffer
+// (shm, also through a group or --inject's wrapper) makes the model's
+// receive-and-reduce one pass and its ranks share this process's CPUs;
+// the simulated links do neither.
+func TestWithTransport(t *testing.T) {
+	w := shm.NewWorld(2)
+	simW, err := sim.NewWorld(2, backends.LinkModel{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	member, err := group.New(w.Endpoint(0), []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		tr     backends.Transport
+		shared bool
+	}{
+		{"shm", w.Endpoint(0), true},
+		{"shm in a group", member, true},
+		{"shm with --inject", inject.Wrap(w.Endpoint(1), inject.Spec{}, 1), true},
+		{"sim", simW.Endpoint(0), false},
+	}
+	for _, tc := range tests {
+		m := withTransport(coll.DefaultModel, tc.tr)
+		if tc.shared && (!m.Fused || m.Cores != runtime.GOMAXPROCS(0)) {
+			t.Errorf("%s: Fused %v, Cores %d; want true and GOMAXPROCS (%d)", tc.name, m.Fused, m.Cores, runtime.GOMAXPROCS(0))
+		}
+		if !tc.shared && (m.Fused || m.Cores != 0) {
+			t.Errorf("%s: Fused %v, Cores %d; want false and 0", tc.name, m.Fused, m.Cores)
+		}
 	}
 }
 

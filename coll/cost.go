@@ -49,11 +49,16 @@ type Model struct {
 // moveReduce is the cost of receiving b bytes and reducing them into an
 // accumulator: a move then a reduction, or one pass when the backend
 // fuses them.
-func (m Model) moveReduce(b float64) float64 {
+func (m Model) moveReduce(b float64) float64 { return m.received(b*m.Beta, b) }
+
+// received is the cost of receiving messages whose transfer takes move
+// seconds and reducing b bytes of them: the two in turn, or the slower of
+// the two when the backend fuses them.
+func (m Model) received(move, b float64) float64 {
 	if m.Fused {
-		return b * max(m.Beta, m.Gamma)
+		return max(move, b*m.Gamma)
 	}
-	return b * (m.Beta + m.Gamma)
+	return move + b*m.Gamma
 }
 
 // share is how much of Beta and Gamma a byte costs in a step in which k of

@@ -63,16 +63,6 @@ func (m Model) level(d int) Model {
 	return m.interLevel()
 }
 
-// received is the cost of receiving messages whose transfer takes move
-// seconds and reducing b bytes of them: the two in turn, or the slower of
-// the two when the backend fuses them (Model.moveReduce).
-func (m Model) received(move, b float64) float64 {
-	if m.Fused {
-		return max(move, b*m.Gamma)
-	}
-	return move + b*m.Gamma
-}
-
 // ringLevels is a ring of steps steps, each moving a block of blk bytes to
 // the next rank, reduces of which also reduce it, on two levels: the
 // slower of the crossing links' ports, which send their steps' blocks back

@@ -223,25 +223,23 @@ func treeToParent(ctx context.Context, c *Comm, t treeNode, buf []byte) error {
 	return nil
 }
 
-// treeBroadcastCost: ceil(log2 n) rounds of the whole buffer; in the round
+// treeRounds is ceil(log2 n) rounds of a binomial tree, each a latency and
+// round seconds of moving (and reducing) the whole buffer; in the round
 // where h ranks have it, min(h, n-h) of them send (Model.share).
-func treeBroadcastCost(n int, b float64, m Model) float64 {
+func treeRounds(n int, round float64, m Model) float64 {
 	var t float64
 	for h := 1; h < n; h *= 2 {
-		t += m.Alpha + b*m.Beta*m.share(min(h, n-h), n)
+		t += m.Alpha + round*m.share(min(h, n-h), n)
 	}
 	return t
 }
 
+// treeBroadcastCost: the tree's rounds, each moving the whole buffer.
+func treeBroadcastCost(n int, b float64, m Model) float64 { return treeRounds(n, b*m.Beta, m) }
+
 // treeReduceCost: the broadcast's rounds in reverse, each received buffer
 // also reduced.
-func treeReduceCost(n int, b float64, m Model) float64 {
-	var t float64
-	for h := 1; h < n; h *= 2 {
-		t += m.Alpha + m.moveReduce(b)*m.share(min(h, n-h), n)
-	}
-	return t
-}
+func treeReduceCost(n int, b float64, m Model) float64 { return treeRounds(n, m.moveReduce(b), m) }
 
 // treeGatherCost: ceil(log2 n) rounds; in the round at distance d about
 // n/2d subtrees send their d blocks (at most n-d), so the root takes n-1
