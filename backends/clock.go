@@ -43,6 +43,24 @@ type LocalWorker interface {
 	Reduced(n int)
 }
 
+// Holder is implemented by transports that run in virtual time (sim): the
+// time a rank spends apart from its messages and its algorithms' own work
+// (a compute phase of a scenario or of --overlap, the hold an injected
+// delay, bandwidth limit or slow rank puts on it) is charged to its clock
+// by Hold, where on other backends it passes in wall time.
+type Holder interface {
+	// Hold moves the rank's clock d forward: what the rank posts after
+	// it starts no earlier. Call it from the goroutine that posts the
+	// rank's requests, not while another goroutine of the rank waits on
+	// some.
+	Hold(d time.Duration)
+}
+
+// HolderOf returns what charges t's rank for time spent apart from its
+// messages: t if it implements Holder, else the transport it wraps, and so
+// on; false when there is none (such time passes in wall time).
+func HolderOf(t Transport) (Holder, bool) { return find[Holder](t) }
+
 // Unwrapper is implemented by transports that wrap another one (fault
 // injection, a group's renumbering), so that what the wrapped transport
 // implements can be found.

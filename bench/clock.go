@@ -12,9 +12,10 @@ import (
 
 // Virtual time. A backend that simulates its links (--backend sim) keeps a
 // clock per rank (backends.Clock), and rows are timed by it: a row's time
-// is what the simulated links would take. Everything else the harness
-// times (the watchdog, the start time of a row, --overlap's compute) stays
-// on the wall clock.
+// is what the simulated links would take, and time the rank spends apart
+// from its messages (--overlap's compute, --inject's holds) is charged to
+// its clock (backends.Holder). The watchdog and the start time of a row
+// stay on the wall clock.
 
 // simBackend is the name of the simulating backend (backends/sim, which
 // the command registers; bench does not import it).
@@ -84,6 +85,19 @@ func (p Plan) simDescription() string {
 	return s
 }
 
+// SimLinkModel checks the plan's settings of the sim backend as a sweep's
+// are checked and returns the link model they ask for, nil when the
+// backend is not sim: what hccl-test scenario runs a simulated world on.
+func (p Plan) SimLinkModel() (*backends.LinkModel, error) {
+	if p.LinkInterGBps > 0 && !p.Topology.TwoLevel() {
+		return nil, fmt.Errorf("--link-bw inter=: a link between servers needs --topology with more than one server")
+	}
+	if err := p.validateSim(); err != nil {
+		return nil, err
+	}
+	return p.simLinks(), nil
+}
+
 // validateSim checks the settings of the sim backend, and that nothing the
 // plan asks for takes wall time that virtual clocks would not see.
 func (p Plan) validateSim() error {
@@ -109,8 +123,6 @@ func (p Plan) validateSim() error {
 		return fmt.Errorf("--sim-copy %v: must be a positive bandwidth", p.SimCopyGBps)
 	case p.SimInterAlpha > 0 && !p.Topology.TwoLevel():
 		return fmt.Errorf("--sim-alpha inter=: a link between servers needs --topology with more than one server")
-	case p.Overlap > 0 || p.OverlapAuto:
-		return fmt.Errorf("--overlap: its compute takes wall time, which the virtual clocks of --backend sim do not see")
 	case p.NoPayload && p.Retry > 0:
 		return fmt.Errorf("--retry with --sim-data=false: re-execution covers the harness's world calls only, and the measured ops run on a communicator of their own")
 	}
@@ -119,12 +131,6 @@ func (p Plan) validateSim() error {
 			if f.Kind == inject.Corrupt {
 				return fmt.Errorf("--inject %q: corrupt changes the bytes of messages, and with --sim-data=false they have none", p.InjectText)
 			}
-		}
-	}
-	for _, f := range p.Inject {
-		switch f.Kind {
-		case inject.Delay, inject.Bandwidth, inject.Slow:
-			return fmt.Errorf("--inject %q: delay, bw and slow hold messages in wall time, which the virtual clocks of --backend sim do not see (fail and corrupt work)", p.InjectText)
 		}
 	}
 	return nil

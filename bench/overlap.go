@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/results"
 )
@@ -90,7 +91,7 @@ func combineOverlap(all []float64, n, iters int) overlapResult {
 func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *opWatchdog, algo string,
 	buckets []*coll.Args, own []float64) (overlapResult, error) {
 	p := r.plan
-	k := newComputeLoad(computeUnit())
+	k := r.overlapCompute()
 	amount := p.Overlap
 	if p.OverlapAuto {
 		var sum float64
@@ -106,15 +107,15 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *op
 	}
 	var alone float64
 	for range computeAloneRuns {
-		start := time.Now()
-		if err := k.runSliced(ctx, units, nil); err != nil {
+		start := r.now()
+		if err := k.alone(ctx, units); err != nil {
 			return overlapResult{}, fmt.Errorf("timing the compute alone: %w", err)
 		}
-		alone += time.Since(start).Seconds()
+		alone += (r.now() - start).Seconds()
 	}
 
 	iteration := func() (time.Duration, error) {
-		start := time.Now()
+		start := r.now()
 		for i, args := range buckets {
 			share := units / len(buckets)
 			if i < units%len(buckets) {
@@ -124,7 +125,7 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *op
 				return 0, err
 			}
 		}
-		return time.Since(start), nil
+		return r.now() - start, nil
 	}
 	for range p.Warmup {
 		if _, err := iteration(); err != nil {
@@ -143,8 +144,8 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *op
 		samples[i] = d.Seconds()
 	}
 	samples[p.Iters] = alone / computeAloneRuns
-	if k.result() <= 0 { // never: keeps the compute observable
-		return overlapResult{}, fmt.Errorf("synthetic compute went wrong (%v)", k.result())
+	if err := k.check(); err != nil {
+		return overlapResult{}, err
 	}
 	all, err := r.gatherFloats(ctx, samples)
 	if err != nil || r.comm.Rank() != 0 {
@@ -160,22 +161,33 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *op
 // wait fails, the collective may still own the buffers: it is given up to
 // timeout to end (its context is the watchdog's, which has ended), and its
 // own error, which says where it stood, is preferred.
-func overlapOne(wd *opWatchdog, comm *coll.Comm, algo string, args *coll.Args, k *computeLoad, units int,
+//
+// In virtual time the compute runs beside the collective on the rank's
+// clock: the collective is waited for first, and the clock then held to
+// where the compute, begun with the collective, would end.
+func overlapOne(wd *opWatchdog, comm *coll.Comm, algo string, args *coll.Args, k overlapCompute, units int,
 	timeout time.Duration) error {
 	wd.arm(time.Now())
+	var begun time.Duration
+	if k.load == nil {
+		begun = k.clock.Now()
+	}
 	pending := comm.Start(wd.ctx, algo, args)
 	armed := true
-	computeErr := k.runSliced(wd.ctx, units, func() {
-		if !armed {
-			return
-		}
-		select {
-		case <-pending.Done():
-			wd.disarm()
-			armed = false
-		default:
-		}
-	})
+	var computeErr error
+	if k.load != nil {
+		computeErr = k.load.runSliced(wd.ctx, units, func() {
+			if !armed {
+				return
+			}
+			select {
+			case <-pending.Done():
+				wd.disarm()
+				armed = false
+			default:
+			}
+		})
+	}
 	_, err := pending.Wait(wd.ctx)
 	wd.disarm()
 	if err != nil {
@@ -191,5 +203,61 @@ func overlapOne(wd *opWatchdog, comm *coll.Comm, algo string, args *coll.Args, k
 		}
 		return err
 	}
+	if k.load == nil {
+		k.holdUntil(begun + time.Duration(units))
+	}
 	return computeErr
+}
+
+// overlapCompute is the compute --overlap runs: the synthetic load on the
+// wall clock, or on a backend in virtual time (sim) holds of the rank's
+// clock, in units of a nanosecond.
+type overlapCompute struct {
+	load   *computeLoad // nil in virtual time
+	clock  backends.Clock
+	holder backends.Holder
+}
+
+// overlapCompute returns the compute for this rank's backend.
+func (r *rankRunner) overlapCompute() overlapCompute {
+	t := r.comm.Transport()
+	c, vc := backends.ClockOf(t)
+	h, vh := backends.HolderOf(t)
+	if vc && vh {
+		return overlapCompute{clock: c, holder: h}
+	}
+	return overlapCompute{load: newComputeLoad(computeUnit())}
+}
+
+// unitsFor returns how many units of compute take about d.
+func (k overlapCompute) unitsFor(d time.Duration) int {
+	if k.load == nil {
+		return int(d)
+	}
+	return k.load.unitsFor(d)
+}
+
+// alone runs units of compute with nothing else.
+func (k overlapCompute) alone(ctx context.Context, units int) error {
+	if k.load == nil {
+		k.holder.Hold(time.Duration(units))
+		return nil
+	}
+	return k.load.runSliced(ctx, units, nil)
+}
+
+// holdUntil holds the virtual clock until t, if it is earlier.
+func (k overlapCompute) holdUntil(t time.Duration) {
+	if now := k.clock.Now(); now < t {
+		k.holder.Hold(t - now)
+	}
+}
+
+// check reports a synthetic compute that went wrong: never, but it keeps
+// the compute's result observable, so that it cannot be optimised away.
+func (k overlapCompute) check() error {
+	if k.load != nil && k.load.result() <= 0 {
+		return fmt.Errorf("synthetic compute went wrong (%v)", k.load.result())
+	}
+	return nil
 }

@@ -20,6 +20,7 @@ func Wrap(t backends.Transport, spec Spec, seed uint64) backends.Transport {
 	}
 	w := &transport{Transport: t, spec: spec, rng: rand.New(rand.NewPCG(seed, uint64(t.Rank()))),
 		fired: make([]bool, len(spec))}
+	w.holder, _ = backends.HolderOf(t)
 	if rec, ok := t.(backends.Recoverer); ok {
 		return recovering{w, rec}
 	}
@@ -34,6 +35,9 @@ type transport struct {
 	rng   *rand.Rand
 	call  backends.Call
 	fired []bool // faults at a given call that have fired
+	// holder charges holds to the rank's virtual clock on a backend that
+	// has one (sim); nil: holds pass in wall time.
+	holder backends.Holder
 }
 
 // BeginCall implements backends.CallTagger: it keeps the call's number for
@@ -42,7 +46,7 @@ func (w *transport) BeginCall(c backends.Call) {
 	w.call = c
 	for _, f := range w.spec {
 		if f.Kind == Slow && f.From == w.Rank() {
-			holdFor(f.Min)
+			w.hold(f.Min)
 		}
 	}
 	if tg, ok := w.Transport.(backends.CallTagger); ok {
@@ -80,7 +84,7 @@ func (w *transport) Send(peer int, buf []byte) backends.Request {
 		}
 	}
 	if hold > 0 {
-		holdFor(hold)
+		w.hold(hold)
 	}
 	return w.Transport.Send(peer, buf)
 }
@@ -145,6 +149,16 @@ func (w recovering) Agree(ctx context.Context, seq uint64, v backends.Vote) (bac
 
 // Recover implements backends.Recoverer.
 func (w recovering) Recover(ctx context.Context, seq uint64) error { return w.rec.Recover(ctx, seq) }
+
+// hold keeps the rank from going on for d: on its virtual clock when it
+// has one, else in wall time.
+func (w *transport) hold(d time.Duration) {
+	if w.holder != nil {
+		w.holder.Hold(d)
+		return
+	}
+	holdFor(d)
+}
 
 // holdFor waits for d precisely. A timer alone wakes up to a millisecond
 // late on virtual machines whose processors are idle, which would turn

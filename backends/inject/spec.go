@@ -2,7 +2,9 @@
 // (--inject): delayed or bandwidth-limited messages, a rank that arrives
 // late to every call, failed transfers or dropped connections, and
 // corrupted payloads. Random choices come from one seed, so a run can be
-// repeated exactly.
+// repeated exactly. Holds (delays, bandwidth limits, slow ranks) pass in
+// wall time, or on the rank's virtual clock on a backend that keeps one
+// (backends.Holder).
 package inject
 
 import (

@@ -40,6 +40,15 @@ func (e *endpoint) Copied(n int) { e.advance(e.Now() + bytesAt(n, e.f.links.Copy
 // of n received bytes does.
 func (e *endpoint) Reduced(n int) { e.advance(e.Now() + e.f.reduceTime(n)) }
 
+// Hold implements backends.Holder: the rank spends d of its time on
+// something else (a compute phase, an injected hold) before its next
+// message or piece of work.
+func (e *endpoint) Hold(d time.Duration) {
+	if d > 0 {
+		e.advance(e.Now() + d)
+	}
+}
+
 // bytesAt returns the time n bytes take at gbps GB/s (bytes per
 // nanosecond), rounded to the nanosecond.
 func bytesAt(n int, gbps float64) time.Duration {

@@ -26,7 +26,9 @@
 //
 // A rank's own work inside algorithms (backends.LocalWorker) takes its
 // time too: a copy of s bytes between its buffers s/CopyGBps, a reduction
-// of its own buffers (or Avg's division) into s bytes s/ReduceGBps.
+// of its own buffers (or Avg's division) into s bytes s/ReduceGBps. So
+// does time the harness says the rank spends apart from its messages
+// (backends.Holder): a compute phase, or the hold of an injected fault.
 //
 // Not modelled: the harness's bookkeeping takes no virtual time;
 // contention at the receiver (many senders into one rank arrive in

@@ -1,0 +1,100 @@
+package bench
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends/inject"
+)
+
+// TestSimInjectedHolds: on sim, --inject's holds are charged to the rank's
+// virtual clock. On 2 ranks recursive doubling is one exchange per call. A
+// hold of h on rank 0's message to rank 1, or on rank 1's start, makes the
+// calls' period h plus the reduction, where without it the period is the
+// exchange's latency and transfer plus the reduction: the held rank's peer
+// sends its own message meanwhile, so its way over the link hides in the
+// hold. With both holds at once, the longer counts. The first call can
+// hide part of a hold in the skew with which the ranks leave the barrier
+// before the row, so the row has many calls.
+func TestSimInjectedHolds(t *testing.T) {
+	const bytes = 64 << 10
+	base := simPlan(bytes)
+	base.Ranks, base.Algo, base.Iters = 2, "rd", 50
+	_, plain := runOneRow(t, base)
+	exchange := base.SimAlpha.Seconds()*1e6 + bytes/(base.LinkGBps*1e3) // us
+	tests := []struct {
+		spec string
+		hold float64 // us
+	}{
+		{"delay=20us@link=0-1", 20},
+		{"bw=1GB/s@link=0-1", bytes / 1e3},
+		{"slow=30us@rank=1", 30},
+		{"delay=20us@link=0-1;slow=30us@rank=1", 30},
+	}
+	for _, tc := range tests {
+		t.Run(tc.spec, func(t *testing.T) {
+			p := base
+			var err error
+			if p.Inject, err = inject.Parse(tc.spec); err != nil {
+				t.Fatal(err)
+			}
+			p.InjectText = tc.spec
+			if err := p.Validate(); err != nil {
+				t.Fatalf("refused on sim: %v", err)
+			}
+			_, rec := runOneRow(t, p)
+			want := tc.hold - exchange
+			if got := rec.TimeUS - plain.TimeUS; math.Abs(got-want) > 0.5 {
+				t.Errorf("%.3f us against %.3f us without the fault: %.3f us more, want %.3f", rec.TimeUS, plain.TimeUS, got, want)
+			}
+		})
+	}
+}
+
+// TestSimOverlap: on sim, --overlap's compute is held on the rank's clock
+// beside the collective, which the simulated links move without the CPU:
+// the compute alone takes exactly its amount, and an overlapped iteration
+// the longer of the two, so the overlap hides all of the shorter one. With
+// auto and buckets, each bucket's share of the compute (its rank's mean
+// time over the number of buckets) runs beside that bucket.
+func TestSimOverlap(t *testing.T) {
+	const bytes = 1 << 20
+	for _, tc := range []struct {
+		name    string
+		overlap time.Duration
+		auto    bool
+		fusion  []int
+	}{
+		{name: "shorter", overlap: 10 * time.Microsecond},
+		{name: "longer", overlap: 2 * time.Millisecond},
+		{name: "auto in buckets", auto: true, fusion: []int{4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := simPlan(bytes)
+			p.Overlap, p.OverlapAuto, p.Fusion = tc.overlap, tc.auto, tc.fusion
+			if err := p.Validate(); err != nil {
+				t.Fatalf("refused on sim: %v", err)
+			}
+			var c capture
+			if _, err := Run(context.Background(), p, &c); err != nil {
+				t.Fatal(err)
+			}
+			rec := c.records[len(c.records)-1] // the row in buckets, with --fusion
+			compute := tc.overlap.Seconds() * 1e6
+			if tc.auto {
+				compute = rec.TimeUS
+			}
+			if math.Abs(rec.ComputeUS-compute) > 0.5 {
+				t.Errorf("compute alone %.3f us, want %.3f", rec.ComputeUS, compute)
+			}
+			if want := max(rec.TimeUS, compute); math.Abs(rec.TotalUS-want) > 1 {
+				t.Errorf("overlapped %.3f us with the collective alone %.3f us and the compute %.3f us: want %.3f", rec.TotalUS, rec.TimeUS, rec.ComputeUS, want)
+			}
+			if math.Abs(rec.OverlapEff-1) > 0.01 {
+				t.Errorf("efficiency %.4f, want 1", rec.OverlapEff)
+			}
+		})
+	}
+}
