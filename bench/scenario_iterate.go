@@ -15,7 +15,7 @@ import (
 // to s (laid out as scenSampleLen says). With wrong non-nil it checks
 // every collective call and adds its wrong elements to wrong[step].
 func (r *scenRank) iterate(wd *opWatchdog, comms []*coll.Comm, s, wrong []float64) error {
-	start := time.Now()
+	start := r.now()
 	for _, a := range r.actions {
 		var c *scenColl
 		if a.coll >= 0 {
@@ -23,46 +23,64 @@ func (r *scenRank) iterate(wd *opWatchdog, comms []*coll.Comm, s, wrong []float6
 		}
 		switch {
 		case c == nil:
-			t0 := time.Now()
-			if err := r.load.run(wd.ctx, a.compute); err != nil {
+			t0 := r.now()
+			if err := r.compute(wd.ctx, a.compute); err != nil {
 				return fmt.Errorf("computing: %w", err)
 			}
-			s[1] += time.Since(t0).Seconds()
+			s[1] += (r.now() - t0).Seconds()
 		case a.compute == 0:
-			t0 := time.Now()
+			t0 := r.now()
 			err := r.calls(wd, comms[c.dom], c, wrong)
-			took := time.Since(t0).Seconds()
+			took := (r.now() - t0).Seconds()
 			s[2+2*c.dom] += took
 			s[3+2*c.dom] += took
 			if err != nil {
 				return fmt.Errorf("%s: %w", stepLabel(c.index, c.step.Name), err)
 			}
 		default:
-			// The collective owns its buffers and its Comm until done is
-			// closed; meanwhile this goroutine only computes.
-			t0 := time.Now()
-			done := make(chan struct{})
-			var end time.Time
-			var err error
-			go func() {
-				defer close(done)
-				err = r.calls(wd, comms[c.dom], c, wrong)
-				end = time.Now()
-			}()
-			c0 := time.Now()
-			lerr := r.load.run(wd.ctx, a.compute)
-			w0 := time.Now()
-			<-done
-			s[1] += w0.Sub(c0).Seconds()
-			s[2+2*c.dom] += end.Sub(t0).Seconds()
-			s[3+2*c.dom] += time.Since(w0).Seconds()
-			if err = errors.Join(err, lerr); err != nil {
+			if err := r.overlapped(wd, comms[c.dom], c, a.compute, s, wrong); err != nil {
 				return fmt.Errorf("%s (overlapped): %w", stepLabel(c.index, c.step.Name), err)
 			}
 		}
 	}
-	s[0] += time.Since(start).Seconds()
+	s[0] += (r.now() - start).Seconds()
 	return nil
+}
+
+// overlapped runs collective c overlapped with a compute phase of d and
+// adds the times to s: the compute's, the collective's from start to end,
+// and the time the step waited for it after the compute.
+func (r *scenRank) overlapped(wd *opWatchdog, comm *coll.Comm, c *scenColl, d time.Duration, s, wrong []float64) error {
+	t0 := r.now()
+	if r.virtual() {
+		err := r.calls(wd, comm, c, wrong)
+		end := r.now()
+		if end < t0+d {
+			r.holder.Hold(t0 + d - end)
+		}
+		s[1] += d.Seconds()
+		s[2+2*c.dom] += (end - t0).Seconds()
+		s[3+2*c.dom] += max(end-t0-d, 0).Seconds()
+		return err
+	}
+	// The collective owns its buffers and its Comm until done is closed;
+	// meanwhile this goroutine only computes.
+	done := make(chan struct{})
+	var end time.Duration
+	var err error
+	go func() {
+		defer close(done)
+		err = r.calls(wd, comm, c, wrong)
+		end = r.now()
+	}()
+	c0 := r.now()
+	lerr := r.compute(wd.ctx, d)
+	w0 := r.now()
+	<-done
+	s[1] += (w0 - c0).Seconds()
+	s[2+2*c.dom] += (end - t0).Seconds()
+	s[3+2*c.dom] += (r.now() - w0).Seconds()
+	return errors.Join(err, lerr)
 }
 
 // calls runs collective c its number of times per step, each under the
@@ -73,6 +91,9 @@ func (r *scenRank) calls(wd *opWatchdog, comm *coll.Comm, c *scenColl, wrong []f
 		if wrong != nil {
 			poison(c.args.Recv)
 			fillInputs(c.args, c.pattern, c.rank)
+		}
+		if r.cal != nil {
+			comm.SetModel(r.cal.model(c.step.DType))
 		}
 		wd.arm(time.Now())
 		_, err := comm.Run(wd.ctx, coll.Auto, c.args)

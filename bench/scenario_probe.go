@@ -73,8 +73,9 @@ func (l *scenLoad) run(ctx context.Context, d time.Duration) error {
 // sharing cores share them as they will in the step) and gives every rank
 // the mean rate: each rank then does the same work per phase, and a phase
 // of d takes about d with every rank computing and nothing else running.
+// In virtual time compute phases are holds, with nothing to calibrate.
 func (r *scenRank) calibrate(ctx context.Context) error {
-	if !slices.ContainsFunc(r.sc.Steps, ScenarioStep.IsCompute) {
+	if r.virtual() || !slices.ContainsFunc(r.sc.Steps, ScenarioStep.IsCompute) {
 		return nil
 	}
 	best := 0.0
@@ -138,15 +139,15 @@ func (r *scenRank) probeTime(ctx context.Context, comm *coll.Comm, send, recv []
 	defer wd.stop()
 	times := make([]float64, iters)
 	for i := -scenProbeWarmup; i < iters; i++ {
-		start := time.Now()
-		wd.arm(start)
+		start := r.now()
+		wd.arm(time.Now())
 		_, err := comm.Run(wd.ctx, coll.Auto, args)
 		wd.disarm()
 		if err != nil {
 			return 0, err
 		}
 		if i >= 0 {
-			times[i] = time.Since(start).Seconds()
+			times[i] = (r.now() - start).Seconds()
 		}
 	}
 	slowest, err := r.allreduce(ctx, dtype.Max, times)

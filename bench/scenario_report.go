@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -24,6 +25,12 @@ type ScenarioReport struct {
 	Rounds int `json:"rounds"`
 	// Faults are the --inject faults of every run, "" for none.
 	Faults string `json:"faults,omitempty"`
+	// Simulated describes the simulated links on --backend sim, whose
+	// times are virtual; "" on other backends.
+	Simulated string `json:"simulated,omitempty"`
+	// Unchecked says that the collectives ran without payload
+	// (--sim-data=false), so no result was checked and Wrong is 0.
+	Unchecked bool `json:"unchecked,omitempty"`
 	// ComputeUnitsPerMS is the calibrated speed of the compute loop on
 	// each rank, with every rank computing; 0 without compute phases.
 	ComputeUnitsPerMS float64 `json:"compute_units_per_ms"`
@@ -116,6 +123,9 @@ func (r *scenRank) report(base *scenResult, slowed []*scenResult) *ScenarioRepor
 		rep.Domains = append(rep.Domains, sd)
 	}
 	rep.CriticalChangePct = best
+	if math.Abs(rep.OtherMS) < 1e-9 {
+		rep.OtherMS = 0 // rounding of the sums, in virtual time exact
+	}
 	rep.OtherSharePct = share(rep.OtherMS)
 	for i, st := range sc.Steps {
 		if st.IsCompute() {
@@ -153,6 +163,9 @@ func (rep *ScenarioReport) WriteText(w io.Writer) error {
 		}
 	}
 	p("# runs: the baseline, then each domain with its links slowed, %s\n", rounds)
+	if rep.Simulated != "" {
+		p("# simulated: %s; times are virtual: compute phases and the slowed links' holds are charged to each rank's clock\n", rep.Simulated)
+	}
 	if rep.ComputeUnitsPerMS > 0 {
 		p("# compute: a multiply-add loop, %.0f units per ms on each rank (calibrated with every rank computing at once)\n", rep.ComputeUnitsPerMS)
 	}
@@ -188,9 +201,12 @@ func (rep *ScenarioReport) WriteText(w io.Writer) error {
 	default:
 		p("# critical domain: %s (a %g%% slower %s link changes the step by %+.1f%%: within noise)\n", rep.Critical, rep.SlowdownPct, rep.Critical, rep.CriticalChangePct)
 	}
-	if rep.Wrong == 0 {
+	switch {
+	case rep.Unchecked:
+		p("# wrong elements: not checked (--sim-data=false: the collectives carried no payload)\n")
+	case rep.Wrong == 0:
 		p("# wrong elements: 0 OK\n")
-	} else {
+	default:
 		var where []string
 		for _, s := range rep.WrongBySteps {
 			if s.Wrong > 0 {

@@ -32,12 +32,18 @@ type ScenarioOptions struct {
 	Bind           string
 	ConnectTimeout time.Duration
 	Args           []string
+	// Links is the link model of a simulated world (--backend sim), nil
+	// for the default one and on other backends.
+	Links *backends.LinkModel
+	// NoPayload runs the collectives with lengths only (--sim-data=false,
+	// sim only): no buffer takes memory and nothing is checked.
+	NoPayload bool
 }
 
 // config is the backend configuration for a world of ranks.
 func (o ScenarioOptions) config(ranks int) backends.Config {
 	return backends.Config{Ranks: ranks, Master: o.Master, Bind: o.Bind, ConnectTimeout: o.ConnectTimeout,
-		Log: os.Stderr, Args: o.Args}
+		Log: os.Stderr, Args: o.Args, Links: o.Links}
 }
 
 // RunScenario runs sc in one world on o's backend: it measures each domain's
@@ -71,7 +77,14 @@ func RunScenario(ctx context.Context, sc *Scenario, o ScenarioOptions, out io.Wr
 	if rep == nil {
 		return nil, nil
 	}
-	rep.Backend = o.Backend
+	rep.Backend, rep.Unchecked = o.Backend, o.NoPayload
+	if o.Backend == simBackend {
+		var m backends.LinkModel
+		if o.Links != nil {
+			m = *o.Links
+		}
+		rep.Simulated = m.Describe(sc.Ranks)
+	}
 	if len(o.Inject) > 0 {
 		rep.Faults = fmt.Sprintf("%s (seed %d)", o.InjectText, o.Seed)
 	}
@@ -109,6 +122,13 @@ type scenRank struct {
 	// the run first comes, kept for its later rounds.
 	comms   [][]*coll.Comm
 	untrack []func() // for the status report on SIGQUIT
+	// clock and holder are the rank's virtual clock on a backend in
+	// virtual time (scenario_clock.go), nil on the wall clock.
+	clock  backends.Clock
+	holder backends.Holder
+	// cal is what auto chooses with on sim: the simulated links' own
+	// figures, as in a sweep; nil elsewhere (the default model).
+	cal *calibration
 }
 
 // scenAction is one thing an iteration does: a compute phase, a
@@ -135,6 +155,20 @@ type scenColl struct {
 func newScenRank(sc *Scenario, o ScenarioOptions, t backends.Transport) *scenRank {
 	r := &scenRank{sc: sc, o: o, t: t, rank: t.Rank(), domains: sc.Domains(), colls: make([]*scenColl, len(sc.Steps))}
 	r.comms = make([][]*coll.Comm, 1+len(r.domains))
+	r.useClock(t)
+	if o.Backend == simBackend {
+		var links backends.LinkModel
+		if o.Links != nil {
+			links = *o.Links
+		}
+		var dts []dtype.DType
+		for _, st := range sc.Steps {
+			if !st.IsCompute() && !slices.Contains(dts, st.DType) {
+				dts = append(dts, st.DType)
+			}
+		}
+		r.cal = simCalibration(links, dts)
+	}
 	r.alpha, r.beta = make([]float64, len(r.domains)), make([]float64, len(r.domains))
 	for _, d := range r.domains {
 		r.links = append(r.links, sc.GroupSize(d) > 1)
@@ -161,10 +195,20 @@ func newScenRank(sc *Scenario, o ScenarioOptions, t backends.Transport) *scenRan
 		row := Row{Op: st.Op, DType: st.DType, RedOp: st.RedOp, Root: st.Root, Place: OutOfPlace,
 			Count: st.Elems, Bytes: st.Bytes, Group: st.Group, GroupSize: n}
 		send, recv := bufferBytes(st.Op, n, st.Bytes)
-		bp := bufferPool{a: make([]byte, send), b: make([]byte, recv)}
+		var bp bufferPool
+		if o.NoPayload {
+			// Address space that nothing touches, as a sweep's without
+			// payload.
+			mem := noPayloadBuffers.Get(int(send + recv))
+			bp.a, bp.b = mem[:send:send], mem[send:]
+		} else {
+			bp.a, bp.b = make([]byte, send), make([]byte, recv)
+		}
 		c := &scenColl{step: st, index: i, dom: slices.Index(r.domains, st.Group), args: bp.args(row, rank, n),
 			row: row, pattern: patternFor(row, n), rank: rank, n: n}
-		fillInputs(c.args, c.pattern, rank)
+		if !o.NoPayload {
+			fillInputs(c.args, c.pattern, rank)
+		}
 		r.colls[i] = c
 	}
 	return r
@@ -185,7 +229,13 @@ func (r *scenRank) members(dom string) []int {
 // domainComm returns this rank's communicator in domain dom over t.
 func (r *scenRank) domainComm(t backends.Transport, dom string) (*coll.Comm, error) {
 	if dom == WorldDomain {
-		return coll.NewComm(t), nil
+		c := coll.NewComm(t)
+		if r.o.Links != nil && r.o.Links.PerServer > 0 && r.o.Links.PerServer < r.sc.Ranks {
+			if err := c.SetTopology(r.o.Links.PerServer); err != nil {
+				return nil, fmt.Errorf("--topology: %w", err)
+			}
+		}
+		return c, nil
 	}
 	g, err := group.New(t, r.members(dom))
 	if err != nil {
@@ -291,6 +341,7 @@ func (r *scenRank) runComms(d int) ([]*coll.Comm, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.SetNoPayload(r.o.NoPayload)
 		comms[i] = c
 		r.untrack = append(r.untrack, trackComm(c))
 	}
@@ -330,7 +381,7 @@ func (r *scenRank) runPhase(ctx context.Context, d, iters, warmup int, check boo
 		}
 	}
 	wrong := make([]float64, len(r.sc.Steps))
-	if check {
+	if check && !r.o.NoPayload {
 		clear(scratch)
 		if err := r.iterate(wd, comms, scratch, wrong); err != nil {
 			return nil, fmt.Errorf("checked iteration: %w", err)

@@ -31,6 +31,9 @@ part's share of the step. Then it runs the step again once per domain with
 that domain's links slowed by --slowdown through the fault injector, and names
 the domain whose slowdown moved the step time most: the critical domain.
 Every collective's result is checked. The README describes the file.
+With --backend sim the step runs in virtual time on simulated links
+(--topology, --link-bw and the --sim flags, as in a sweep): compute phases
+and slowed links are charged to each rank's virtual clock.
 
 Flags:
 %s
@@ -102,6 +105,9 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.StringVar(&o.Master, "master", "", "rank 0's rendezvous address host:port (tcp under a launcher)")
 	fs.StringVar(&o.Bind, "bind", "", "address or network interface ranks listen on (tcp)")
 	fs.BoolVar(&o.JSON, "json", false, "print one JSON object with the same figures instead of the table")
+	topology := fs.String("topology", "", "--backend sim: how ranks sit on servers, servers=S,per-server=P (ranks\nnumbered server by server)")
+	link := fs.String("link-bw", "", "--backend sim: bandwidth of the simulated links, a value or a preset; with\n--topology, intra=X,inter=Y for the links inside and between servers")
+	simf := addSimFlags(fs)
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		return scenarioRun{}, fmt.Errorf("%w (see %s scenario --help)", err, programName)
@@ -124,12 +130,6 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		return scenarioRun{}, fmt.Errorf("--timeout %v: must be positive", timeout.duration())
 	case connect.duration() < 0:
 		return scenarioRun{}, fmt.Errorf("--connect-timeout %v: must not be negative", connect.duration())
-	}
-	if o.Backend == "sim" {
-		// Scenarios time compute and communication in wall time, and slow
-		// domains by holding messages in wall time: a simulated world's
-		// virtual clocks would see none of it.
-		return scenarioRun{}, fmt.Errorf("--backend sim: scenarios run compute and slow links in wall time, which the virtual clocks of the sim backend do not see (use shm or tcp)")
 	}
 	if o.Master != "" {
 		if _, port, err := net.SplitHostPort(o.Master); err != nil || port == "" {
@@ -167,6 +167,9 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if sc.Name == "" {
 		sc.Name = file
 	}
+	if o.Links, o.NoPayload, err = scenarioLinks(o, sc.Ranks, *topology, *link, simf); err != nil {
+		return scenarioRun{}, err
+	}
 	if err := o.Inject.Validate(sc.Ranks, true); err != nil {
 		return scenarioRun{}, err
 	}
@@ -174,10 +177,43 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if p.LaunchedRank >= 0 {
 		hosted = 1
 	}
-	if avail := bench.AvailableMemory(); avail > 0 && sc.MemoryPerRank()*hosted > avail {
+	if avail := bench.AvailableMemory(); avail > 0 && !o.NoPayload && sc.MemoryPerRank()*hosted > avail {
 		return scenarioRun{}, fmt.Errorf("%s: the scenario needs about %s of memory for %d ranks, more than the %s available",
 			file, bench.HumanSize(sc.MemoryPerRank()*hosted), hosted, bench.HumanSize(avail))
 	}
 	o.Args = append([]string{"scenario"}, args...)
 	return scenarioRun{sc: sc, opts: o, writes: p.WritesOutput()}, nil
+}
+
+// scenarioLinks reads a scenario's simulated links on --backend sim from
+// --topology, --link-bw and the --sim flags, checked as a sweep's are (with
+// o's faults), and whether it runs without payload; on other backends it
+// refuses them.
+func scenarioLinks(o bench.ScenarioOptions, ranks int, topology, link string, simf simFlags) (*backends.LinkModel, bool, error) {
+	p := bench.DefaultPlan()
+	p.Backend, p.Ranks, p.Inject, p.InjectText = o.Backend, ranks, o.Inject, o.InjectText
+	if o.Backend != "sim" {
+		switch {
+		case topology != "":
+			return nil, false, fmt.Errorf("--topology: only --backend sim takes it in a scenario, to place the simulated ranks (elsewhere the file's groups are the domains)")
+		case link != "":
+			return nil, false, fmt.Errorf("--link-bw: only --backend sim takes it in a scenario, for the simulated links")
+		}
+	}
+	var err error
+	if topology != "" {
+		if p.Topology, err = bench.ParseTopology(topology, ranks); err != nil {
+			return nil, false, err
+		}
+	}
+	if link != "" {
+		if err := parseLinks(&p, link); err != nil {
+			return nil, false, fmt.Errorf("--link-bw: %w", err)
+		}
+	}
+	if err := simf.apply(&p); err != nil {
+		return nil, false, err
+	}
+	m, err := p.SimLinkModel()
+	return m, p.NoPayload, err
 }

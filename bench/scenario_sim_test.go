@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/coll"
+)
+
+// simScenario has 4 ranks on 2 simulated servers of 2: tp groups {0,1} and
+// {2,3} inside a server, dp groups {0,2} and {1,3} across them.
+const simScenario = `{"name": "sim", "ranks": 4, "groups": "tp=2,dp=2", "iterations": 6, "warmup": 1,
+  "steps": [
+    {"name": "forward", "compute": "1ms"},
+    {"name": "tp", "group": "tp", "op": "allreduce", "size": "1M"},
+    {"name": "backward", "compute": "500us"},
+    {"name": "dp", "group": "dp", "op": "allreduce", "size": "4M", "overlap": true}
+  ]}`
+
+// simScenarioLinks are simScenario's simulated links, as simPlan's inside
+// a server, slower between them.
+var simScenarioLinks = backends.LinkModel{PerServer: 2, IntraAlpha: 3 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
+	IntraGBps: 50, InterGBps: 10, ReduceGBps: 20, CopyGBps: 30}
+
+// TestScenarioOnSim: a scenario on sim runs in virtual time. Its compute
+// phases take exactly their durations; each domain's collective takes what
+// the same collective takes in a sweep row on a simulated world of its
+// group's 2 ranks on the same links (one server for tp, two for dp); the
+// overlapped dp allreduce is exposed only for what outlasts its compute
+// phase; and the step is the sum of the parts.
+func TestScenarioOnSim(t *testing.T) {
+	sc, err := ParseScenario([]byte(simScenario), ScenarioOverrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := simScenarioLinks
+	var out bytes.Buffer
+	rep, err := RunScenario(context.Background(), sc, ScenarioOptions{Backend: simBackend, Timeout: 20 * time.Second, Links: &links}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", out.String())
+	if rep.Simulated == "" || rep.Wrong != 0 {
+		t.Errorf("simulated %q, %d wrong", rep.Simulated, rep.Wrong)
+	}
+	if math.Abs(rep.ComputeMS-1.5) > 1e-6 {
+		t.Errorf("compute %.6f ms, want 1.5 exactly", rep.ComputeMS)
+	}
+
+	// The same collectives as sweep rows on 2 simulated ranks.
+	row := func(bytes int64, servers int) float64 {
+		p := simPlan(bytes)
+		p.Ranks, p.Algo, p.Iters = 2, coll.Auto, 20
+		if servers > 1 {
+			p.Topology = Topology{Servers: 2, PerServer: 1}
+			p.SimInterAlpha, p.LinkInterGBps = links.InterAlpha, links.InterGBps
+		}
+		_, rec := runOneRow(t, p)
+		t.Logf("%d B on %d server(s): %s, %.2f us", bytes, servers, rec.Algo, rec.TimeUS)
+		return rec.TimeUS / 1e3
+	}
+	tp, dp := row(1<<20, 1), row(4<<20, 2)
+	dom := map[string]ScenarioDomain{}
+	for _, d := range rep.Domains {
+		dom[d.Domain] = d
+	}
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 0.02*want+0.005 {
+			t.Errorf("%s %.4f ms, want %.4f ms", what, got, want)
+		}
+	}
+	near("tp comm", dom["tp"].CommMS, tp)
+	near("tp exposed", dom["tp"].ExposedMS, tp)
+	near("dp comm", dom["dp"].CommMS, dp)
+	near("dp exposed", dom["dp"].ExposedMS, max(dp-0.5, 0))
+	near("step", rep.StepMS, 1.5+tp+max(dp-0.5, 0))
+	if rep.Critical == "" || dom["tp"].ChangePct <= 0 || dom["dp"].ChangePct <= 0 {
+		t.Errorf("slowing a domain did not slow the step: tp %+.2f%%, dp %+.2f%%", dom["tp"].ChangePct, dom["dp"].ChangePct)
+	}
+}
+
+// TestScenarioOnSimWithoutPayload: without payload the scenario's times are
+// exactly those with payload, since the simulated links time messages by
+// their lengths; nothing is checked, and the report says so.
+func TestScenarioOnSimWithoutPayload(t *testing.T) {
+	sc, err := ParseScenario([]byte(simScenario), ScenarioOverrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := simScenarioLinks
+	reps := make([]*ScenarioReport, 2)
+	var out bytes.Buffer
+	for i, none := range []bool{false, true} {
+		out.Reset()
+		o := ScenarioOptions{Backend: simBackend, Timeout: 20 * time.Second, Links: &links, NoPayload: none}
+		if reps[i], err = RunScenario(context.Background(), sc, o, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	with, without := reps[0], reps[1]
+	if !without.Unchecked || with.Unchecked || !strings.Contains(out.String(), "# wrong elements: not checked") {
+		t.Errorf("unchecked: with payload %v, without %v; report:\n%s", with.Unchecked, without.Unchecked, out.String())
+	}
+	if with.StepMS != without.StepMS || with.Domains[0].CommMS != without.Domains[0].CommMS ||
+		with.Domains[1].SlowedStepMS != without.Domains[1].SlowedStepMS {
+		t.Errorf("with payload: step %v ms, %s comm %v ms, slowed %s %v ms; without: %v, %v, %v",
+			with.StepMS, with.Domains[0].Domain, with.Domains[0].CommMS, with.Domains[1].Domain, with.Domains[1].SlowedStepMS,
+			without.StepMS, without.Domains[0].CommMS, without.Domains[1].SlowedStepMS)
+	}
+}
