@@ -73,16 +73,20 @@ func bruckAllToAll(ctx context.Context, c *Comm, a *Args) error {
 }
 
 // bruckBlocksSent returns P(n) = Σ_{i<n} popcount(i), the number of blocks
-// each rank sends in Bruck's all-to-all: for bit k, the indices below n
+// each rank sends in Bruck's all-to-all: for each bit, the indices below n
 // with that bit set.
 func bruckBlocksSent(n int) int {
 	total := 0
 	for k := range bits.Len(uint(n)) {
-		period, d := 2<<k, 1<<k
-		total += n/period*d + max(0, n%period-d)
+		total += bruckStepBlocks(n, 1<<k)
 	}
 	return total
 }
+
+// bruckStepBlocks returns how many blocks each rank sends at the step of
+// distance d (a power of two) of Bruck's all-to-all: the indices below n
+// with bit d set, d in every 2d.
+func bruckStepBlocks(n, d int) int { return n/(2*d)*d + max(0, n%(2*d)-d) }
 
 // bruckAllToAllCost: ⌈log2 n⌉ steps sending P(n) blocks in all, and
 // 2n + 2P(n) blocks copied locally.

@@ -335,33 +335,3 @@ func TestHierCost(t *testing.T) {
 		}
 	}
 }
-
-// TestLevelCosts: on two levels, the algorithms with a step-aware cost
-// are charged each message its own link, so they cost less than the flat
-// bound and more than on the fast link alone, and auto picks rd for a
-// small allreduce where the flat bound made it pick hier.
-func TestLevelCosts(t *testing.T) {
-	m := Model{Alpha: 2e-6, Beta: 1 / 56e9, Gamma: 1 / 10e9, PerServer: 8, InterAlpha: 10e-6, InterBeta: 1 / 25e9}
-	for op, costs := range levelCosts {
-		for name := range costs {
-			alg, _ := lookup(op, name)
-			for _, b := range []float64{1 << 10, 1 << 16, 1 << 20} {
-				got := alg.predict(64, b, m)
-				flat := alg.cost(64, b, m.flat(64))
-				fast := alg.cost(64, b, m.intraLevel())
-				if !(got < flat && got > fast) {
-					t.Errorf("%v %s %g B: level cost %g, want between %g (intra only) and %g (flat bound)", op, name, b, got, fast, flat)
-				}
-			}
-		}
-	}
-	if got, _ := Choose(AllReduce, Auto, 16<<10, 64, m); got != "rd" && got != "rhd" {
-		t.Errorf("auto picked %s for 16 KiB on 64 ranks, want rd or rhd", got)
-	}
-	// Not powers of two: the flat bound, as before.
-	alg, _ := lookup(AllReduce, "rd")
-	if got, want := alg.predict(48, 1024, Model{Alpha: 2e-6, Beta: 1e-10, Gamma: 1e-10, PerServer: 8, InterAlpha: 1e-5}),
-		alg.cost(48, 1024, Model{Alpha: 2e-6, Beta: 1e-10, Gamma: 1e-10, PerServer: 8, InterAlpha: 1e-5}.flat(48)); got != want {
-		t.Errorf("rd on 48 ranks: %g, want the flat bound %g", got, want)
-	}
-}

@@ -4,7 +4,7 @@ import "math/bits"
 
 // Two-level costs that follow an algorithm's messages. On a two-level
 // model the algorithms blind to the topology are costed on the slower link
-// for every step (Model.flat), which overstates three kinds of algorithm:
+// for every step (Model.flat), which overstates most of them:
 //
 //   - ring: laid out server by server, one link in P crosses servers; a
 //     rank whose next block is ready sends it as soon as its port is free,
@@ -16,16 +16,23 @@ import "math/bits"
 //     distances cross;
 //   - the direct ones, where every rank sends to every other at once: a
 //     rank's messages to its own server leave on the fast link and those to
-//     other servers on the slow one, side by side.
+//     other servers on the slow one, side by side;
+//   - the rooted ones, binomial tree and chain (levelcost_tree.go): their
+//     edges that cross servers are known from the layout;
+//   - the shifted exchanges, pairwise and Bruck's (levelcost_shift.go):
+//     every rank sends to the rank a fixed distance on, so a step crosses
+//     servers for some ranks and not others, and the ranks' steps chain up.
 //
-// levelCosts gives them costs that charge each message its own link.
+// levelCosts gives them costs that charge each message its own link. The
+// double binary tree stays on the flat bound (levelcost_tree.go says why).
 
 // stepCost is a step-aware two-level cost and when it applies.
 type stepCost struct {
 	cost CostFunc
 	// pow2 says that the cost needs n and PerServer to be powers of two
-	// (the doubling and halving algorithms); otherwise whole servers are
-	// enough.
+	// (the doubling and halving algorithms, and the binomial tree, whose
+	// deepest path takes a hop at every distance only then); otherwise
+	// whole servers are enough.
 	pow2 bool
 }
 
@@ -37,17 +44,27 @@ var levelCosts = map[Op]map[string]stepCost{
 		"rd":   {rdAllReduceLevelCost, true}, "rhd": {rhdAllReduceLevelCost, true},
 		"oneshot": {oneshotAllReduceLevelCost, false}, "twoshot": {twoshotAllReduceLevelCost, false},
 	},
-	AllGather: {"ring": {ringAllGatherLevelCost, false}, "rd": {rdAllGatherLevelCost, true}},
+	AllGather: {
+		"ring": {ringAllGatherLevelCost, false}, "rd": {rdAllGatherLevelCost, true},
+		"bruck": {bruckAllGatherLevelCost, false},
+	},
 	ReduceScatter: {
 		"ring": {ringReduceScatterLevelCost, false},
 		"rhd":  {rhdReduceScatterLevelCost, true}, "direct": {directReduceScatterLevelCost, false},
 	},
-	AllToAll: {"direct": {directAllToAllLevelCost, false}},
+	AllToAll: {
+		"direct": {directAllToAllLevelCost, false}, "pairwise": {pairwiseAllToAllLevelCost, false},
+		"bruck": {bruckAllToAllLevelCost, false},
+	},
+	Broadcast: {"tree": {treeBroadcastLevelCost, true}, "ring": {chainBroadcastLevelCost, false}},
+	Reduce:    {"tree": {treeReduceLevelCost, true}, "ring": {chainReduceLevelCost, false}},
+	Gather:    {"tree": {treeGatherLevelCost, true}, "ring": {chainGatherLevelCost, false}},
+	Scatter:   {"tree": {treeScatterLevelCost, true}, "ring": {chainScatterLevelCost, false}},
 }
 
 // applies reports whether lc can cost a call on n ranks under m: m has two
-// levels of whole servers, and for the doubling and halving algorithms n
-// and m.PerServer are powers of two.
+// levels of whole servers, and for the doubling and halving algorithms and
+// the binomial tree n and m.PerServer are powers of two.
 func (lc stepCost) applies(n int, m Model) bool {
 	_, p, ok := m.split(n)
 	pow2 := func(x int) bool { return bits.OnesCount(uint(x)) == 1 }
@@ -149,13 +166,13 @@ func rhdReduceScatterLevelCost(n int, b float64, m Model) float64 {
 // message of s bytes to each of the others, those to the P-1 ranks of its
 // server on the fast link and those to the n-P others on the slow one, the
 // two side by side. It returns the step's latency (the slower link's, plus
-// the handling of every further message as directAlpha counts it, at the
-// fast link's rate) and the transfer times of the two groups of messages,
+// a gap for every further message, as directAlpha counts it, the gap of
+// the fast link's model) and the transfer times of the two groups of messages,
 // the faster group's first.
 func directLevels(n int, s float64, m Model) (latency, fast, slow float64, kFast, kSlow float64) {
 	_, p, _ := m.split(n)
 	intra, inter := m.intraLevel(), m.interLevel()
-	latency = max(intra.Alpha, inter.Alpha) + float64(n-2)/2*intra.Alpha
+	latency = max(intra.Alpha, inter.Alpha) + float64(n-2)*intra.gap()
 	fast, slow = float64(p-1)*s*intra.Beta, float64(n-p)*s*inter.Beta
 	kFast, kSlow = float64(p-1), float64(n-p)
 	if fast > slow {
