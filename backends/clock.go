@@ -97,17 +97,19 @@ func find[T any](t Transport) (T, bool) {
 // DefaultLinkModel is what a simulated world has where its LinkModel (or
 // Config.Links) says nothing: one server, 2 us and 25 GB/s per message
 // inside it, 10 us between servers (at the intra bandwidth unless given),
-// reductions at 10 GB/s, and copies between a rank's own buffers at 1.5
-// times the reduction rate (a copy moves two thirds of a reduction's bytes:
-// the rule of coll's cost model).
+// reductions at 10 GB/s, copies between a rank's own buffers at 1.5 times
+// the reduction rate (a copy moves two thirds of a reduction's bytes: the
+// rule of coll's cost model), and a gap between a rank's messages of half
+// the latency inside a server (what coll's cost model charges for each
+// further message of a step).
 var DefaultLinkModel = LinkModel{
 	IntraAlpha: 2 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
 	IntraGBps: 25, ReduceGBps: 10,
 }
 
 // WithDefaults returns m with its zero fields taken from DefaultLinkModel,
-// a zero InterGBps set to IntraGBps and a zero CopyGBps to 1.5 times
-// ReduceGBps.
+// a zero InterGBps set to IntraGBps, a zero CopyGBps to 1.5 times
+// ReduceGBps and a zero Gap to half of IntraAlpha.
 func (m LinkModel) WithDefaults() LinkModel {
 	d := DefaultLinkModel
 	if m.IntraAlpha == 0 {
@@ -128,6 +130,9 @@ func (m LinkModel) WithDefaults() LinkModel {
 	if m.CopyGBps == 0 {
 		m.CopyGBps = 1.5 * m.ReduceGBps
 	}
+	if m.Gap == 0 {
+		m.Gap = m.IntraAlpha / 2
+	}
 	return m
 }
 
@@ -140,6 +145,8 @@ func (m LinkModel) Validate() error {
 		return fmt.Errorf("link model: %d ranks per server", m.PerServer)
 	case m.IntraAlpha < 0 || m.InterAlpha < 0:
 		return fmt.Errorf("link model: negative latency (intra %v, inter %v)", m.IntraAlpha, m.InterAlpha)
+	case m.Gap < 0:
+		return fmt.Errorf("link model: negative gap %v", m.Gap)
 	case bad(m.IntraGBps) || bad(m.InterGBps) || bad(m.ReduceGBps) || bad(m.CopyGBps):
 		return fmt.Errorf("link model: bandwidths must be finite and positive (intra %v, inter %v, reduce %v, copy %v GB/s)",
 			m.IntraGBps, m.InterGBps, m.ReduceGBps, m.CopyGBps)
@@ -157,13 +164,13 @@ func (m LinkModel) Servers(n int) int {
 
 // Describe says what m simulates for a world of n ranks, for a header:
 // "2 servers x 4 ranks, intra 56 GB/s + 2 us, inter 25 GB/s + 10 us,
-// reduce 10 GB/s, copy 15 GB/s". Zero fields are described as their
+// gap 1 us, reduce 10 GB/s, copy 15 GB/s". Zero fields are described as their
 // defaults.
 func (m LinkModel) Describe(n int) string {
 	m = m.WithDefaults()
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	servers := m.Servers(n)
-	work := fmt.Sprintf("reduce %g GB/s, copy %g GB/s", m.ReduceGBps, m.CopyGBps)
+	work := fmt.Sprintf("gap %g us, reduce %g GB/s, copy %g GB/s", us(m.Gap), m.ReduceGBps, m.CopyGBps)
 	if servers == 1 {
 		return fmt.Sprintf("1 server x %d ranks, links %g GB/s + %g us, %s", n, m.IntraGBps, us(m.IntraAlpha), work)
 	}

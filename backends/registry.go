@@ -47,12 +47,17 @@ type Config struct {
 // per direction of every link a latency (alpha) and a bandwidth, inside a
 // server (Intra) and between servers (Inter), plus the rates at which a
 // rank reduces (what it receives, or its own buffers) and copies between
-// its own buffers. Zero fields take DefaultLinkModel's values
-// (WithDefaults), except InterGBps, which then equals IntraGBps, and
-// CopyGBps, 1.5 times ReduceGBps.
+// its own buffers, and the gap between two messages a rank sends. Zero
+// fields take DefaultLinkModel's values (WithDefaults), except InterGBps,
+// which then equals IntraGBps, CopyGBps, 1.5 times ReduceGBps, and Gap,
+// half of IntraAlpha.
 type LinkModel struct {
 	PerServer              int
 	IntraAlpha, InterAlpha time.Duration
+	// Gap is the least time between the starts of two messages a rank
+	// sends (LogP's g): a rank that posts several at once hands one to
+	// its ports every Gap, as real ones spend time on each.
+	Gap time.Duration
 	// IntraGBps, InterGBps, ReduceGBps and CopyGBps are in GB/s (1e9 bytes
 	// per second).
 	IntraGBps, InterGBps, ReduceGBps, CopyGBps float64

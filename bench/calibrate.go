@@ -64,6 +64,7 @@ func simCalibration(links backends.LinkModel, dtypes []dtype.DType) *calibration
 		Alpha: l.IntraAlpha.Seconds(), Beta: 1 / (l.IntraGBps * 1e9), Gamma: 1 / (l.ReduceGBps * 1e9),
 		Copy:      1 / (l.CopyGBps * 1e9),
 		PerServer: l.PerServer, InterAlpha: l.InterAlpha.Seconds(), InterBeta: 1 / (l.InterGBps * 1e9),
+		Gap: l.Gap.Seconds(),
 	}
 	c := &calibration{base: base, dtypes: dtypes, gamma: map[dtype.DType]float64{}, simulated: true}
 	for _, dt := range dtypes {

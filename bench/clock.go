@@ -54,7 +54,8 @@ func (r *rankRunner) waited(comm *coll.Comm) time.Duration {
 // simLinks returns the link model the plan asks the sim backend to
 // simulate, nil for other backends: the bandwidths of --link-bw (inside and
 // between servers), the latencies of --sim-alpha, the reduction rate of
-// --sim-reduce, the copy rate of --sim-copy and the servers of --topology;
+// --sim-reduce, the copy rate of --sim-copy, the gap of --sim-gap and the
+// servers of --topology;
 // what is 0 takes the model's
 // default (backends.DefaultLinkModel).
 func (p Plan) simLinks() *backends.LinkModel {
@@ -64,6 +65,7 @@ func (p Plan) simLinks() *backends.LinkModel {
 	m := backends.LinkModel{
 		IntraAlpha: p.SimAlpha, InterAlpha: p.SimInterAlpha,
 		IntraGBps: p.LinkGBps, InterGBps: p.LinkInterGBps, ReduceGBps: p.SimReduceGBps, CopyGBps: p.SimCopyGBps,
+		Gap: p.SimGap,
 	}
 	if p.Topology.TwoLevel() {
 		m.PerServer = p.Topology.PerServer
@@ -111,12 +113,16 @@ func (p Plan) validateSim() error {
 			return fmt.Errorf("--sim-reduce: only --backend sim simulates reductions")
 		case p.SimCopyGBps != 0:
 			return fmt.Errorf("--sim-copy: only --backend sim simulates copies")
+		case p.SimGap != 0:
+			return fmt.Errorf("--sim-gap: only --backend sim simulates links")
 		}
 		return nil
 	}
 	switch {
 	case p.SimAlpha < 0 || p.SimInterAlpha < 0:
 		return fmt.Errorf("--sim-alpha intra=%v,inter=%v: must not be negative", p.SimAlpha, p.SimInterAlpha)
+	case p.SimGap < 0:
+		return fmt.Errorf("--sim-gap %v: must not be negative", p.SimGap)
 	case p.SimReduceGBps < 0 || math.IsNaN(p.SimReduceGBps) || math.IsInf(p.SimReduceGBps, 0):
 		return fmt.Errorf("--sim-reduce %v: must be a positive bandwidth", p.SimReduceGBps)
 	case p.SimCopyGBps < 0 || math.IsNaN(p.SimCopyGBps) || math.IsInf(p.SimCopyGBps, 0):

@@ -78,7 +78,7 @@ func TestSimFormulas(t *testing.T) {
 			if rec.Wrong != 0 || rec.Algo != tc.algo {
 				t.Errorf("wrong %d, algo %q; want 0 and %s", rec.Wrong, rec.Algo, tc.algo)
 			}
-			if !strings.Contains(c.header.Simulated, "1 server x 4 ranks, links 50 GB/s + 3 us, reduce 20 GB/s, copy 30 GB/s; times are virtual") {
+			if !strings.Contains(c.header.Simulated, "1 server x 4 ranks, links 50 GB/s + 3 us, gap 1.5 us, reduce 20 GB/s, copy 30 GB/s; times are virtual") {
 				t.Errorf("header: simulated %q", c.header.Simulated)
 			}
 		})
@@ -181,6 +181,8 @@ func TestValidateSim(t *testing.T) {
 		{"reduce on shm", func(p *Plan) { p.Backend, p.SimAlpha = "shm", 0 }, "--sim-reduce: only --backend sim"},
 		{"copy on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = "shm", 0, 0, 5 }, "--sim-copy: only --backend sim"},
 		{"negative copy", func(p *Plan) { p.SimCopyGBps = -1 }, "--sim-copy -1: must be a positive bandwidth"},
+		{"gap on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps, p.SimGap = "shm", 0, 0, 0, 1 }, "--sim-gap: only --backend sim"},
+		{"negative gap", func(p *Plan) { p.SimGap = -1 }, "--sim-gap -1ns: must not be negative"},
 		{"negative alpha", func(p *Plan) { p.SimAlpha = -1 }, "must not be negative"},
 		{"inter alpha on one server", func(p *Plan) { p.SimInterAlpha = time.Microsecond }, "needs --topology"},
 		{"inter alpha on two servers", func(p *Plan) {
@@ -215,17 +217,46 @@ func TestValidateSim(t *testing.T) {
 func TestSimLinks(t *testing.T) {
 	p := simPlan(1024)
 	p.Ranks, p.Topology = 8, Topology{Servers: 2, PerServer: 4}
-	p.LinkGBps, p.LinkInterGBps, p.SimInterAlpha, p.SimCopyGBps = 56, 25, 10*time.Microsecond, 40
+	p.LinkGBps, p.LinkInterGBps, p.SimInterAlpha, p.SimCopyGBps, p.SimGap = 56, 25, 10*time.Microsecond, 40, 2*time.Microsecond
 	want := backends.LinkModel{PerServer: 4, IntraAlpha: 3 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
-		IntraGBps: 56, InterGBps: 25, ReduceGBps: 20, CopyGBps: 40}
+		IntraGBps: 56, InterGBps: 25, ReduceGBps: 20, CopyGBps: 40, Gap: 2 * time.Microsecond}
 	if got := p.simLinks(); got == nil || *got != want {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
-	if got, want := p.simDescription(), "2 servers x 4 ranks, intra 56 GB/s + 3 us, inter 25 GB/s + 10 us, reduce 20 GB/s, copy 40 GB/s; times are virtual"; got != want {
+	if got, want := p.simDescription(), "2 servers x 4 ranks, intra 56 GB/s + 3 us, inter 25 GB/s + 10 us, gap 2 us, reduce 20 GB/s, copy 40 GB/s; times are virtual"; got != want {
 		t.Errorf("description %q, want %q", got, want)
 	}
 	p.Backend = "shm"
 	if p.simLinks() != nil || p.simDescription() != "" {
 		t.Error("a plan on shm has simulated links")
+	}
+}
+
+// TestSimGap: a rank that posts a message to each of the others at once
+// (oneshot allreduce, 4 ranks of one server) hands them to its port a gap
+// apart, so a call ends about (n-2) gaps after its first message arrives;
+// auto's model (model_us) charges a gap for each further message, so it
+// moves by exactly (n-2) times the change, and stays near the sim. (The
+// sim moves by a little more: calls run back to back, and a call's first
+// message waits for the gaps of the one before.)
+func TestSimGap(t *testing.T) {
+	rows := map[time.Duration]results.Record{}
+	for _, gap := range []time.Duration{time.Microsecond, 4 * time.Microsecond} {
+		p := simPlan(1024)
+		p.Algo, p.SimGap, p.Stats, p.Iters = "oneshot", gap, true, 20
+		_, rec := runOneRow(t, p)
+		t.Logf("gap %v: sim %.3f us, model %.3f us", gap, rec.TimeUS, rec.ModelUS)
+		if math.Abs(rec.ModelUS-rec.TimeUS) > 0.1*rec.TimeUS+0.5 {
+			t.Errorf("gap %v: model %.3f us, sim %.3f us: more than 10%% and 0.5 us apart", gap, rec.ModelUS, rec.TimeUS)
+		}
+		rows[gap] = rec
+	}
+	small, large := rows[time.Microsecond], rows[4*time.Microsecond]
+	const want = 2 * 3.0 // (n-2) gaps, 3 us longer each
+	if got := large.TimeUS - small.TimeUS; got < want || got > want+1 {
+		t.Errorf("sim: %.3f us apart, want %.1f to %.1f", got, want, want+1)
+	}
+	if got := large.ModelUS - small.ModelUS; math.Abs(got-want) > 1e-6 {
+		t.Errorf("model: %.3f us apart, want %.1f", got, want)
 	}
 }

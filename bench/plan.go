@@ -124,6 +124,9 @@ type Plan struct {
 	// defaults of backends.DefaultLinkModel.
 	SimAlpha, SimInterAlpha    time.Duration
 	SimReduceGBps, SimCopyGBps float64
+	// SimGap is the least time between two messages a simulated rank
+	// sends (--sim-gap); 0 takes the model's default.
+	SimGap time.Duration
 	// NoPayload runs the measured ops with lengths only (--sim-data=false,
 	// --backend sim only): no buffer is backed by memory, nothing is copied
 	// or reduced, and results are not checked (Check is ignored). The

@@ -44,6 +44,19 @@ type Model struct {
 	// InterAlpha and InterBeta are Alpha and Beta for messages between
 	// servers; 0 means the same as inside one.
 	InterAlpha, InterBeta float64
+	// Gap is what each further message of a step that posts several at
+	// once adds to its latency, in seconds: the handling a rank spends
+	// on each (a simulated rank's gap, LogP's g). 0 means half of Alpha,
+	// what real transports spend.
+	Gap float64
+}
+
+// gap returns what each further message of a step costs (Gap).
+func (m Model) gap() float64 {
+	if m.Gap > 0 {
+		return m.Gap
+	}
+	return m.Alpha / 2
 }
 
 // moveReduce is the cost of receiving b bytes and reducing them into an

@@ -119,9 +119,9 @@ func post(peers []int, blk func(int) []byte, op func(int, []byte) backends.Reque
 }
 
 // directAlpha is the latency of one step that posts k messages at once:
-// one message's latency, plus half of one for each further message, whose
+// one message's latency, plus a gap for each further message, whose
 // latencies overlap but whose handling does not.
-func directAlpha(k int, m Model) float64 { return m.Alpha * (1 + float64(k-1)/2) }
+func directAlpha(k int, m Model) float64 { return m.Alpha + float64(k-1)*m.gap() }
 
 // directReduceScatterCost: one step of n-1 messages of a block each, n-1
 // blocks reduced.

@@ -13,8 +13,9 @@ type timing struct {
 }
 
 // book puts a message of n bytes from e to peer on the egress port it
-// takes, at e's current time, behind whatever the port is still sending,
-// and returns its timing. Only e's goroutine books on e's ports, in its
+// takes, at e's current time or a gap after the message e sent before,
+// whichever is later, behind whatever the port is still sending, and
+// returns its timing. Only e's goroutine books on e's ports, in its
 // program order.
 func (e *endpoint) book(peer, n int) timing {
 	l := e.f.links
@@ -22,7 +23,9 @@ func (e *endpoint) book(peer, n int) timing {
 	if e.f.server(peer) != e.f.server(e.rank) {
 		port, alpha, gbps = 1, l.InterAlpha, l.InterGBps
 	}
-	start := max(e.Now(), e.busy[port])
+	issued := max(e.Now(), e.issue)
+	e.issue = issued + l.Gap
+	start := max(issued, e.busy[port])
 	left := start + bytesAt(n, gbps)
 	e.busy[port] = left
 	return timing{left: left, arrive: left + alpha}

@@ -13,10 +13,16 @@
 // of s bytes posted when the sender's clock reads t on a port with latency
 // alpha and bandwidth bw:
 //
-//	start = max(t, port.busy)     // it queues behind what the port is sending
+//	issued = max(t, issue)        // a gap after the rank's previous message
+//	issue = issued + Gap
+//	start = max(issued, port.busy) // it queues behind what the port is sending
 //	port.busy = start + s/bw
 //	arrive = start + s/bw + alpha
 //
+// So a rank that posts k messages at once hands them to its ports Gap
+// apart (LogP's g), as real ranks spend time on each; one message per
+// step, as most algorithms send, never waits for it when Gap is at most
+// alpha.
 // Its Wait advances the sender's clock to max(clock, start + s/bw) (the
 // data has left); the Wait of the matching receive advances the
 // receiver's clock to max(clock, arrive), plus s/ReduceGBps for a
@@ -183,6 +189,9 @@ type endpoint struct {
 	// busy is when each egress port (0: inside the server, 1: between
 	// servers) has sent everything posted on it so far.
 	busy [2]time.Duration
+	// issue is the earliest time the rank's next message can start: a
+	// gap after the one before.
+	issue time.Duration
 }
 
 // Close implements backends.Transport.

@@ -42,7 +42,7 @@ func TestConformance(t *testing.T) {
 var links = backends.LinkModel{
 	PerServer:  2,
 	IntraAlpha: 2 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
-	IntraGBps: 50, InterGBps: 20, ReduceGBps: 10, CopyGBps: 40,
+	IntraGBps: 50, InterGBps: 20, ReduceGBps: 10, CopyGBps: 40, Gap: time.Microsecond,
 }
 
 // at is the time n bytes take at gbps GB/s, as the model counts it.
@@ -142,9 +142,20 @@ func TestVirtualTime(t *testing.T) {
 			return tr.Recv(0, buf).Wait(ctx)
 		}, map[int]time.Duration{
 			0: 2 * at(s, links.InterGBps),
-			1: alpha, // the port inside the server was free
+			1: 2*links.Gap + alpha, // the port inside the server was free, the rank two gaps on
 			2: links.InterAlpha + at(s, links.InterGBps),
 			3: links.InterAlpha + 2*at(s, links.InterGBps),
+		}},
+		{"messages posted at once leave a gap apart", 4, func(ctx context.Context, tr backends.Transport) error {
+			if tr.Rank() == 0 {
+				return waitAll(ctx, tr.Send(1, nil), tr.Send(2, nil), tr.Send(3, nil))
+			}
+			return tr.Recv(0, nil).Wait(ctx)
+		}, map[int]time.Duration{
+			0: 2 * links.Gap, // the last one left then
+			1: alpha,
+			2: links.Gap + links.InterAlpha,
+			3: 2*links.Gap + links.InterAlpha,
 		}},
 		{"inter-server message", 4, func(ctx context.Context, tr backends.Transport) error {
 			buf := make([]byte, s)

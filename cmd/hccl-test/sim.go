@@ -14,17 +14,17 @@ import (
 )
 
 // simFlags are the flags of the simulating backend (--backend sim): the
-// links' latencies, the reduction and copy rates, and whether messages
-// carry data.
+// links' latencies, the reduction and copy rates, the gap between a rank's
+// messages, and whether messages carry data.
 // The links' bandwidths and the servers come from --link-bw and
 // --topology.
 type simFlags struct {
-	alpha, reduce, copy *string
-	data                *bool
+	alpha, reduce, copy, gap *string
+	data                     *bool
 }
 
-// addSimFlags registers --sim-alpha, --sim-reduce, --sim-copy and
-// --sim-data on fs.
+// addSimFlags registers --sim-alpha, --sim-reduce, --sim-copy, --sim-gap
+// and --sim-data on fs.
 func addSimFlags(fs *pflag.FlagSet) simFlags {
 	d := backends.DefaultLinkModel
 	return simFlags{
@@ -32,6 +32,7 @@ func addSimFlags(fs *pflag.FlagSet) simFlags {
 		alpha: fs.String("sim-alpha", "", fmt.Sprintf("latency of a simulated message (--backend sim): intra=DUR,inter=DUR for the links\ninside and between servers, or one DUR for inside (default intra=%gus,inter=%gus)",
 			d.IntraAlpha.Seconds()*1e6, d.InterAlpha.Seconds()*1e6)),
 		reduce: fs.String("sim-reduce", "", fmt.Sprintf("rate at which a simulated rank reduces what it receives, or its own buffers\n(--backend sim; default %gGB/s)", d.ReduceGBps)),
+		gap:    fs.String("sim-gap", "", "least time between two messages a simulated rank sends (LogP's gap; --backend\nsim): one that posts k at once hands them out over (k-1) gaps (default half\nthe latency inside a server, what --algo auto charges for each further message)"),
 		copy:   fs.String("sim-copy", "", "rate at which a simulated rank copies between its own buffers (--backend sim;\ndefault 1.5 times --sim-reduce: a copy moves two thirds of a reduction's bytes)"),
 	}
 }
@@ -52,6 +53,13 @@ func (f simFlags) apply(p *bench.Plan) error {
 			return fmt.Errorf("--sim-reduce: %w", err)
 		}
 		p.SimReduceGBps = gbps
+	}
+	if *f.gap != "" {
+		d, err := positiveDuration(*f.gap)
+		if err != nil {
+			return fmt.Errorf("--sim-gap %q: %w", *f.gap, err)
+		}
+		p.SimGap = d
 	}
 	if *f.copy != "" {
 		gbps, err := bench.ParseBandwidth(*f.copy)
@@ -106,7 +114,7 @@ func positiveDuration(s string) (time.Duration, error) {
 	case err != nil:
 		return 0, fmt.Errorf("%q is not a duration such as 2us or 10us", s)
 	case d <= 0:
-		return 0, fmt.Errorf("%v: want a positive latency", d)
+		return 0, fmt.Errorf("%v: want a positive duration", d)
 	}
 	return d, nil
 }

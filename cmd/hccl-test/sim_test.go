@@ -21,7 +21,7 @@ func TestSimBinary(t *testing.T) {
 	}
 	for _, s := range []string{
 		"# backend sim  ranks 8",
-		"# simulated: 2 servers x 4 ranks, intra 56 GB/s + 2 us, inter 25 GB/s + 10 us, reduce 10 GB/s, copy 15 GB/s; times are virtual\n",
+		"# simulated: 2 servers x 4 ranks, intra 56 GB/s + 2 us, inter 25 GB/s + 10 us, gap 1 us, reduce 10 GB/s, copy 15 GB/s; times are virtual\n",
 		"# wrong elements: 0 OK",
 	} {
 		if !strings.Contains(stdout, s) {
@@ -39,8 +39,8 @@ func TestSimBinary(t *testing.T) {
 	}
 }
 
-// TestSimFlags checks --sim-alpha, --sim-reduce, --sim-copy, and what
-// --link-bw auto means on sim.
+// TestSimFlags checks --sim-alpha, --sim-reduce, --sim-copy, --sim-gap,
+// and what --link-bw auto means on sim.
 func TestSimFlags(t *testing.T) {
 	tests := []struct {
 		args       []string
@@ -49,6 +49,7 @@ func TestSimFlags(t *testing.T) {
 		reduce     float64
 		copy       float64
 		link       float64
+		gap        time.Duration
 		err        string
 	}{
 		{args: []string{"--backend", "sim"}, link: 25},
@@ -59,11 +60,13 @@ func TestSimFlags(t *testing.T) {
 		{args: []string{"--backend", "sim", "--sim-alpha", "inter=5us"}, interAlpha: 5 * time.Microsecond, link: 25},
 		{args: []string{"--backend", "shm"}, link: 0},
 		{args: []string{"--backend", "sim", "--sim-alpha", "fast"}, err: `--sim-alpha "fast": "fast" is not a duration`},
-		{args: []string{"--backend", "sim", "--sim-alpha", "0us"}, err: "want a positive latency"},
+		{args: []string{"--backend", "sim", "--sim-alpha", "0us"}, err: "want a positive duration"},
 		{args: []string{"--backend", "sim", "--sim-alpha", "outer=2us"}, err: `unknown key "outer"`},
 		{args: []string{"--backend", "sim", "--sim-reduce", "fast"}, err: "--sim-reduce: bandwidth"},
 		{args: []string{"--backend", "sim", "--sim-copy", "8GB/s"}, copy: 8, link: 25},
 		{args: []string{"--backend", "sim", "--sim-copy", "fast"}, err: "--sim-copy: bandwidth"},
+		{args: []string{"--backend", "sim", "--sim-gap", "300ns"}, gap: 300 * time.Nanosecond, link: 25},
+		{args: []string{"--backend", "sim", "--sim-gap", "0"}, err: `--sim-gap "0": 0s: want a positive duration`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -78,10 +81,10 @@ func TestSimFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			if p.SimAlpha != tc.alpha || p.SimInterAlpha != tc.interAlpha || p.SimReduceGBps != tc.reduce || p.LinkGBps != tc.link ||
-				p.SimCopyGBps != tc.copy {
-				t.Errorf("got alpha %v inter %v reduce %v copy %v link %v; want %v %v %v %v %v",
-					p.SimAlpha, p.SimInterAlpha, p.SimReduceGBps, p.SimCopyGBps, p.LinkGBps,
-					tc.alpha, tc.interAlpha, tc.reduce, tc.copy, tc.link)
+				p.SimCopyGBps != tc.copy || p.SimGap != tc.gap {
+				t.Errorf("got alpha %v inter %v reduce %v copy %v link %v gap %v; want %v %v %v %v %v %v",
+					p.SimAlpha, p.SimInterAlpha, p.SimReduceGBps, p.SimCopyGBps, p.LinkGBps, p.SimGap,
+					tc.alpha, tc.interAlpha, tc.reduce, tc.copy, tc.link, tc.gap)
 			}
 			if tc.link > 0 && p.LinkSource == bench.LinkAuto {
 				t.Errorf("--link-bw auto left to measure on sim")
