@@ -123,13 +123,23 @@ func post(peers []int, blk func(int) []byte, op func(int, []byte) backends.Reque
 // latencies overlap but whose handling does not.
 func directAlpha(k int, m Model) float64 { return m.Alpha + float64(k-1)*m.gap() }
 
-// directReduceScatterCost: one step of n-1 messages of a block each, n-1
-// blocks reduced.
+// directStep is one step that posts k messages at once, each taking per to
+// move (and reduce, where it is reduced): the rank hands them out a gap
+// apart, and each moves once the one before has, so they go max(gap, per)
+// apart, and the last one is done per and a latency after it went. Small
+// messages pay every gap (directAlpha); large ones hide the gaps behind
+// their transfers.
+func directStep(k int, per float64, m Model) float64 {
+	return m.Alpha + per + float64(k-1)*max(m.gap(), per)
+}
+
+// directReduceScatterCost: one step of n-1 messages of a block each, each
+// reduced.
 func directReduceScatterCost(n int, b float64, m Model) float64 {
-	return directAlpha(n-1, m) + m.moveReduce(float64(n-1)*b)
+	return directStep(n-1, m.moveReduce(b), m)
 }
 
 // directAllToAllCost: one step of n-1 messages of a block each.
 func directAllToAllCost(n int, b float64, m Model) float64 {
-	return directAlpha(n-1, m) + float64(n-1)*b*m.Beta
+	return directStep(n-1, b*m.Beta, m)
 }

@@ -165,41 +165,47 @@ func rhdReduceScatterLevelCost(n int, b float64, m Model) float64 {
 // directLevels is one direct step on two levels: every rank sends a
 // message of s bytes to each of the others, those to the P-1 ranks of its
 // server on the fast link and those to the n-P others on the slow one, the
-// two side by side. It returns the step's latency (the slower link's, plus
-// a gap for every further message, as directAlpha counts it, the gap of
-// the fast link's model) and the transfer times of the two groups of messages,
-// the faster group's first.
-func directLevels(n int, s float64, m Model) (latency, fast, slow float64, kFast, kSlow float64) {
+// two side by side. A rank hands its messages to its ports a gap apart
+// (the fast link's model's), and a port sends each once the one before
+// has left, so a group's last message leaves after the later of all the
+// n-2 gaps and its own messages back to back, and arrives a latency
+// later. It returns when each group's last message has arrived, the
+// earlier group first, and how many messages each has.
+func directLevels(n int, s float64, m Model) (endA, endB, kA, kB float64) {
 	_, p, _ := m.split(n)
 	intra, inter := m.intraLevel(), m.interLevel()
-	latency = max(intra.Alpha, inter.Alpha) + float64(n-2)*intra.gap()
-	fast, slow = float64(p-1)*s*intra.Beta, float64(n-p)*s*inter.Beta
-	kFast, kSlow = float64(p-1), float64(n-p)
-	if fast > slow {
-		fast, slow, kFast, kSlow = slow, fast, kSlow, kFast
+	gaps := float64(n-2) * intra.gap()
+	group := func(l Model, k float64) float64 {
+		per := s * l.Beta
+		return l.Alpha + per + max(gaps, (k-1)*per)
 	}
-	return latency, fast, slow, kFast, kSlow
+	kA, kB = float64(p-1), float64(n-p)
+	endA, endB = group(intra, kA), group(inter, kB)
+	if endA > endB {
+		endA, endB, kA, kB = endB, endA, kB, kA
+	}
+	return endA, endB, kA, kB
 }
 
-// directMove is directLevels' step without reductions: the slower group's
-// transfer.
+// directMove is directLevels' step without reductions: until the later
+// group has arrived.
 func directMove(n int, s float64, m Model) float64 {
-	lat, _, slow, _, _ := directLevels(n, s, m)
-	return lat + slow
+	_, end, _, _ := directLevels(n, s, m)
+	return end
 }
 
 // directReceived is directLevels' step with every message reduced on
-// arrival: the faster group's reductions hide behind the slower group's
-// transfer where they can, the slower group's follow it. With a fused
+// arrival: the earlier group's reductions hide behind the later group's
+// transfer where they can, the later group's follow it. With a fused
 // backend a message's transfer is its reduction's pass, and the receiver
-// makes every pass itself.
+// makes every pass itself, from the first arrival on.
 func directReceived(n int, s float64, m Model) float64 {
-	lat, fast, slow, kFast, kSlow := directLevels(n, s, m)
-	rFast, rSlow := kFast*s*m.Gamma, kSlow*s*m.Gamma
+	endA, endB, kA, kB := directLevels(n, s, m)
+	rA, rB := kA*s*m.Gamma, kB*s*m.Gamma
 	if m.Fused {
-		return lat + max(slow, rFast+rSlow)
+		return max(endB, max(m.intraLevel().Alpha, m.interLevel().Alpha)+rA+rB)
 	}
-	return lat + max(slow, fast+rFast) + rSlow
+	return max(endB, endA+rA) + rB
 }
 
 // oneshotAllReduceLevelCost: one direct step of the whole vector, n-1

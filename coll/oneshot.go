@@ -31,7 +31,8 @@ func init() {
 // Every rank evaluates the same expression in the same order, so all end
 // bitwise equal. In place, the vector is first saved to scratch, since the
 // pending sends own it while the result is written.
-// Cost for m bytes: directAlpha(n-1) + (n-1)·mβ + (n-1)·mγ (the in-place
+// Cost for m bytes: directStep(n-1) of m(β+γ) each, that is about
+// directAlpha(n-1) + (n-1)·mβ + (n-1)·mγ (the in-place
 // copy, as in the other direct algorithms, is not counted).
 func oneshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	n, r := c.size, c.rank
@@ -68,7 +69,8 @@ func oneshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 // Each part is reduced on one rank only and copied to the others, so all
 // ranks end bitwise equal. In place, a rank after the first two saves its
 // own part r to scratch before it receives rank 0's copy over it.
-// Cost for m bytes: 2·directAlpha(n-1) + 2(n-1)/n·mβ + (n-1)/n·mγ.
+// Cost for m bytes: two directSteps of n-1 messages of m/n, about
+// 2·directAlpha(n-1) + 2(n-1)/n·mβ + (n-1)/n·mγ.
 func twoshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	n, r, es := c.size, c.rank, a.DType.Size()
 	send, recv := a.Send[:a.Bytes()], a.Recv[:a.Bytes()]
@@ -145,13 +147,12 @@ func (c *Comm) reduceRankOrder(ctx context.Context, dst, own []byte, reduce dtyp
 // oneshotAllReduceCost: one step of n-1 messages of the whole vector each
 // way, n-1 vectors reduced.
 func oneshotAllReduceCost(n int, b float64, m Model) float64 {
-	k := float64(n - 1)
-	return directAlpha(n-1, m) + m.moveReduce(k*b)
+	return directStep(n-1, m.moveReduce(b), m)
 }
 
 // twoshotAllReduceCost: two direct steps of n-1 messages of 1/n of the
 // vector each way; the first reduces n-1 of them.
 func twoshotAllReduceCost(n int, b float64, m Model) float64 {
-	frac := float64(n-1) / float64(n)
-	return 2*directAlpha(n-1, m) + frac*b*m.Beta + m.moveReduce(frac*b)
+	s := b / float64(n)
+	return directStep(n-1, m.moveReduce(s), m) + directStep(n-1, s*m.Beta, m)
 }
