@@ -31,7 +31,7 @@ func init() {
 // Every rank evaluates the same expression in the same order, so all end
 // bitwise equal. In place, the vector is first saved to scratch, since the
 // pending sends own it while the result is written.
-// Cost for m bytes: directStep(n-1) of m(β+γ) each, that is about
+// Cost for m bytes: rankOrderStep(n-1), that is about
 // directAlpha(n-1) + (n-1)·mβ + (n-1)·mγ (the in-place
 // copy, as in the other direct algorithms, is not counted).
 func oneshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
@@ -69,8 +69,8 @@ func oneshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 // Each part is reduced on one rank only and copied to the others, so all
 // ranks end bitwise equal. In place, a rank after the first two saves its
 // own part r to scratch before it receives rank 0's copy over it.
-// Cost for m bytes: two directSteps of n-1 messages of m/n, about
-// 2·directAlpha(n-1) + 2(n-1)/n·mβ + (n-1)/n·mγ.
+// Cost for m bytes: a rankOrderStep and a directStep of n-1 messages of
+// m/n, about 2·directAlpha(n-1) + 2(n-1)/n·mβ + (n-1)/n·mγ.
 func twoshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	n, r, es := c.size, c.rank, a.DType.Size()
 	send, recv := a.Send[:a.Bytes()], a.Recv[:a.Bytes()]
@@ -147,12 +147,26 @@ func (c *Comm) reduceRankOrder(ctx context.Context, dst, own []byte, reduce dtyp
 // oneshotAllReduceCost: one step of n-1 messages of the whole vector each
 // way, n-1 vectors reduced.
 func oneshotAllReduceCost(n int, b float64, m Model) float64 {
-	return directStep(n-1, m.moveReduce(b), m)
+	return rankOrderStep(n-1, b, m)
 }
 
 // twoshotAllReduceCost: two direct steps of n-1 messages of 1/n of the
 // vector each way; the first reduces n-1 of them.
 func twoshotAllReduceCost(n int, b float64, m Model) float64 {
 	s := b / float64(n)
-	return directStep(n-1, m.moveReduce(s), m) + directStep(n-1, s*m.Beta, m)
+	return rankOrderStep(n-1, s, m) + directStep(n-1, s*m.Beta, m)
+}
+
+// rankOrderStep is a direct step of k messages of s bytes folded in rank
+// order, as oneshot and twoshot fold them so that every rank ends bitwise
+// equal: the last rank's first operand, rank 0's, is the last message rank
+// 0 sends, so all k of its reductions (k-1 received, one of its own) follow
+// that message's arrival. With a fused backend each received message is
+// one pass by the receiver, from rank 0's on, once rank 0 has handed it
+// out.
+func rankOrderStep(k int, s float64, m Model) float64 {
+	if m.Fused {
+		return m.Alpha + float64(k-1)*m.gap() + float64(k)*m.moveReduce(s)
+	}
+	return directStep(k, s*m.Beta, m) + float64(k)*s*m.Gamma
 }
