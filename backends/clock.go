@@ -56,6 +56,15 @@ type Holder interface {
 	Hold(d time.Duration)
 }
 
+// LinkHolder is implemented by transports that run in virtual time (sim)
+// and can hold a message on its link rather than its sender: SendHeld
+// sends as Send does, but the message keeps the sender's port hold longer
+// than its bytes take, as a link that much slower would, while the rank
+// goes on with its other work. --inject's delay and bw use it there.
+type LinkHolder interface {
+	SendHeld(peer int, buf []byte, hold time.Duration) Request
+}
+
 // HolderOf returns what charges t's rank for time spent apart from its
 // messages: t if it implements Holder, else the transport it wraps, and so
 // on; false when there is none (such time passes in wall time).

@@ -14,7 +14,8 @@ import (
 // collective runs beside its compute phase as the simulated links run
 // beside a rank's compute: the collective is run, then the clock held to
 // where the phase, begun with it, ends. The sensitivity runs' slowed links
-// are --inject holds, which sim also charges to the clocks.
+// are --inject holds, which sim applies to each message on its sender's
+// port (backends.LinkHolder), as a slower link would.
 
 // virtual reports whether this rank runs in virtual time.
 func (r *scenRank) virtual() bool { return r.holder != nil }

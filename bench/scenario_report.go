@@ -164,7 +164,7 @@ func (rep *ScenarioReport) WriteText(w io.Writer) error {
 	}
 	p("# runs: the baseline, then each domain with its links slowed, %s\n", rounds)
 	if rep.Simulated != "" {
-		p("# simulated: %s; times are virtual: compute phases and the slowed links' holds are charged to each rank's clock\n", rep.Simulated)
+		p("# simulated: %s; times are virtual: compute phases hold each rank's clock, slowed links hold each message on its sender's port\n", rep.Simulated)
 	}
 	if rep.ComputeUnitsPerMS > 0 {
 		p("# compute: a multiply-add loop, %.0f units per ms on each rank (calibrated with every rank computing at once)\n", rep.ComputeUnitsPerMS)

@@ -55,8 +55,9 @@ func (w *transport) BeginCall(c backends.Call) {
 }
 
 // Send applies the faults that match a message from this rank to peer:
-// it holds the message for delays and bandwidth limits, corrupts a copy,
-// or fails the send.
+// it holds the message for delays and bandwidth limits (on its link where
+// the transport can, backends.LinkHolder; else by holding the rank),
+// corrupts a copy, or fails the send.
 func (w *transport) Send(peer int, buf []byte) backends.Request {
 	me := w.Rank()
 	var hold time.Duration
@@ -84,6 +85,9 @@ func (w *transport) Send(peer int, buf []byte) backends.Request {
 		}
 	}
 	if hold > 0 {
+		if lh, ok := w.Transport.(backends.LinkHolder); ok {
+			return lh.SendHeld(peer, buf, hold)
+		}
 		w.hold(hold)
 	}
 	return w.Transport.Send(peer, buf)

@@ -2,9 +2,11 @@
 // (--inject): delayed or bandwidth-limited messages, a rank that arrives
 // late to every call, failed transfers or dropped connections, and
 // corrupted payloads. Random choices come from one seed, so a run can be
-// repeated exactly. Holds (delays, bandwidth limits, slow ranks) pass in
-// wall time, or on the rank's virtual clock on a backend that keeps one
-// (backends.Holder).
+// repeated exactly. Holds (delays, bandwidth limits, slow ranks) keep the
+// rank from going on, in wall time; on a backend in virtual time (sim) a
+// delay or bandwidth limit holds the message on its sender's port instead
+// (backends.LinkHolder), as a slower link would, and a slow rank holds the
+// rank's virtual clock (backends.Holder).
 package inject
 
 import (

@@ -83,11 +83,15 @@ type sendReq struct {
 
 // Send implements backends.Transport: the message is booked on its egress
 // port now (see the package comment), and shm passes it on.
-func (e *endpoint) Send(peer int, buf []byte) backends.Request {
+func (e *endpoint) Send(peer int, buf []byte) backends.Request { return e.SendHeld(peer, buf, 0) }
+
+// SendHeld implements backends.LinkHolder: Send, with the message held
+// on its port hold longer than its bytes take.
+func (e *endpoint) SendHeld(peer int, buf []byte, hold time.Duration) backends.Request {
 	if !e.valid(peer) {
 		return e.shmEndpoint.Send(peer, buf)
 	}
-	at := e.book(peer, len(buf))
+	at := e.book(peer, len(buf), max(hold, 0))
 	e.f.pair(e.rank, peer).post(at) // before shm can match it
 	return &sendReq{shmRequest: e.shmEndpoint.Send(peer, buf).(shmRequest), e: e, left: at.left}
 }

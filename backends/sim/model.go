@@ -15,9 +15,10 @@ type timing struct {
 // book puts a message of n bytes from e to peer on the egress port it
 // takes, at e's current time or a gap after the message e sent before,
 // whichever is later, behind whatever the port is still sending, and
-// returns its timing. Only e's goroutine books on e's ports, in its
+// returns its timing. A hold keeps the message on the port that much
+// longer, as on a slower link. Only e's goroutine books on e's ports, in its
 // program order.
-func (e *endpoint) book(peer, n int) timing {
+func (e *endpoint) book(peer, n int, hold time.Duration) timing {
 	l := e.f.links
 	port, alpha, gbps := 0, l.IntraAlpha, l.IntraGBps
 	if e.f.server(peer) != e.f.server(e.rank) {
@@ -26,7 +27,7 @@ func (e *endpoint) book(peer, n int) timing {
 	issued := max(e.Now(), e.issue)
 	e.issue = issued + l.Gap
 	start := max(issued, e.busy[port])
-	left := start + bytesAt(n, gbps)
+	left := start + hold + bytesAt(n, gbps)
 	e.busy[port] = left
 	return timing{left: left, arrive: left + alpha}
 }

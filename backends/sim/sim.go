@@ -34,7 +34,10 @@
 // time too: a copy of s bytes between its buffers s/CopyGBps, a reduction
 // of its own buffers (or Avg's division) into s bytes s/ReduceGBps. So
 // does time the harness says the rank spends apart from its messages
-// (backends.Holder): a compute phase, or the hold of an injected fault.
+// (backends.Holder): a compute phase, or an injected slow rank. An
+// injected delay or bandwidth limit holds a message on its port instead
+// (backends.LinkHolder): the port is busy that much longer, as on a
+// slower link, and the rank goes on.
 //
 // Not modelled: the harness's bookkeeping takes no virtual time;
 // contention at the receiver (many senders into one rank arrive in

@@ -157,6 +157,22 @@ func TestVirtualTime(t *testing.T) {
 			2: links.Gap + links.InterAlpha,
 			3: 2*links.Gap + links.InterAlpha,
 		}},
+		{"a held message keeps its port busy", 2, func(ctx context.Context, tr backends.Transport) error {
+			a, b := make([]byte, s), make([]byte, s)
+			const hold = 5 * time.Microsecond
+			if tr.Rank() == 0 {
+				lh, ok := tr.(backends.LinkHolder)
+				if !ok {
+					return errors.New("sim's endpoint cannot hold a message on its link")
+				}
+				return waitAll(ctx, lh.SendHeld(1, a, hold), tr.Send(1, b))
+			}
+			err := tr.Recv(0, a).Wait(ctx)
+			if first, want := tr.(backends.Clock).Now(), hold+bw+alpha; err == nil && first != want {
+				return fmt.Errorf("held message arrived at %v, want %v", first, want)
+			}
+			return errors.Join(err, tr.Recv(0, b).Wait(ctx))
+		}, map[int]time.Duration{0: 5*time.Microsecond + 2*bw, 1: 5*time.Microsecond + 2*bw + alpha}},
 		{"inter-server message", 4, func(ctx context.Context, tr backends.Transport) error {
 			buf := make([]byte, s)
 			switch tr.Rank() {
