@@ -188,10 +188,16 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 // withTransport returns m with what t says about how it moves data: on a
 // transport whose receiver reads the sender's buffer (shm) a receive and
 // its reduction are one pass (Fused), and the receiver copies with its
-// own CPU, so the ranks share this process's (Cores).
+// own CPU, so the ranks share this process's (Cores); on any other that
+// runs in wall time (tcp) the sender's CPU copies each message out
+// (SenderMoves).
 func withTransport(m coll.Model, t backends.Transport) coll.Model {
 	if dr, ok := t.(backends.DirectReader); ok && dr.ReadsSenderBuffer() {
 		m.Fused, m.Cores = true, runtime.GOMAXPROCS(0)
+		return m
+	}
+	if _, virtual := backends.ClockOf(t); !virtual {
+		m.SenderMoves = true
 	}
 	return m
 }

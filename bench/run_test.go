@@ -192,10 +192,16 @@ func TestCountWrongCatchesCorruption(t *testing.T) {
 	}
 }
 
+// tcpLike is a transport that neither lets receivers read the sender's
+// buffer nor keeps a virtual clock, as tcp's: only Transport's methods of
+// the one it wraps show.
+type tcpLike struct{ backends.Transport }
+
 // TestWithTransport: a transport whose receivers read the sender's buffer
 // (shm, also through a group or --inject's wrapper) makes the model's
 // receive-and-reduce one pass and its ranks share this process's CPUs;
-// the simulated links do neither.
+// the simulated links do neither; on any other transport (tcp) the
+// sender's CPU moves every message (SenderMoves).
 func TestWithTransport(t *testing.T) {
 	w := shm.NewWorld(2)
 	simW, err := sim.NewWorld(2, backends.LinkModel{})
@@ -207,14 +213,16 @@ func TestWithTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name   string
-		tr     backends.Transport
-		shared bool
+		name        string
+		tr          backends.Transport
+		shared      bool
+		senderMoves bool
 	}{
-		{"shm", w.Endpoint(0), true},
-		{"shm in a group", member, true},
-		{"shm with --inject", inject.Wrap(w.Endpoint(1), inject.Spec{}, 1), true},
-		{"sim", simW.Endpoint(0), false},
+		{"shm", w.Endpoint(0), true, false},
+		{"shm in a group", member, true, false},
+		{"shm with --inject", inject.Wrap(w.Endpoint(1), inject.Spec{}, 1), true, false},
+		{"sim", simW.Endpoint(0), false, false},
+		{"tcp", tcpLike{w.Endpoint(2)}, false, true},
 	}
 	for _, tc := range tests {
 		m := withTransport(coll.DefaultModel, tc.tr)
@@ -223,6 +231,9 @@ func TestWithTransport(t *testing.T) {
 		}
 		if !tc.shared && (m.Fused || m.Cores != 0) {
 			t.Errorf("%s: Fused %v, Cores %d; want false and 0", tc.name, m.Fused, m.Cores)
+		}
+		if m.SenderMoves != tc.senderMoves {
+			t.Errorf("%s: SenderMoves %v, want %v", tc.name, m.SenderMoves, tc.senderMoves)
 		}
 	}
 }

@@ -49,6 +49,11 @@ type Model struct {
 	// on each (a simulated rank's gap, LogP's g). 0 means half of Alpha,
 	// what real transports spend.
 	Gap float64
+	// SenderMoves is set for transports on which the sending rank's CPU
+	// copies every message out (tcp, whose sends copy into the kernel):
+	// a step's gaps and its transfers then add up, where elsewhere the
+	// rank hands out its next message while the one before moves.
+	SenderMoves bool
 }
 
 // gap returns what each further message of a step costs (Gap).

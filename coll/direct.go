@@ -128,9 +128,18 @@ func directAlpha(k int, m Model) float64 { return m.Alpha + float64(k-1)*m.gap()
 // apart, and each moves once the one before has, so they go max(gap, per)
 // apart, and the last one is done per and a latency after it went. Small
 // messages pay every gap (directAlpha); large ones hide the gaps behind
-// their transfers.
+// their transfers, unless the sender's CPU moves them (SenderMoves).
 func directStep(k int, per float64, m Model) float64 {
-	return m.Alpha + per + float64(k-1)*max(m.gap(), per)
+	return m.Alpha + per + float64(k-1)*m.spacing(per)
+}
+
+// spacing is how far apart a step's messages of per each go: a gap or
+// per, whichever is longer, or both when the sender's CPU moves them.
+func (m Model) spacing(per float64) float64 {
+	if m.SenderMoves {
+		return m.gap() + per
+	}
+	return max(m.gap(), per)
 }
 
 // directReduceScatterCost: one step of n-1 messages of a block each, each

@@ -168,8 +168,8 @@ func rhdReduceScatterLevelCost(n int, b float64, m Model) float64 {
 // two side by side. A rank hands its messages to its ports a gap apart
 // (the fast link's model's), and a port sends each once the one before
 // has left, so a group's last message leaves after the later of all the
-// n-2 gaps and its own messages back to back, and arrives a latency
-// later. It returns when each group's last message has arrived, the
+// n-2 gaps and its own messages back to back (both, when the sender's CPU
+// moves them), and arrives a latency later. It returns when each group's last message has arrived, the
 // earlier group first, and how many messages each has.
 func directLevels(n int, s float64, m Model) (endA, endB, kA, kB float64) {
 	_, p, _ := m.split(n)
@@ -177,6 +177,9 @@ func directLevels(n int, s float64, m Model) (endA, endB, kA, kB float64) {
 	gaps := float64(n-2) * intra.gap()
 	group := func(l Model, k float64) float64 {
 		per := s * l.Beta
+		if m.SenderMoves {
+			return l.Alpha + per + gaps + (k-1)*per
+		}
 		return l.Alpha + per + max(gaps, (k-1)*per)
 	}
 	kA, kB = float64(p-1), float64(n-p)
