@@ -271,7 +271,8 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 		for _, row := range rows {
 			started := time.Now()
 			if r.cal != nil {
-				r.groups[row.Group].SetModel(r.cal.model(row.DType))
+				m := domainModel(r.cal.model(row.DType), row.Group, r.plan.crossesServers(row.Group))
+				r.groups[row.Group].SetModel(m)
 			}
 			rec, err := r.measureRow(ctx, row)
 			if err != nil {

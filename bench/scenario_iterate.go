@@ -93,7 +93,11 @@ func (r *scenRank) calls(wd *opWatchdog, comm *coll.Comm, c *scenColl, wrong []f
 			fillInputs(c.args, c.pattern, c.rank)
 		}
 		if r.cal != nil {
-			comm.SetModel(r.cal.model(c.step.DType))
+			kind := c.step.Group
+			if kind == WorldDomain {
+				kind = "" // the world's Comm knows the servers
+			}
+			comm.SetModel(domainModel(r.cal.model(c.step.DType), kind, r.spans[c.dom]))
 		}
 		wd.arm(time.Now())
 		_, err := comm.Run(wd.ctx, coll.Auto, c.args)

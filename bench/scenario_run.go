@@ -127,8 +127,11 @@ type scenRank struct {
 	clock  backends.Clock
 	holder backends.Holder
 	// cal is what auto chooses with on sim: the simulated links' own
-	// figures, as in a sweep; nil elsewhere (the default model).
-	cal *calibration
+	// figures, as in a sweep; nil elsewhere (the default model). spans
+	// says, by domain, whether a group of it spans simulated servers
+	// (domainModel).
+	cal   *calibration
+	spans []bool
 }
 
 // scenAction is one thing an iteration does: a compute phase, a
@@ -168,6 +171,17 @@ func newScenRank(sc *Scenario, o ScenarioOptions, t backends.Transport) *scenRan
 			}
 		}
 		r.cal = simCalibration(links, dts)
+		r.spans = make([]bool, len(r.domains))
+		if p := links.PerServer; p > 0 && p < sc.Ranks && sc.Ranks%p == 0 {
+			top := Topology{Servers: sc.Ranks / p, PerServer: p}
+			for d, dom := range r.domains {
+				for q := range sc.Ranks {
+					if dom != WorldDomain && top.Spans(sc.Layout.Members(dom, q)) {
+						r.spans[d] = true
+					}
+				}
+			}
+		}
 	}
 	r.alpha, r.beta = make([]float64, len(r.domains)), make([]float64, len(r.domains))
 	for _, d := range r.domains {

@@ -139,3 +139,34 @@ func oneCallUS(t *testing.T, p Plan, op coll.Op, algo string, b int) float64 {
 	}
 	return float64(last) / 1e3
 }
+
+// TestSimDomainModel: on 2 simulated servers of 4, a dp group (one rank on
+// each server) moves everything over the link between servers, a tp group
+// (a whole server) over the link inside one. A group's Comm has no
+// topology, so auto costs dp on the slower link and tp on the faster:
+// model_us is near the simulated row for both. (Costed on the world's
+// faster link, dp's model would be several times too fast.)
+func TestSimDomainModel(t *testing.T) {
+	p := simPlan(4 << 20)
+	p.Ranks, p.Topology = 8, Topology{Servers: 2, PerServer: 4}
+	p.LinkGBps, p.LinkInterGBps, p.SimInterAlpha = 50, 10, 10*time.Microsecond
+	p.Algo, p.Stats = coll.Auto, true
+	var err error
+	if p.Layout, err = ParseLayout("tp=4,dp=2", p.Ranks); err != nil {
+		t.Fatal(err)
+	}
+	p.Groups = []string{"tp", "dp"}
+	var c capture
+	if _, err := Run(context.Background(), p, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.records) != 2 {
+		t.Fatalf("got %d records, want 2 (tp and dp)", len(c.records))
+	}
+	for _, rec := range c.records {
+		t.Logf("%s: %s, sim %.1f us, model %.1f us", rec.Group, rec.Algo, rec.TimeUS, rec.ModelUS)
+		if math.Abs(rec.ModelUS-rec.TimeUS) > 0.1*rec.TimeUS {
+			t.Errorf("%s: model %.1f us, sim %.1f us: more than 10%% apart", rec.Group, rec.ModelUS, rec.TimeUS)
+		}
+	}
+}

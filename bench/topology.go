@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/hccl-test/hccl-test/coll"
 )
 
 // Topology is how the ranks sit on servers (--topology): PerServer
@@ -83,6 +85,24 @@ func (p Plan) crossesServers(kind string) bool {
 		}
 	}
 	return false
+}
+
+// domainModel returns the model that auto costs the calls of domain kind
+// ("" for the world) with, from the world's model m. The world's Comm
+// knows the servers (SetTopology) and costs each level with its own link;
+// a group's Comm does not, so a domain whose groups all sit inside a
+// server is costed on the link inside one, and a domain with a group that
+// spans servers (spans) on the slower link for every step: the flat bound,
+// exact for groups of one rank per server.
+func domainModel(m coll.Model, kind string, spans bool) coll.Model {
+	if kind == "" || m.PerServer <= 0 {
+		return m
+	}
+	if spans {
+		m.Alpha, m.Beta = max(m.Alpha, m.InterAlpha), max(m.Beta, m.InterBeta)
+	}
+	m.PerServer, m.InterAlpha, m.InterBeta = 0, 0, 0
+	return m
 }
 
 // linkRule says, for the header, which link bounds the ops of each domain
