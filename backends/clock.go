@@ -45,9 +45,9 @@ type LocalWorker interface {
 
 // Holder is implemented by transports that run in virtual time (sim): the
 // time a rank spends apart from its messages and its algorithms' own work
-// (a compute phase of a scenario or of --overlap, the hold an injected
-// delay, bandwidth limit or slow rank puts on it) is charged to its clock
-// by Hold, where on other backends it passes in wall time.
+// (a compute phase of a scenario or of --overlap, an injected slow rank's
+// hold) is charged to its clock by Hold, where on other backends it passes
+// in wall time.
 type Holder interface {
 	// Hold moves the rank's clock d forward: what the rank posts after
 	// it starts no earlier. Call it from the goroutine that posts the

@@ -51,6 +51,28 @@ func (r *rankRunner) waited(comm *coll.Comm) time.Duration {
 	return 0
 }
 
+// virtualClock is a rank's clock on a backend in virtual time (sim), with
+// what holds it: time the rank spends apart from its messages goes on it.
+type virtualClock struct {
+	backends.Clock
+	backends.Holder
+}
+
+// virtualClockOf returns t's virtual clock and what holds it, found
+// through any wrappers; false on a backend in wall time.
+func virtualClockOf(t backends.Transport) (virtualClock, bool) {
+	c, vc := backends.ClockOf(t)
+	h, vh := backends.HolderOf(t)
+	return virtualClock{c, h}, vc && vh
+}
+
+// holdUntil holds the clock until t, if it reads earlier.
+func (v virtualClock) holdUntil(t time.Duration) {
+	if now := v.Now(); now < t {
+		v.Hold(t - now)
+	}
+}
+
 // simLinks returns the link model the plan asks the sim backend to
 // simulate, nil for other backends: the bandwidths of --link-bw (inside and
 // between servers), the latencies of --sim-alpha, the reduction rate of

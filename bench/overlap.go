@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/results"
 )
@@ -204,7 +203,7 @@ func overlapOne(wd *opWatchdog, comm *coll.Comm, algo string, args *coll.Args, k
 		return err
 	}
 	if k.load == nil {
-		k.holdUntil(begun + time.Duration(units))
+		k.clock.holdUntil(begun + time.Duration(units))
 	}
 	return computeErr
 }
@@ -213,18 +212,14 @@ func overlapOne(wd *opWatchdog, comm *coll.Comm, algo string, args *coll.Args, k
 // wall clock, or on a backend in virtual time (sim) holds of the rank's
 // clock, in units of a nanosecond.
 type overlapCompute struct {
-	load   *computeLoad // nil in virtual time
-	clock  backends.Clock
-	holder backends.Holder
+	load  *computeLoad // nil in virtual time
+	clock virtualClock
 }
 
 // overlapCompute returns the compute for this rank's backend.
 func (r *rankRunner) overlapCompute() overlapCompute {
-	t := r.comm.Transport()
-	c, vc := backends.ClockOf(t)
-	h, vh := backends.HolderOf(t)
-	if vc && vh {
-		return overlapCompute{clock: c, holder: h}
+	if v, ok := virtualClockOf(r.comm.Transport()); ok {
+		return overlapCompute{clock: v}
 	}
 	return overlapCompute{load: newComputeLoad(computeUnit())}
 }
@@ -240,17 +235,10 @@ func (k overlapCompute) unitsFor(d time.Duration) int {
 // alone runs units of compute with nothing else.
 func (k overlapCompute) alone(ctx context.Context, units int) error {
 	if k.load == nil {
-		k.holder.Hold(time.Duration(units))
+		k.clock.Hold(time.Duration(units))
 		return nil
 	}
 	return k.load.runSliced(ctx, units, nil)
-}
-
-// holdUntil holds the virtual clock until t, if it is earlier.
-func (k overlapCompute) holdUntil(t time.Duration) {
-	if now := k.clock.Now(); now < t {
-		k.holder.Hold(t - now)
-	}
 }
 
 // check reports a synthetic compute that went wrong: never, but it keeps

@@ -2,9 +2,11 @@ package bench
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/dtype"
 )
 
 // A scenario on a backend in virtual time (sim) runs as it does elsewhere,
@@ -18,7 +20,7 @@ import (
 // port (backends.LinkHolder), as a slower link would.
 
 // virtual reports whether this rank runs in virtual time.
-func (r *scenRank) virtual() bool { return r.holder != nil }
+func (r *scenRank) virtual() bool { return r.clock.Holder != nil }
 
 // now returns this rank's time: its virtual clock in virtual time, else the
 // wall-clock time since epoch.
@@ -33,18 +35,33 @@ func (r *scenRank) now() time.Duration {
 // else the calibrated load.
 func (r *scenRank) compute(ctx context.Context, d time.Duration) error {
 	if r.virtual() {
-		r.holder.Hold(d)
+		r.clock.Hold(d)
 		return nil
 	}
 	return r.load.run(ctx, d)
 }
 
-// useClock makes r run in virtual time if t has a virtual clock that
-// holds can be charged to.
-func (r *scenRank) useClock(t backends.Transport) {
-	c, vc := backends.ClockOf(t)
-	h, vh := backends.HolderOf(t)
-	if vc && vh {
-		r.clock, r.holder = c, h
+// scenSim returns, for a scenario on sim, the simulated servers and the
+// model auto chooses with: the simulated links' own figures, as in a
+// sweep. Elsewhere it returns one level and nil: the Comms keep the
+// default model.
+func scenSim(sc *Scenario, o ScenarioOptions) (Topology, *calibration) {
+	if o.Backend != simBackend {
+		return Topology{}, nil
 	}
+	var links backends.LinkModel
+	if o.Links != nil {
+		links = *o.Links
+	}
+	var top Topology
+	if p := links.PerServer; p > 0 && p < sc.Ranks && sc.Ranks%p == 0 {
+		top = Topology{Servers: sc.Ranks / p, PerServer: p}
+	}
+	var dts []dtype.DType
+	for _, st := range sc.Steps {
+		if !st.IsCompute() && !slices.Contains(dts, st.DType) {
+			dts = append(dts, st.DType)
+		}
+	}
+	return top, simCalibration(links, dts)
 }

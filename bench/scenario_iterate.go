@@ -55,9 +55,7 @@ func (r *scenRank) overlapped(wd *opWatchdog, comm *coll.Comm, c *scenColl, d ti
 	if r.virtual() {
 		err := r.calls(wd, comm, c, wrong)
 		end := r.now()
-		if end < t0+d {
-			r.holder.Hold(t0 + d - end)
-		}
+		r.clock.holdUntil(t0 + d)
 		s[1] += d.Seconds()
 		s[2+2*c.dom] += (end - t0).Seconds()
 		s[3+2*c.dom] += max(end-t0-d, 0).Seconds()
@@ -92,12 +90,8 @@ func (r *scenRank) calls(wd *opWatchdog, comm *coll.Comm, c *scenColl, wrong []f
 			poison(c.args.Recv)
 			fillInputs(c.args, c.pattern, c.rank)
 		}
-		if r.cal != nil {
-			kind := c.step.Group
-			if kind == WorldDomain {
-				kind = "" // the world's Comm knows the servers
-			}
-			comm.SetModel(domainModel(r.cal.model(c.step.DType), kind, r.spans[c.dom]))
+		if c.model != nil {
+			comm.SetModel(*c.model)
 		}
 		wd.arm(time.Now())
 		_, err := comm.Run(wd.ctx, coll.Auto, c.args)

@@ -122,16 +122,11 @@ type scenRank struct {
 	// the run first comes, kept for its later rounds.
 	comms   [][]*coll.Comm
 	untrack []func() // for the status report on SIGQUIT
-	// clock and holder are the rank's virtual clock on a backend in
-	// virtual time (scenario_clock.go), nil on the wall clock.
-	clock  backends.Clock
-	holder backends.Holder
-	// cal is what auto chooses with on sim: the simulated links' own
-	// figures, as in a sweep; nil elsewhere (the default model). spans
-	// says, by domain, whether a group of it spans simulated servers
-	// (domainModel).
-	cal   *calibration
-	spans []bool
+	// clock is the rank's virtual clock on a backend in virtual time
+	// (scenario_clock.go), zero on the wall clock.
+	clock virtualClock
+	// top is the simulated servers (--topology on sim), zero elsewhere.
+	top Topology
 }
 
 // scenAction is one thing an iteration does: a compute phase, a
@@ -151,6 +146,10 @@ type scenColl struct {
 	row     Row
 	pattern dtype.Pattern
 	rank, n int // in its group
+	// model is what auto chooses with on sim (the simulated links' own
+	// figures, for the step's domain and data type); nil elsewhere, where
+	// the Comm keeps the default model.
+	model *coll.Model
 }
 
 // newScenRank prepares rank t.Rank() of sc: the plan of an iteration and the
@@ -158,31 +157,11 @@ type scenColl struct {
 func newScenRank(sc *Scenario, o ScenarioOptions, t backends.Transport) *scenRank {
 	r := &scenRank{sc: sc, o: o, t: t, rank: t.Rank(), domains: sc.Domains(), colls: make([]*scenColl, len(sc.Steps))}
 	r.comms = make([][]*coll.Comm, 1+len(r.domains))
-	r.useClock(t)
-	if o.Backend == simBackend {
-		var links backends.LinkModel
-		if o.Links != nil {
-			links = *o.Links
-		}
-		var dts []dtype.DType
-		for _, st := range sc.Steps {
-			if !st.IsCompute() && !slices.Contains(dts, st.DType) {
-				dts = append(dts, st.DType)
-			}
-		}
-		r.cal = simCalibration(links, dts)
-		r.spans = make([]bool, len(r.domains))
-		if p := links.PerServer; p > 0 && p < sc.Ranks && sc.Ranks%p == 0 {
-			top := Topology{Servers: sc.Ranks / p, PerServer: p}
-			for d, dom := range r.domains {
-				for q := range sc.Ranks {
-					if dom != WorldDomain && top.Spans(sc.Layout.Members(dom, q)) {
-						r.spans[d] = true
-					}
-				}
-			}
-		}
+	if v, ok := virtualClockOf(t); ok {
+		r.clock = v
 	}
+	var cal *calibration
+	r.top, cal = scenSim(sc, o)
 	r.alpha, r.beta = make([]float64, len(r.domains)), make([]float64, len(r.domains))
 	for _, d := range r.domains {
 		r.links = append(r.links, sc.GroupSize(d) > 1)
@@ -223,6 +202,14 @@ func newScenRank(sc *Scenario, o ScenarioOptions, t backends.Transport) *scenRan
 		if !o.NoPayload {
 			fillInputs(c.args, c.pattern, rank)
 		}
+		if cal != nil {
+			kind := st.Group
+			if kind == WorldDomain {
+				kind = "" // the world's Comm knows the servers
+			}
+			m := domainModel(cal.model(st.DType), kind, r.top.crosses(sc.Layout, sc.Ranks, kind))
+			c.model = &m
+		}
 		r.colls[i] = c
 	}
 	return r
@@ -244,8 +231,8 @@ func (r *scenRank) members(dom string) []int {
 func (r *scenRank) domainComm(t backends.Transport, dom string) (*coll.Comm, error) {
 	if dom == WorldDomain {
 		c := coll.NewComm(t)
-		if r.o.Links != nil && r.o.Links.PerServer > 0 && r.o.Links.PerServer < r.sc.Ranks {
-			if err := c.SetTopology(r.o.Links.PerServer); err != nil {
+		if r.top.TwoLevel() {
+			if err := c.SetTopology(r.top.PerServer); err != nil {
 				return nil, fmt.Errorf("--topology: %w", err)
 			}
 		}

@@ -71,16 +71,19 @@ func (t Topology) String() string {
 
 // crossesServers reports whether some group of domain kind ("" for the
 // world) spans servers under the plan's topology.
-func (p Plan) crossesServers(kind string) bool {
-	t := p.Topology
+func (p Plan) crossesServers(kind string) bool { return p.Topology.crosses(p.Layout, p.Ranks, kind) }
+
+// crosses reports whether some group of domain kind ("" for the world) of
+// layout l over n ranks spans servers under t.
+func (t Topology) crosses(l Layout, n int, kind string) bool {
 	if !t.TwoLevel() {
 		return false
 	}
-	if kind == "" || !p.Layout.Split() {
+	if kind == "" || !l.Split() {
 		return true
 	}
-	for r := range p.Ranks {
-		if t.Spans(p.Layout.Members(kind, r)) {
+	for r := range n {
+		if t.Spans(l.Members(kind, r)) {
 			return true
 		}
 	}

@@ -190,3 +190,30 @@ func TestSharedCores(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectStep: a step that posts k messages hands them out a gap apart
+// or back to back, whichever is slower, so large messages hide the gaps;
+// where the sender's CPU moves every message (SenderMoves) the two add up.
+// Folded in rank order (oneshot, twoshot), every reduction follows the
+// last transfer; fused, every pass follows the gaps.
+func TestDirectStep(t *testing.T) {
+	const a, g, k = 10.0, 4.0, 5
+	m := Model{Alpha: a, Gap: g, Beta: 1, Gamma: 0.5}
+	tests := []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"small: every gap", directStep(k, 1, m), a + 1 + 4*g},
+		{"large: the gaps hide", directStep(k, 10, m), a + 10 + 4*10},
+		{"sender moves: both", directStep(k, 10, Model{Alpha: a, Gap: g, SenderMoves: true}), a + 10 + 4*(g+10)},
+		{"gap 0: half of alpha", directStep(k, 1, Model{Alpha: a}), a + 1 + 4*a/2},
+		{"rank order: reductions last", rankOrderStep(k, 2, m), a + 2 + 4*g + k*2*0.5},
+		{"rank order, fused: passes after the gaps", rankOrderStep(k, 2, Model{Alpha: a, Gap: g, Beta: 1, Gamma: 0.5, Fused: true}), a + 4*g + k*2},
+	}
+	for _, tc := range tests {
+		if math.Abs(tc.got-tc.want) > 1e-9 {
+			t.Errorf("%s: %g, want %g", tc.name, tc.got, tc.want)
+		}
+	}
+}

@@ -166,7 +166,7 @@ func twoshotAllReduceCost(n int, b float64, m Model) float64 {
 // out.
 func rankOrderStep(k int, s float64, m Model) float64 {
 	if m.Fused {
-		return m.Alpha + float64(k-1)*m.gap() + float64(k)*m.moveReduce(s)
+		return directAlpha(k, m) + float64(k)*m.moveReduce(s)
 	}
 	return directStep(k, s*m.Beta, m) + float64(k)*s*m.Gamma
 }

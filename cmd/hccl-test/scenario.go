@@ -33,7 +33,8 @@ the domain whose slowdown moved the step time most: the critical domain.
 Every collective's result is checked. The README describes the file.
 With --backend sim the step runs in virtual time on simulated links
 (--topology, --link-bw and the --sim flags, as in a sweep): compute phases
-and slowed links are charged to each rank's virtual clock.
+hold each rank's virtual clock, and slowed links hold each message on its
+sender's port.
 
 Flags:
 %s
