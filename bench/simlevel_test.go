@@ -58,6 +58,9 @@ func TestSimTwoLevelCosts(t *testing.T) {
 		{coll.Reduce, "ring"},
 		{coll.Gather, "ring"},
 		{coll.Scatter, "ring"},
+		{coll.AllReduce, "dbtree"},
+		{coll.Broadcast, "dbtree"},
+		{coll.Reduce, "dbtree"},
 	}
 	for _, tc := range tests {
 		for _, bytes := range []int64{64 << 10, 4 << 20} {
@@ -167,6 +170,43 @@ func TestSimDomainModel(t *testing.T) {
 		t.Logf("%s: %s, sim %.1f us, model %.1f us", rec.Group, rec.Algo, rec.TimeUS, rec.ModelUS)
 		if math.Abs(rec.ModelUS-rec.TimeUS) > 0.1*rec.TimeUS {
 			t.Errorf("%s: model %.1f us, sim %.1f us: more than 10%% apart", rec.Group, rec.ModelUS, rec.TimeUS)
+		}
+	}
+}
+
+// TestSimDBTreeCost: the double binary tree's cost follows every rank
+// through its steps (coll's dbtree_cost.go), so on sim it is near the
+// simulated row at any size, on one level and on two, whole powers of two
+// or not. (A sum of full steps put a 1 KiB allreduce on 8 ranks at four
+// times the simulated row.)
+func TestSimDBTreeCost(t *testing.T) {
+	const tol, slack = 0.1, 3.0 // as TestSimTwoLevelCosts
+	tests := []struct {
+		ranks int
+		topo  Topology
+	}{
+		{8, Topology{}},
+		{7, Topology{}},
+		{12, Topology{Servers: 3, PerServer: 4}},
+	}
+	for _, tc := range tests {
+		for _, bytes := range []int64{1 << 10, 4 << 20} {
+			t.Run(fmt.Sprintf("%d/%dx%d/%d", tc.ranks, tc.topo.Servers, tc.topo.PerServer, bytes), func(t *testing.T) {
+				p := simPlan(bytes)
+				p.Ranks, p.Topology = tc.ranks, tc.topo
+				if tc.topo.Servers > 0 {
+					p.LinkInterGBps, p.SimInterAlpha = 10, 10*time.Microsecond
+				}
+				p.Algo, p.Stats = "dbtree", true
+				_, rec := runOneRow(t, p)
+				if rec.Wrong != 0 {
+					t.Fatalf("%d wrong elements", rec.Wrong)
+				}
+				t.Logf("sim %.1f us, model %.1f us", rec.TimeUS, rec.ModelUS)
+				if d := rec.ModelUS - rec.TimeUS; math.Abs(d) > tol*rec.TimeUS+slack {
+					t.Errorf("model %.1f us, sim %.1f us: want them within %.0f%% and %v us", rec.ModelUS, rec.TimeUS, 100*tol, slack)
+				}
+			})
 		}
 	}
 }

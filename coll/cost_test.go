@@ -1,6 +1,7 @@
 package coll
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -111,15 +112,30 @@ func TestCostProperties(t *testing.T) {
 		below("dbtree reduce below binomial tree at 64 MiB", cost(Reduce, "dbtree", n, 64*mib, DefaultModel), cost(Reduce, "tree", n, 64*mib, DefaultModel))
 	}
 	// On a shallow tree the pipeline's fill and drain are small: the buffer
-	// crosses a rank once for broadcast, twice for allreduce.
+	// crosses a rank once for broadcast, twice for allreduce, where the
+	// busiest rank's port sends it while the rank reduces what came in
+	// (the 32 segments a half take 7 steps more to fill and drain).
 	near("dbtree broadcast moves the buffer once", cost(Broadcast, "dbtree", 8, 64*mib, cheapMessages), 64*mib*cheapMessages.Beta)
-	near("dbtree allreduce moves twice the vector", cost(AllReduce, "dbtree", 8, 64*mib, cheapMessages), 64*mib*(2*cheapMessages.Beta+cheapMessages.Gamma))
+	near("dbtree allreduce moves twice the vector", cost(AllReduce, "dbtree", 8, 64*mib, cheapMessages), 2*64*mib*cheapMessages.Beta*(32+7)/32)
+	// A small call is one segment a half, up the trees and back down:
+	// about two latencies a level for allreduce, one for reduce, where
+	// the ranks of each level wait only for theirs.
+	for _, n := range []int{8, 64, 1024} {
+		_, _, l := dbtreeShape(n, 0)
+		a := dearMessages.Alpha
+		if c := cost(AllReduce, "dbtree", n, 0, dearMessages); c < 2*l*a || c > 2.5*l*a {
+			t.Errorf("dbtree allreduce of nothing on %d ranks: %.1f latencies, want %v to %v", n, c/a, 2*l, 2.5*l)
+		}
+		near(fmt.Sprintf("dbtree reduce of nothing on %d ranks", n), cost(Reduce, "dbtree", n, 0, dearMessages), l*a)
+	}
 	// Latency grows with the log of the world for the tree and halving
 	// algorithms, linearly for the ring and the chain.
 	below("dbtree allreduce below ring at 1 MiB on 1024 ranks", cost(AllReduce, "dbtree", 1024, mib, DefaultModel), cost(AllReduce, "ring", 1024, mib, DefaultModel))
 	below("dbtree broadcast below chain at 1 MiB on 1024 ranks", cost(Broadcast, "dbtree", 1024, mib, DefaultModel), cost(Broadcast, "ring", 1024, mib, DefaultModel))
 	below("dbtree reduce below chain at 1 MiB on 1024 ranks", cost(Reduce, "dbtree", 1024, mib, DefaultModel), cost(Reduce, "ring", 1024, mib, DefaultModel))
-	below("ring allreduce below dbtree at 64 MiB on 8 ranks", cost(AllReduce, "ring", 8, 64*mib, DefaultModel), cost(AllReduce, "dbtree", 8, 64*mib, DefaultModel))
+	// The ring reduces a block before it can send it on; the tree's ports
+	// send some segments while the rank reduces others.
+	below("dbtree allreduce below ring at 64 MiB on 8 ranks", cost(AllReduce, "dbtree", 8, 64*mib, DefaultModel), cost(AllReduce, "ring", 8, 64*mib, DefaultModel))
 	// The fold costs a non-power of two an extra round trip of the whole
 	// vector, so there ring wins at large sizes.
 	below("ring allreduce below rhd at 64 MiB on 7 ranks", cost(AllReduce, "ring", 7, 64*mib, DefaultModel), cost(AllReduce, "rhd", 7, 64*mib, DefaultModel))

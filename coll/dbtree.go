@@ -3,7 +3,6 @@ package coll
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/bits"
 
 	"github.com/hccl-test/hccl-test/dtype"
@@ -54,13 +53,11 @@ const (
 // it by n for Avg, and broadcasts it back down the same tree, segment by
 // segment; a segment starts down as soon as rank 0 has it. Partials and the
 // result are kept in the receive buffer. Each half is reduced once, at rank
-// 0, and copied everywhere else, so all ranks end bitwise equal.
-// Cost for m bytes, K segments of σ = m/(2K) per half and F = 2L-1 steps
-// of fill and drain: (K+F)·directAlpha(8) + mβ + m(β+γ) + F·σ(β+γ), with
-// β+γ one pass where the backend fuses them (Model.Fused). The busiest
-// rank, an inner node of one tree and a leaf of the other, sends and
-// receives 2m in all, reduces m, and posts up to 4 messages each way in a
-// step: 8 in all.
+// 0, and copied everywhere else, so all ranks end bitwise equal. The
+// busiest rank, an inner node of one tree and a leaf of the other, sends
+// and receives 2m in all for m bytes, reduces m, and posts up to 4
+// messages each way in a step. Its cost follows the steps
+// (dbtree_cost.go).
 func dbtreeAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	b := a.Bytes()
 	send, recv := a.Send[:b], a.Recv[:b]
@@ -75,8 +72,7 @@ func dbtreeAllReduce(ctx context.Context, c *Comm, a *Args) error {
 }
 
 // dbtreeBroadcast sends each half of the root's buffer down its tree,
-// segment by segment. Cost for m bytes, F = L-1:
-// (K+F)·directAlpha(4) + mβ + F·σβ: every rank sends at most m (two
+// segment by segment. Every rank sends at most m bytes for m (two
 // children's worth of half the buffer) and receives m, posting up to two
 // sends and two receives (one per tree) a step.
 func dbtreeBroadcast(ctx context.Context, c *Comm, a *Args) error {
@@ -97,10 +93,9 @@ func dbtreeBroadcast(ctx context.Context, c *Comm, a *Args) error {
 
 // dbtreeReduce reduces each half up its tree to the root, segment by
 // segment. Inner nodes other than the root keep partials in scratch, so no
-// input is written; the root divides by n for Avg. Cost for m bytes,
-// F = L-1: (K+F)·directAlpha(4) + m(β+γ) + F·σ(β+γ): an inner node takes
-// and reduces two children's halves, m in all, posting up to two receives
-// and two sends a step.
+// input is written; the root divides by n for Avg. An inner node takes
+// and reduces two children's halves, m bytes in all for m, posting up to
+// two receives and two sends a step.
 func dbtreeReduce(ctx context.Context, c *Comm, a *Args) error {
 	b := a.Bytes()
 	send := a.Send[:b]
@@ -372,33 +367,4 @@ func btreeHeight(i, size int) int {
 		return bits.Len(uint(size - 1))
 	}
 	return bits.TrailingZeros(uint(i))
-}
-
-// dbtreeShape returns K, the segments per half of an m-byte buffer, σ, the
-// bytes of a segment, and L = 1 + ⌈log2(n-1)⌉, the depth and the root's
-// height in the deeper tree (B).
-func dbtreeShape(n int, m float64) (k, sigma, l float64) {
-	k = max(1, min(dbtreeMaxSegments, math.Floor(m/2/dbtreeMinSegment)))
-	return k, m / 2 / k, 1 + log2Ceil(n-1)
-}
-
-// dbtreeAllReduceCost is the cost given on dbtreeAllReduce.
-func dbtreeAllReduceCost(n int, b float64, m Model) float64 {
-	k, sigma, l := dbtreeShape(n, b)
-	f := 2*l - 1
-	return (k+f)*directAlpha(8, m) + b*m.Beta + m.moveReduce(b) + f*m.moveReduce(sigma)
-}
-
-// dbtreeBroadcastCost is the cost given on dbtreeBroadcast.
-func dbtreeBroadcastCost(n int, b float64, m Model) float64 {
-	k, sigma, l := dbtreeShape(n, b)
-	f := l - 1
-	return (k+f)*directAlpha(4, m) + b*m.Beta + f*sigma*m.Beta
-}
-
-// dbtreeReduceCost is the cost given on dbtreeReduce.
-func dbtreeReduceCost(n int, b float64, m Model) float64 {
-	k, sigma, l := dbtreeShape(n, b)
-	f := l - 1
-	return (k+f)*directAlpha(4, m) + m.moveReduce(b+f*sigma)
 }

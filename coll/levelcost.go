@@ -21,10 +21,11 @@ import "math/bits"
 //     edges that cross servers are known from the layout;
 //   - the shifted exchanges, pairwise and Bruck's (levelcost_shift.go):
 //     every rank sends to the rank a fixed distance on, so a step crosses
-//     servers for some ranks and not others, and the ranks' steps chain up.
+//     servers for some ranks and not others, and the ranks' steps chain up;
+//   - the double binary tree (dbtree_cost.go), whose cost follows every
+//     rank's clock through the steps on one level or two.
 //
-// levelCosts gives them costs that charge each message its own link. The
-// double binary tree stays on the flat bound (levelcost_tree.go says why).
+// levelCosts gives them costs that charge each message its own link.
 
 // stepCost is a step-aware two-level cost and when it applies.
 type stepCost struct {
@@ -43,6 +44,7 @@ var levelCosts = map[Op]map[string]stepCost{
 		"ring": {ringAllReduceLevelCost, false},
 		"rd":   {rdAllReduceLevelCost, true}, "rhd": {rhdAllReduceLevelCost, true},
 		"oneshot": {oneshotAllReduceLevelCost, false}, "twoshot": {twoshotAllReduceLevelCost, false},
+		"dbtree": {dbtreeAllReduceCost, false},
 	},
 	AllGather: {
 		"ring": {ringAllGatherLevelCost, false}, "rd": {rdAllGatherLevelCost, true},
@@ -56,8 +58,8 @@ var levelCosts = map[Op]map[string]stepCost{
 		"direct": {directAllToAllLevelCost, false}, "pairwise": {pairwiseAllToAllLevelCost, false},
 		"bruck": {bruckAllToAllLevelCost, false},
 	},
-	Broadcast: {"tree": {treeBroadcastLevelCost, true}, "ring": {chainBroadcastLevelCost, false}},
-	Reduce:    {"tree": {treeReduceLevelCost, true}, "ring": {chainReduceLevelCost, false}},
+	Broadcast: {"tree": {treeBroadcastLevelCost, true}, "ring": {chainBroadcastLevelCost, false}, "dbtree": {dbtreeBroadcastCost, false}},
+	Reduce:    {"tree": {treeReduceLevelCost, true}, "ring": {chainReduceLevelCost, false}, "dbtree": {dbtreeReduceCost, false}},
 	Gather:    {"tree": {treeGatherLevelCost, true}, "ring": {chainGatherLevelCost, false}},
 	Scatter:   {"tree": {treeScatterLevelCost, true}, "ring": {chainScatterLevelCost, false}},
 }

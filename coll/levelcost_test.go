@@ -89,7 +89,8 @@ func TestLevelCostsApply(t *testing.T) {
 		{AllToAll, "pairwise", 9, 3, true, "whole servers"},
 		{AllToAll, "bruck", 10, 4, false, "4 does not divide 10"},
 		{AllToAll, "pairwise", 8, 8, false, "one server"},
-		{AllReduce, "dbtree", 64, 8, false, "no step-aware cost"},
+		{AllReduce, "dbtree", 48, 8, true, "whole servers"},
+		{Broadcast, "dbtree", 10, 4, false, "4 does not divide 10"},
 	}
 	for _, tc := range tests {
 		m := levelModel

@@ -26,18 +26,10 @@ package coll
 // gather and scatter). Calls are taken to be out of place, the default;
 // in place some of these copies are not made.
 //
-// The double binary tree (dbtree.go) has no two-level cost and stays on
-// the flat bound. Its lockstep pipeline runs at the pace of the heaviest
-// cycle of dependencies between ranks: a rank's step waits for segments
-// that its parents in both trees sent at the start of their own steps, and
-// the two trees' edges chain into cycles that go back and forth between
-// servers. On 2 servers of 4 the heaviest, 4→2→1→5→3→4, crosses servers on
-// four edges of five; which cycles form depends on how both trees fall on
-// the servers, finding the heaviest takes a pass over every rank, and no
-// closed form follows. Charging every step a crossing edge instead (the
-// slower link's latency and segment) overstates the simulated broadcast of
-// 4 MiB by 8% to 21% on 8 to 64 ranks (on TestSimTwoLevelCosts' links),
-// more than that test allows.
+// The double binary tree's cost, on one level or two, is in
+// dbtree_cost.go: its pipeline runs at the pace of the heaviest cycle of
+// dependencies through both trees, which depends on how the trees fall on
+// the servers, so it follows every rank's clock instead.
 
 // treeTop returns the distance of a binomial tree's widest round over n
 // ranks: the root's first child in a broadcast, its last in a reduction.

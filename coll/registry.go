@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Func runs one collective on one rank. It may assume that its Args passed
@@ -99,6 +100,21 @@ func Choose(op Op, name string, b, n int, m Model) (string, error) {
 	if n <= 1 {
 		return cands[0].name, nil // nothing moves: any will do
 	}
+	key := choiceKey{op: op, b: b, n: n, m: m}
+	choices.RLock()
+	best, ok := choices.m[key]
+	choices.RUnlock()
+	if ok {
+		return best, nil
+	}
+	// Predicting under the lock lets the other ranks of a call, which
+	// all ask the same, wait for one rank's answer rather than each
+	// work it out.
+	choices.Lock()
+	defer choices.Unlock()
+	if best, ok := choices.m[key]; ok {
+		return best, nil
+	}
 	best, bestCost := cands[0].name, math.Inf(1)
 	for _, a := range cands {
 		if a.cost == nil {
@@ -108,8 +124,30 @@ func Choose(op Op, name string, b, n int, m Model) (string, error) {
 			best, bestCost = a.name, c
 		}
 	}
+	if len(choices.m) >= maxChoices {
+		clear(choices.m)
+	}
+	choices.m[key] = best
 	return best, nil
 }
+
+// choices remembers auto's picks: every rank asks before every call, and
+// some costs follow every rank through the steps (dbtree's), which takes
+// milliseconds on a thousand ranks. A pick depends on nothing but its key.
+var choices = struct {
+	sync.RWMutex
+	m map[choiceKey]string
+}{m: map[choiceKey]string{}}
+
+// choiceKey is what auto's pick depends on.
+type choiceKey struct {
+	op   Op
+	b, n int
+	m    Model
+}
+
+// maxChoices bounds the picks remembered; a sweep asks for a few dozen.
+const maxChoices = 4096
 
 // Run runs one collective on this rank with the algorithm that name selects
 // (see Choose, with the Comm's model) and returns the name of the algorithm
