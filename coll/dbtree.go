@@ -81,13 +81,19 @@ func dbtreeBroadcast(ctx context.Context, c *Comm, a *Args) error {
 	src := recv
 	if c.rank == a.Root {
 		src = a.Send[:b]
-		c.copyIfDistinct(recv, src)
 	}
 	if c.size == 1 {
+		c.copyIfDistinct(recv, src)
 		return nil
 	}
+	// Out of place, the root copies each segment into its receive buffer
+	// once it has handed it to its children, while they take it.
+	copyTo := !aliased(recv, src) && c.rank == a.Root
 	return c.dbtreeRun(ctx, a, a.Root, func(h *dbHalf, view func([]byte) []byte) {
 		h.out, h.downAt = view(src), 0
+		if copyTo {
+			h.copyTo = view(recv)
+		}
 	})
 }
 
@@ -140,6 +146,9 @@ func (c *Comm) dbtreeRun(ctx context.Context, a *Args, root int, setup func(h *d
 		for i := range halves {
 			sends = halves[i].postSends(c, t, sends)
 		}
+		for i := range halves {
+			halves[i].copySent(c, t)
+		}
 		var err error
 		for i := range halves {
 			if err = halves[i].recvs(ctx, c, t); err != nil {
@@ -174,6 +183,9 @@ type dbHalf struct {
 	reduce dtype.ReduceFunc
 	downAt int
 	avg    func(seg []byte) // at the root for Avg: divide by n
+	// copyTo, when set (a broadcast's root, out of place), takes a copy
+	// of each segment of out once it has gone down (copySent).
+	copyTo []byte
 }
 
 // newDBHalf places relative rank v in tree t for a half of count elements
@@ -234,6 +246,13 @@ func (h *dbHalf) postSends(c *Comm, t int, reqs inFlight) inFlight {
 		}
 	}
 	return reqs
+}
+
+// copySent copies into copyTo the segment that step t sent down.
+func (h *dbHalf) copySent(c *Comm, t int) {
+	if s := t - h.downAt - h.depth; h.copyTo != nil && h.has(s) {
+		c.copy(h.seg.of(h.copyTo, s), h.seg.of(h.out, s))
+	}
 }
 
 // recvs does the receives of step t, one after another: segment

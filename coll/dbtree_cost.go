@@ -78,9 +78,7 @@ func dbPlaces(t dbTree) []dbPlace {
 // dbtreeFollow is the time of a double-binary-tree call of b bytes on n
 // ranks under m, rooted at rank 0, that reduces up the trees (up),
 // broadcasts down them (down), or both, found by following every rank's
-// clock (see the top of this file). On two levels a broadcast's root
-// first copies its buffer into its receive buffer, as the two-level costs
-// of the other rooted algorithms count (levelcost_tree.go).
+// clock (see the top of this file).
 func dbtreeFollow(n int, b float64, m Model, up, down bool) float64 {
 	if n < 2 {
 		return 0
@@ -124,9 +122,10 @@ func dbtreeFollow(n int, b float64, m Model, up, down bool) float64 {
 	// arrive[v][3h+i] is when the segment v receives in tree h at this
 	// step arrives: from its i-th child (i < 2) or from its parent (i = 2).
 	arrive := make([][6]float64, n)
-	if two && down && !up {
-		clock[0] = m.copy(b)
-	}
+	// On two levels a broadcast's root copies each segment it sent into
+	// its receive buffer, as the two-level costs of the other rooted
+	// algorithms count its copy (levelcost_tree.go).
+	rootCopies := two && down && !up
 	level := func(u, w int) int {
 		if two && u/p != w/p {
 			return 1
@@ -161,6 +160,9 @@ func dbtreeFollow(n int, b float64, m Model, up, down bool) float64 {
 						}
 					}
 				}
+			}
+			if v == 0 && rootCopies && has(t) {
+				clock[0] += 2 * m.copy(sigma)
 			}
 		}
 		for v := range n {
