@@ -8,3 +8,13 @@ package backends
 type HostReporter interface {
 	Hosts() []string
 }
+
+// HostsOf returns the host of every rank of t, or of the transport it
+// wraps, and so on; false when none of them reports hosts.
+func HostsOf(t Transport) ([]string, bool) {
+	hr, ok := find[HostReporter](t)
+	if !ok {
+		return nil, false
+	}
+	return hr.Hosts(), true
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,7 +191,8 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 // its reduction are one pass (Fused), and the receiver copies with its
 // own CPU, so the ranks share this process's (Cores); on any other that
 // runs in wall time (tcp) the sender's CPU copies each message out
-// (SenderMoves).
+// (SenderMoves), and when every rank is on one host, its processes share
+// the host's CPUs (Cores) as shm's ranks do.
 func withTransport(m coll.Model, t backends.Transport) coll.Model {
 	if dr, ok := t.(backends.DirectReader); ok && dr.ReadsSenderBuffer() {
 		m.Fused, m.Cores = true, runtime.GOMAXPROCS(0)
@@ -198,8 +200,16 @@ func withTransport(m coll.Model, t backends.Transport) coll.Model {
 	}
 	if _, virtual := backends.ClockOf(t); !virtual {
 		m.SenderMoves = true
+		if hosts, ok := backends.HostsOf(t); ok && oneHost(hosts) {
+			m.Cores = runtime.NumCPU()
+		}
 	}
 	return m
+}
+
+// oneHost reports whether hosts name one host, and at least two ranks.
+func oneHost(hosts []string) bool {
+	return len(hosts) > 1 && !slices.ContainsFunc(hosts, func(h string) bool { return h != hosts[0] })
 }
 
 // reduceCost returns the seconds per byte of dt's sum kernel on a and b

@@ -197,11 +197,20 @@ func TestCountWrongCatchesCorruption(t *testing.T) {
 // the one it wraps show.
 type tcpLike struct{ backends.Transport }
 
+// tcpHosts is tcpLike with its ranks' hosts, as tcp reports them.
+type tcpHosts struct {
+	tcpLike
+	hosts []string
+}
+
+func (t tcpHosts) Hosts() []string { return t.hosts }
+
 // TestWithTransport: a transport whose receivers read the sender's buffer
 // (shm, also through a group or --inject's wrapper) makes the model's
 // receive-and-reduce one pass and its ranks share this process's CPUs;
 // the simulated links do neither; on any other transport (tcp) the
-// sender's CPU moves every message (SenderMoves).
+// sender's CPU moves every message (SenderMoves), and ranks all on one
+// host share its CPUs.
 func TestWithTransport(t *testing.T) {
 	w := shm.NewWorld(2)
 	simW, err := sim.NewWorld(2, backends.LinkModel{})
@@ -212,25 +221,33 @@ func TestWithTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	oneHost := tcpHosts{tcpLike{w.Endpoint(2)}, []string{"10.0.0.1", "10.0.0.1"}}
 	tests := []struct {
 		name        string
 		tr          backends.Transport
 		shared      bool
 		senderMoves bool
+		hostCPUs    bool // the ranks share the host's CPUs, not the process's
 	}{
-		{"shm", w.Endpoint(0), true, false},
-		{"shm in a group", member, true, false},
-		{"shm with --inject", inject.Wrap(w.Endpoint(1), inject.Spec{}, 1), true, false},
-		{"sim", simW.Endpoint(0), false, false},
-		{"tcp", tcpLike{w.Endpoint(2)}, false, true},
+		{"shm", w.Endpoint(0), true, false, false},
+		{"shm in a group", member, true, false, false},
+		{"shm with --inject", inject.Wrap(w.Endpoint(1), inject.Spec{}, 1), true, false, false},
+		{"sim", simW.Endpoint(0), false, false, false},
+		{"tcp", tcpLike{w.Endpoint(2)}, false, true, false},
+		{"tcp on one host", oneHost, false, true, true},
+		{"tcp on one host with --inject", inject.Wrap(oneHost, inject.Spec{}, 1), false, true, true},
+		{"tcp on two hosts", tcpHosts{tcpLike{w.Endpoint(2)}, []string{"10.0.0.1", "10.0.0.2"}}, false, true, false},
 	}
 	for _, tc := range tests {
 		m := withTransport(coll.DefaultModel, tc.tr)
 		if tc.shared && (!m.Fused || m.Cores != runtime.GOMAXPROCS(0)) {
 			t.Errorf("%s: Fused %v, Cores %d; want true and GOMAXPROCS (%d)", tc.name, m.Fused, m.Cores, runtime.GOMAXPROCS(0))
 		}
-		if !tc.shared && (m.Fused || m.Cores != 0) {
+		if !tc.shared && !tc.hostCPUs && (m.Fused || m.Cores != 0) {
 			t.Errorf("%s: Fused %v, Cores %d; want false and 0", tc.name, m.Fused, m.Cores)
+		}
+		if tc.hostCPUs && (m.Fused || m.Cores != runtime.NumCPU()) {
+			t.Errorf("%s: Fused %v, Cores %d; want false and the host's CPUs (%d)", tc.name, m.Fused, m.Cores, runtime.NumCPU())
 		}
 		if m.SenderMoves != tc.senderMoves {
 			t.Errorf("%s: SenderMoves %v, want %v", tc.name, m.SenderMoves, tc.senderMoves)

@@ -29,7 +29,9 @@ type Model struct {
 	Fused bool
 	// Cores, when set, says that the ranks move data with the CPUs of
 	// one machine, this many of them (shm, where a receiver copies out of
-	// the sender's buffer itself). Beta and Gamma are measured with every
+	// the sender's buffer itself; tcp with every rank on one host, whose
+	// kernel copies every message with the CPU of its sender and of its
+	// receiver). Beta and Gamma are measured with every
 	// rank busy, so they stand for max(n, Cores)/Cores ranks sharing a
 	// core, and a step in which fewer ranks move data goes faster (share).
 	// 0: every rank moves its data without slowing the others.
