@@ -24,7 +24,10 @@
 #               (PICK=median keeps the median instead)
 #   PICK        best (default) or median
 #   ITERS       SIZE:ITERS:WARMUP triples, timed and untimed iterations per size
-#               (default "1024:200:20 1048576:20:3 67108864:3:1")
+#               (default "1024:2000:200 1048576:20:3 67108864:3:1": a 1 KiB
+#               row of 200 calls lasts about a millisecond, which one
+#               scheduler tick of another process on a 2-core machine
+#               doubles)
 #   MPI_COLL    blocking (default) or nonblocking: MPI's collectives as MPI
 #               programs call them (MPI_Allreduce, Open MPI's tuned algorithms),
 #               or the MPI-3 nonblocking ones (MPI_Iallreduce, libnbc) that
@@ -47,7 +50,7 @@ repo=$(cd "$script_dir/.." && pwd)
 
 REPS=${REPS:-1}
 PICK=${PICK:-best}
-ITERS=${ITERS:-"1024:200:20 1048576:20:3 67108864:3:1"}
+ITERS=${ITERS:-"1024:2000:200 1048576:20:3 67108864:3:1"}
 MPI_COLL=${MPI_COLL:-blocking}
 ALGO=${ALGO:-auto}
 HCCL_TEST=${HCCL_TEST:-}
