@@ -45,13 +45,24 @@ type calibration struct {
 	gamma  map[dtype.DType]float64
 	// simulated: the constants are the simulated links', not measured.
 	simulated bool
+	// mem, when set, holds beta and gamma measured from memory
+	// (calibrate_mem.go).
+	mem *memConstants
 }
 
-// model returns the model for rows of data type dt.
-func (c *calibration) model(dt dtype.DType) coll.Model {
+// model returns the model for rows of data type dt and bytes bytes (the
+// row's size).
+func (c *calibration) model(dt dtype.DType, bytes int64) coll.Model {
 	m := c.base
 	if g, ok := c.gamma[dt]; ok {
 		m.Gamma = g
+	}
+	if c.mem != nil {
+		share := memShare(bytes, c.mem.bytes)
+		m.Beta = lerp(m.Beta, c.mem.beta, share)
+		if g, ok := c.mem.gamma[dt]; ok {
+			m.Gamma = lerp(m.Gamma, g, share)
+		}
 	}
 	return m
 }
@@ -86,6 +97,12 @@ func (c *calibration) String() string {
 	}
 	if c.base.Fused {
 		b.WriteString("  fused receive-reduce")
+	}
+	if c.mem != nil {
+		fmt.Fprintf(&b, "  from %s: beta %.2f GB/s  gamma", FormatSize(c.mem.bytes), 1/c.mem.beta/1e9)
+		for _, dt := range c.dtypes {
+			fmt.Fprintf(&b, " %v %.2f GB/s", dt, 1/c.mem.gamma[dt]/1e9)
+		}
 	}
 	if c.base.PerServer > 0 && c.base.InterBeta > 0 {
 		fmt.Fprintf(&b, "  between servers: alpha %.1f us  beta %.2f GB/s", c.base.InterAlpha*1e6, 1/c.base.InterBeta/1e9)

@@ -177,19 +177,22 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		}
 		r.linkGBps = gbps
 	}
-	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
-		r.cal = simCalibration(*links, r.plan.DTypes)
-	} else if r.plan.needsModel() && r.comm.Size() > 1 {
-		cal, err := r.calibrate(ctx)
-		if err != nil {
-			return fmt.Errorf("calibrating the cost model for --algo auto: %w", err)
-		}
-		r.cal = cal
-	}
 	for _, c := range r.groups {
 		if err := r.bufs.ensure(r.plan, c.Size()); err != nil {
 			return err
 		}
+	}
+	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
+		r.cal = simCalibration(*links, r.plan.DTypes)
+	} else if r.plan.needsModel() && r.comm.Size() > 1 {
+		cal, err := r.calibrate(ctx)
+		if err == nil {
+			err = r.calibrateMemory(ctx, cal)
+		}
+		if err != nil {
+			return fmt.Errorf("calibrating the cost model for --algo auto: %w", err)
+		}
+		r.cal = cal
 	}
 	return nil
 }
@@ -271,7 +274,7 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 		for _, row := range rows {
 			started := time.Now()
 			if r.cal != nil {
-				m := domainModel(r.cal.model(row.DType), row.Group, r.plan.crossesServers(row.Group))
+				m := domainModel(r.cal.model(row.DType, row.Bytes), row.Group, r.plan.crossesServers(row.Group))
 				r.groups[row.Group].SetModel(m)
 			}
 			rec, err := r.measureRow(ctx, row)

@@ -207,7 +207,7 @@ func newScenRank(sc *Scenario, o ScenarioOptions, t backends.Transport) *scenRan
 			if kind == WorldDomain {
 				kind = "" // the world's Comm knows the servers
 			}
-			m := domainModel(cal.model(st.DType), kind, r.top.crosses(sc.Layout, sc.Ranks, kind))
+			m := domainModel(cal.model(st.DType, st.Bytes), kind, r.top.crosses(sc.Layout, sc.Ranks, kind))
 			c.model = &m
 		}
 		r.colls[i] = c

@@ -233,3 +233,21 @@ func TestDirectStep(t *testing.T) {
 		}
 	}
 }
+
+// TestDBTreeCostFused: where the receiver reads the sender's buffer
+// (Model.Fused, shm), it moves and reduces every segment with its own CPU,
+// one after another. On 2 ranks the root takes the other rank's whole
+// vector in both trees, so the call costs at least the root's pass over it,
+// m·max(β, γ), and not much more (one step of fill and drain in 33).
+func TestDBTreeCostFused(t *testing.T) {
+	for _, m := range []Model{
+		{Alpha: 1e-6, Beta: 1 / 8e9, Gamma: 1 / 4e9, Fused: true},
+		{Alpha: 1e-6, Beta: 1 / 4e9, Gamma: 1 / 8e9, Fused: true},
+	} {
+		const b = 64 * mib
+		pass := b * max(m.Beta, m.Gamma)
+		if c := dbtreeAllReduceCost(2, b, m); c < pass || c > 1.1*pass {
+			t.Errorf("beta %.3g, gamma %.3g: %.3g s, want %.3g s to 10%% more", m.Beta, m.Gamma, c, pass)
+		}
+	}
+}

@@ -19,6 +19,11 @@ import "math"
 //     arrived, the ones from the children followed by their reduction;
 //   - the step ends when the receives are done and the sends have left.
 //
+// Where the receiver reads the sender's buffer (Model.Fused: shm) there
+// are no ports: a receiver moves each segment itself, reducing it on the
+// way, one after another, and a sender's step ends when its receivers have
+// taken its segments.
+//
 // On two levels each message takes the link between its ranks' servers.
 // It takes O(n(K+L)) for n ranks (Choose remembers its predictions, so
 // that is paid once per size and model).
@@ -136,18 +141,45 @@ func dbtreeFollow(n int, b float64, m Model, up, down bool) float64 {
 	send := func(u, w int) float64 {
 		l := level(u, w)
 		issued := max(clock[u], issue[u])
+		issue[u] = issued + gap
+		if m.Fused {
+			// The receiver moves it (receive): it is there to take a
+			// latency after it was posted.
+			return issued + levels[l].Alpha
+		}
 		out := max(issued, busy[u][l]) + sigma*levels[l].Beta
 		busy[u][l] = out
-		issue[u] = issued + gap
 		if m.SenderMoves {
 			issue[u] = out + gap
 		}
 		left[u] = max(left[u], out)
 		return out + levels[l].Alpha
 	}
+	// receive takes into v the segment from u that arrives at at, reducing
+	// it or not. Where the receiver reads the sender's buffer (Fused), it
+	// moves the bytes itself, one segment after another, and the sender's
+	// step waits until it has.
+	receive := func(v, u int, at float64, reduce bool) {
+		move := sigma * levels[level(u, v)].Beta
+		switch {
+		case m.Fused && reduce:
+			clock[v] = max(clock[v], at) + m.received(move, sigma)
+		case m.Fused:
+			clock[v] = max(clock[v], at) + move
+		case reduce:
+			clock[v] = max(clock[v], at) + m.received(move, sigma) - move
+		default:
+			clock[v] = max(clock[v], at)
+		}
+		if m.Fused {
+			left[u] = max(left[u], clock[v])
+		}
+	}
 	for t := 0; t <= last; t++ {
 		for v := range n {
 			left[v] = 0
+		}
+		for v := range n {
 			for h := range trees {
 				pl := &trees[h][v]
 				if s := t - pl.height; up && pl.parent >= 0 && has(s) {
@@ -169,16 +201,16 @@ func dbtreeFollow(n int, b float64, m Model, up, down bool) float64 {
 			for h := range trees {
 				pl := &trees[h][v]
 				for i, kid := range pl.kids {
-					if !up || kid < 0 || !has(t-trees[h][kid].height) {
-						continue
+					if up && kid >= 0 && has(t-trees[h][kid].height) {
+						receive(v, kid, arrive[v][3*h+i], true)
 					}
-					move := sigma * levels[level(kid, v)].Beta
-					clock[v] = max(clock[v], arrive[v][3*h+i]) + m.received(move, sigma) - move
 				}
 				if s := t - downAt[h] - pl.depth + 1; down && pl.parent >= 0 && has(s) {
-					clock[v] = max(clock[v], arrive[v][3*h+2])
+					receive(v, pl.parent, arrive[v][3*h+2], false)
 				}
 			}
+		}
+		for v := range n {
 			clock[v] = max(clock[v], left[v])
 		}
 	}
