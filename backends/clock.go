@@ -180,6 +180,9 @@ func (m LinkModel) Describe(n int) string {
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	servers := m.Servers(n)
 	work := fmt.Sprintf("gap %g us, reduce %g GB/s, copy %g GB/s", us(m.Gap), m.ReduceGBps, m.CopyGBps)
+	if m.Pull {
+		work += ", receivers pull"
+	}
 	if servers == 1 {
 		return fmt.Sprintf("1 server x %d ranks, links %g GB/s + %g us, %s", n, m.IntraGBps, us(m.IntraAlpha), work)
 	}

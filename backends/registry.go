@@ -61,6 +61,12 @@ type LinkModel struct {
 	// IntraGBps, InterGBps, ReduceGBps and CopyGBps are in GB/s (1e9 bytes
 	// per second).
 	IntraGBps, InterGBps, ReduceGBps, CopyGBps float64
+	// Pull makes receivers move the data, as on shared memory: a message
+	// costs its receiver its bytes at the link's rate (reduced on the way
+	// at the slower of that and the reduction's rate), one message after
+	// another, and its sender's send ends when the receiver has taken it.
+	// Otherwise the sender's port moves it while both ranks go on.
+	Pull bool
 }
 
 // Validate reports what is wrong with c, if anything.

@@ -69,14 +69,15 @@ func (c *calibration) model(dt dtype.DType, bytes int64) coll.Model {
 
 // simCalibration is the model of the links the sim backend simulates: its
 // own figures, two levels when it has servers, nothing measured. A
-// simulated receive-and-reduce moves the bytes, then reduces them.
+// simulated receive-and-reduce moves the bytes, then reduces them, or
+// where receivers move the data (Pull), does both in one pass (Fused).
 func simCalibration(links backends.LinkModel, dtypes []dtype.DType) *calibration {
 	l := links.WithDefaults()
 	base := coll.Model{
 		Alpha: l.IntraAlpha.Seconds(), Beta: 1 / (l.IntraGBps * 1e9), Gamma: 1 / (l.ReduceGBps * 1e9),
 		Copy:      1 / (l.CopyGBps * 1e9),
 		PerServer: l.PerServer, InterAlpha: l.InterAlpha.Seconds(), InterBeta: 1 / (l.InterGBps * 1e9),
-		Gap: l.Gap.Seconds(),
+		Gap: l.Gap.Seconds(), Fused: l.Pull,
 	}
 	c := &calibration{base: base, dtypes: dtypes, gamma: map[dtype.DType]float64{}, simulated: true}
 	for _, dt := range dtypes {

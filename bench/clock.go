@@ -76,8 +76,8 @@ func (v virtualClock) holdUntil(t time.Duration) {
 // simLinks returns the link model the plan asks the sim backend to
 // simulate, nil for other backends: the bandwidths of --link-bw (inside and
 // between servers), the latencies of --sim-alpha, the reduction rate of
-// --sim-reduce, the copy rate of --sim-copy, the gap of --sim-gap and the
-// servers of --topology;
+// --sim-reduce, the copy rate of --sim-copy, the gap of --sim-gap, who
+// moves the data (--sim-pull) and the servers of --topology;
 // what is 0 takes the model's
 // default (backends.DefaultLinkModel).
 func (p Plan) simLinks() *backends.LinkModel {
@@ -87,7 +87,7 @@ func (p Plan) simLinks() *backends.LinkModel {
 	m := backends.LinkModel{
 		IntraAlpha: p.SimAlpha, InterAlpha: p.SimInterAlpha,
 		IntraGBps: p.LinkGBps, InterGBps: p.LinkInterGBps, ReduceGBps: p.SimReduceGBps, CopyGBps: p.SimCopyGBps,
-		Gap: p.SimGap,
+		Gap: p.SimGap, Pull: p.SimPull,
 	}
 	if p.Topology.TwoLevel() {
 		m.PerServer = p.Topology.PerServer
@@ -137,6 +137,8 @@ func (p Plan) validateSim() error {
 			return fmt.Errorf("--sim-copy: only --backend sim simulates copies")
 		case p.SimGap != 0:
 			return fmt.Errorf("--sim-gap: only --backend sim simulates links")
+		case p.SimPull:
+			return fmt.Errorf("--sim-pull: only --backend sim simulates links")
 		}
 		return nil
 	}

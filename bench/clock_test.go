@@ -183,6 +183,8 @@ func TestValidateSim(t *testing.T) {
 		{"negative copy", func(p *Plan) { p.SimCopyGBps = -1 }, "--sim-copy -1: must be a positive bandwidth"},
 		{"gap on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps, p.SimGap = "shm", 0, 0, 0, 1 }, "--sim-gap: only --backend sim"},
 		{"negative gap", func(p *Plan) { p.SimGap = -1 }, "--sim-gap -1ns: must not be negative"},
+		{"pull on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps, p.SimPull = "shm", 0, 0, 0, true }, "--sim-pull: only --backend sim"},
+		{"pull", func(p *Plan) { p.SimPull = true }, ""},
 		{"negative alpha", func(p *Plan) { p.SimAlpha = -1 }, "must not be negative"},
 		{"inter alpha on one server", func(p *Plan) { p.SimInterAlpha = time.Microsecond }, "needs --topology"},
 		{"inter alpha on two servers", func(p *Plan) {
@@ -225,6 +227,16 @@ func TestSimLinks(t *testing.T) {
 	}
 	if got, want := p.simDescription(), "2 servers x 4 ranks, intra 56 GB/s + 3 us, inter 25 GB/s + 10 us, gap 2 us, reduce 20 GB/s, copy 40 GB/s; times are virtual"; got != want {
 		t.Errorf("description %q, want %q", got, want)
+	}
+	if m := simCalibration(*p.simLinks(), p.DTypes).base; m.Fused {
+		t.Error("ports that move the data: auto's model fuses receive and reduction")
+	}
+	p.SimPull = true
+	if got := p.simDescription(); !strings.Contains(got, ", receivers pull;") {
+		t.Errorf("description %q does not say that receivers pull", got)
+	}
+	if m := simCalibration(*p.simLinks(), p.DTypes).base; !m.Fused {
+		t.Error("receivers that pull: auto's model does not fuse receive and reduction")
 	}
 	p.Backend = "shm"
 	if p.simLinks() != nil || p.simDescription() != "" {

@@ -127,6 +127,9 @@ type Plan struct {
 	// SimGap is the least time between two messages a simulated rank
 	// sends (--sim-gap); 0 takes the model's default.
 	SimGap time.Duration
+	// SimPull makes simulated receivers move the data, as on shared
+	// memory (--sim-pull; backends.LinkModel.Pull).
+	SimPull bool
 	// NoPayload runs the measured ops with lengths only (--sim-data=false,
 	// --backend sim only): no buffer is backed by memory, nothing is copied
 	// or reduced, and results are not checked (Check is ignored). The

@@ -15,6 +15,10 @@
 #           size/n each, after copying its own block into place;
 #   reduce  from a measured ring reducescatter: the same steps, each block
 #           also reduced.
+# shm is simulated with --sim-pull: its receivers copy and reduce out of
+# the sender's buffer with their own CPU, in one pass, one message after
+# another; tcp's with the sender's port moving each message, as a network
+# adapter does, and the receiver reducing it after.
 # Two fits are compared: one set of constants for all sizes (the median of
 # the sizes' estimates), and one per size (a 1 MiB message runs in cache
 # here, a 64 MiB one from memory, and the sim's links have one speed).
@@ -87,8 +91,11 @@ alpha() {
 # fit N ALPHA AG RS [COPY]: per size, "size link reduce" in GB/s from the
 # files of measured ring allgather (AG) and reducescatter (RS) times, and
 # a last line "all link reduce" with the medians. Without COPY (shm) a
-# copy goes at the link's speed; with it, at COPY GB/s per size (a file of
-# "size rate" lines).
+# copy goes at the link's speed, and a receiver moves and reduces each
+# block in one pass (the sim's --sim-pull): a reducescatter step takes the
+# slower of the block at the link's rate and at the reduction's; with it
+# (tcp), a copy goes at COPY GB/s per size (a file of "size rate" lines),
+# and a step moves the block, then reduces it.
 fit() {
 	python3 - "$@" <<-'PY'
 		import statistics, sys
@@ -103,7 +110,10 @@ fit() {
 		        link = n * blk / max(ag[size] - (n - 1) * alpha, 1e-9)
 		    else:
 		        link = (n - 1) * blk / max(ag[size] - (n - 1) * alpha - blk / copy[size], 1e-9)
-		    red = (n - 1) * blk / max(rs[size] - (n - 1) * (alpha + blk / link), 1e-9)
+		    if copy is None:  # one pass: the step's time is the reduction's, if slower
+		        red = (n - 1) * blk / max(rs[size] - (n - 1) * alpha, 1e-9)
+		    else:
+		        red = (n - 1) * blk / max(rs[size] - (n - 1) * (alpha + blk / link), 1e-9)
 		    red = min(red, 1e3)  # reducing costs nothing measurable
 		    links.append(link)
 		    reds.append(red)
@@ -175,7 +185,7 @@ fi
 # algorithm with them, and writes the comparison to $work/table.K and
 # "rows inside1 insideS" to $work/count.K.
 evaluate() {
-	local k=$1 backend n a m link red copy op algo fitted size meas sim1 simS r1 rS mark
+	local k=$1 backend n a m link red copy op algo fitted size meas sim1 simS r1 rS mark pull
 	local total=0 inside1=0 insideS=0
 	for n in $RANKS; do # shm's link rate per size: the copy rate
 		m=$work/m.shm.$n
@@ -189,7 +199,9 @@ evaluate() {
 			m=$work/m.$backend.$n
 			column "$m.allgather.ring" "$k" >"$work/ag"
 			column "$m.reducescatter.ring" "$k" >"$work/rs"
+			pull=()
 			if [ "$backend" = shm ]; then
+				pull=(--sim-pull) # a receiver copies out of the sender's buffer
 				fit "$n" "$a" "$work/ag" "$work/rs" >"$work/fit"
 			else
 				fit "$n" "$a" "$work/ag" "$work/rs" "$work/shmlink.$k.$n" >"$work/fit"
@@ -199,11 +211,11 @@ evaluate() {
 			echo "# $backend -p $n: alpha ${a}us, link ${link}GB/s, reduce ${red}GB/s, copy ${copy}GB/s (per size: $(grep -v '^all' "$work/fit" | tr '\n' ';'))"
 			for op in $OPS; do
 				for algo in $(algos "$op"); do
-					simulate "$n" "$op" "$algo" "$a" "$link" "$red" "$copy" "${sweep[@]}" | column /dev/stdin "$k" >"$work/sim1"
+					simulate "$n" "$op" "$algo" "$a" "$link" "$red" "$copy" "${sweep[@]}" "${pull[@]}" | column /dev/stdin "$k" >"$work/sim1"
 					: >"$work/simS"
 					while read -r size slink sred; do
 						scopy=$(awk -v s="$size" '$1 == s { print $2 }' "$work/shmlink.$k.$n")
-						simulate "$n" "$op" "$algo" "$a" "$slink" "$sred" "$scopy" -b "$size" -e "$size" </dev/null |
+						simulate "$n" "$op" "$algo" "$a" "$slink" "$sred" "$scopy" -b "$size" -e "$size" "${pull[@]}" </dev/null |
 							column /dev/stdin "$k" >>"$work/simS"
 					done < <(grep -v '^all' "$work/fit")
 					fitted=""

@@ -79,6 +79,7 @@ type sendReq struct {
 	shmRequest
 	e    *endpoint
 	left time.Duration // when its last byte has left the port
+	pull *pulled       // set where the receiver moves the data
 }
 
 // Send implements backends.Transport: the message is booked on its egress
@@ -91,19 +92,29 @@ func (e *endpoint) SendHeld(peer int, buf []byte, hold time.Duration) backends.R
 	if !e.valid(peer) {
 		return e.shmEndpoint.Send(peer, buf)
 	}
-	at := e.book(peer, len(buf), max(hold, 0))
+	var at timing
+	if e.f.links.Pull {
+		at = e.post(peer, len(buf), max(hold, 0))
+	} else {
+		at = e.book(peer, len(buf), max(hold, 0))
+	}
 	e.f.pair(e.rank, peer).post(at) // before shm can match it
-	return &sendReq{shmRequest: e.shmEndpoint.Send(peer, buf).(shmRequest), e: e, left: at.left}
+	return &sendReq{shmRequest: e.shmEndpoint.Send(peer, buf).(shmRequest), e: e, left: at.left, pull: at.pull}
 }
 
 // Wait blocks until the receiver has taken the data, then advances the
-// sender's clock to when the data left its port.
+// sender's clock to when the data left its port, or where the receiver
+// moves it, to when the receiver had taken it.
 func (s *sendReq) Wait(ctx context.Context) error {
 	err := s.shmRequest.Wait(ctx)
-	if err == nil {
-		s.e.advance(s.left)
+	if err != nil {
+		return err
 	}
-	return err
+	if s.pull != nil {
+		return s.pull.wait(ctx, s.e)
+	}
+	s.e.advance(s.left)
+	return nil
 }
 
 // recvReq is a posted receive.
@@ -148,6 +159,13 @@ func (r *recvReq) Wait(ctx context.Context) error {
 	}
 	r.done = true
 	at := r.p.take(r.k) // dropped whatever the outcome
+	if at.pull != nil {
+		if err == nil {
+			r.e.take(at.pull, r.reduce)
+		}
+		at.pull.release(r.e.Now())
+		return err
+	}
 	if err != nil {
 		return err
 	}

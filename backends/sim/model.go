@@ -10,6 +10,9 @@ type timing struct {
 	// left is when its last byte has left the sender's port; arrive is
 	// when its last byte reaches the receiver.
 	left, arrive time.Duration
+	// pull, set where receivers move the data (LinkModel.Pull), replaces
+	// both (pull.go).
+	pull *pulled
 }
 
 // book puts a message of n bytes from e to peer on the egress port it

@@ -23,9 +23,12 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestConformance runs the conformance suite every backend passes.
-func TestConformance(t *testing.T) {
-	backendtest.Run(t, func(t *testing.T, n int) []backends.Transport {
-		w, err := sim.NewWorld(n, backends.LinkModel{})
+func TestConformance(t *testing.T) { backendtest.Run(t, worldOn(backends.LinkModel{})) }
+
+// worldOn returns what makes the conformance suite's worlds on m.
+func worldOn(m backends.LinkModel) func(t *testing.T, n int) []backends.Transport {
+	return func(t *testing.T, n int) []backends.Transport {
+		w, err := sim.NewWorld(n, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +37,7 @@ func TestConformance(t *testing.T) {
 			ts[r] = w.Endpoint(r)
 		}
 		return ts
-	})
+	}
 }
 
 // links is the model of the timing tests: round numbers, so that every
@@ -89,12 +92,7 @@ func waitAll(ctx context.Context, reqs ...backends.Request) error {
 func TestVirtualTime(t *testing.T) {
 	const s = 1_000_000 // a whole number of nanoseconds at every rate below
 	alpha, bw := links.IntraAlpha, at(s, links.IntraGBps)
-	tests := []struct {
-		name  string
-		ranks int
-		body  func(ctx context.Context, tr backends.Transport) error
-		want  map[int]time.Duration // final clock of each rank named
-	}{
+	checkClocks(t, links, []clockCase{
 		{"ping-pong x3 inside a server", 2, func(ctx context.Context, tr backends.Transport) error {
 			buf := make([]byte, s)
 			for range 3 {
@@ -215,10 +213,23 @@ func TestVirtualTime(t *testing.T) {
 			}
 			return tr.Recv(0, nil).Wait(ctx)
 		}, map[int]time.Duration{0: 0, 1: alpha}},
-	}
+	})
+}
+
+// clockCase is an exchange whose clocks are known exactly.
+type clockCase struct {
+	name  string
+	ranks int
+	body  func(ctx context.Context, tr backends.Transport) error
+	want  map[int]time.Duration // final clock of each rank named
+}
+
+// checkClocks runs every case on a world on m and checks its clocks.
+func checkClocks(t *testing.T, m backends.LinkModel, tests []clockCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			clocks := runWorld(t, tc.ranks, links, tc.body)
+			clocks := runWorld(t, tc.ranks, m, tc.body)
 			for r, want := range tc.want {
 				if clocks[r] != want {
 					t.Errorf("rank %d: clock %v, want %v (all: %v)", r, clocks[r], want, clocks)

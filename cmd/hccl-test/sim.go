@@ -15,16 +15,16 @@ import (
 
 // simFlags are the flags of the simulating backend (--backend sim): the
 // links' latencies, the reduction and copy rates, the gap between a rank's
-// messages, and whether messages carry data.
+// messages, who moves the data, and whether messages carry data.
 // The links' bandwidths and the servers come from --link-bw and
 // --topology.
 type simFlags struct {
 	alpha, reduce, copy, gap *string
-	data                     *bool
+	data, pull               *bool
 }
 
-// addSimFlags registers --sim-alpha, --sim-reduce, --sim-copy, --sim-gap
-// and --sim-data on fs.
+// addSimFlags registers --sim-alpha, --sim-reduce, --sim-copy, --sim-gap,
+// --sim-pull and --sim-data on fs.
 func addSimFlags(fs *pflag.FlagSet) simFlags {
 	d := backends.DefaultLinkModel
 	return simFlags{
@@ -33,6 +33,7 @@ func addSimFlags(fs *pflag.FlagSet) simFlags {
 			d.IntraAlpha.Seconds()*1e6, d.InterAlpha.Seconds()*1e6)),
 		reduce: fs.String("sim-reduce", "", fmt.Sprintf("rate at which a simulated rank reduces what it receives, or its own buffers\n(--backend sim; default %gGB/s)", d.ReduceGBps)),
 		gap:    fs.String("sim-gap", "", "least time between two messages a simulated rank sends (LogP's gap; --backend\nsim): one that posts k at once hands them out over (k-1) gaps (default half\nthe latency inside a server, what --algo auto charges for each further message)"),
+		pull:   fs.Bool("sim-pull", false, "--backend sim: receivers move the data, as on shared memory: a message costs its\nreceiver its bytes (reduced on the way, at the slower rate), one after another,\nand its sender waits until it is taken; by default the sender's port moves it\nwhile both ranks go on, as a network adapter does"),
 		copy:   fs.String("sim-copy", "", "rate at which a simulated rank copies between its own buffers (--backend sim;\ndefault 1.5 times --sim-reduce: a copy moves two thirds of a reduction's bytes)"),
 	}
 }
@@ -68,6 +69,7 @@ func (f simFlags) apply(p *bench.Plan) error {
 		}
 		p.SimCopyGBps = gbps
 	}
+	p.SimPull = *f.pull
 	if !*f.data {
 		if p.Backend != "sim" {
 			return fmt.Errorf("--sim-data=false: only --backend sim can run without payload")

@@ -40,7 +40,7 @@ func TestSimBinary(t *testing.T) {
 }
 
 // TestSimFlags checks --sim-alpha, --sim-reduce, --sim-copy, --sim-gap,
-// and what --link-bw auto means on sim.
+// --sim-pull, and what --link-bw auto means on sim.
 func TestSimFlags(t *testing.T) {
 	tests := []struct {
 		args       []string
@@ -50,6 +50,7 @@ func TestSimFlags(t *testing.T) {
 		copy       float64
 		link       float64
 		gap        time.Duration
+		pull       bool
 		err        string
 	}{
 		{args: []string{"--backend", "sim"}, link: 25},
@@ -67,6 +68,7 @@ func TestSimFlags(t *testing.T) {
 		{args: []string{"--backend", "sim", "--sim-copy", "fast"}, err: "--sim-copy: bandwidth"},
 		{args: []string{"--backend", "sim", "--sim-gap", "300ns"}, gap: 300 * time.Nanosecond, link: 25},
 		{args: []string{"--backend", "sim", "--sim-gap", "0"}, err: `--sim-gap "0": 0s: want a positive duration`},
+		{args: []string{"--backend", "sim", "--sim-pull"}, pull: true, link: 25},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -81,10 +83,10 @@ func TestSimFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			if p.SimAlpha != tc.alpha || p.SimInterAlpha != tc.interAlpha || p.SimReduceGBps != tc.reduce || p.LinkGBps != tc.link ||
-				p.SimCopyGBps != tc.copy || p.SimGap != tc.gap {
-				t.Errorf("got alpha %v inter %v reduce %v copy %v link %v gap %v; want %v %v %v %v %v %v",
-					p.SimAlpha, p.SimInterAlpha, p.SimReduceGBps, p.SimCopyGBps, p.LinkGBps, p.SimGap,
-					tc.alpha, tc.interAlpha, tc.reduce, tc.copy, tc.link, tc.gap)
+				p.SimCopyGBps != tc.copy || p.SimGap != tc.gap || p.SimPull != tc.pull {
+				t.Errorf("got alpha %v inter %v reduce %v copy %v link %v gap %v pull %v; want %v %v %v %v %v %v %v",
+					p.SimAlpha, p.SimInterAlpha, p.SimReduceGBps, p.SimCopyGBps, p.LinkGBps, p.SimGap, p.SimPull,
+					tc.alpha, tc.interAlpha, tc.reduce, tc.copy, tc.link, tc.gap, tc.pull)
 			}
 			if tc.link > 0 && p.LinkSource == bench.LinkAuto {
 				t.Errorf("--link-bw auto left to measure on sim")
