@@ -133,20 +133,25 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	if n == 1 {
 		return &calibration{base: coll.DefaultModel}, nil // nothing to choose between
 	}
-	var bp bufferPool
-	defer bp.free()
-	var err error
-	if bp.a, bp.freeA, err = hugemem.Alloc(calLarge); err != nil {
-		return nil, err
+	// The sweep's buffers, allocated and touched already, when they are
+	// large enough; else two of calLarge for the calibration alone.
+	bp := r.bufs
+	if len(bp.a) < calLarge || len(bp.b) < calLarge {
+		bp = &bufferPool{}
+		defer bp.free()
+		var err error
+		if bp.a, bp.freeA, err = hugemem.Alloc(calLarge); err != nil {
+			return nil, err
+		}
+		if bp.b, bp.freeB, err = hugemem.Alloc(calLarge); err != nil {
+			return nil, err
+		}
+		touch(bp.a)
+		touch(bp.b)
 	}
-	if bp.b, bp.freeB, err = hugemem.Alloc(calLarge); err != nil {
-		return nil, err
-	}
-	touch(bp.a)
-	touch(bp.b)
 	timeRow := func(row Row, algo string) (float64, error) {
 		probe := *r
-		probe.bufs = &bp
+		probe.bufs = bp
 		probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = calWarmup, calIters, false
 		probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false
 		probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only
