@@ -150,13 +150,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 		touch(bp.b)
 	}
 	timeRow := func(row Row, algo string) (float64, error) {
-		probe := *r
-		probe.bufs = bp
-		probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = calWarmup, calIters, false
-		probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false
-		probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only
-		rec, err := probe.measureRow(ctx, row)
-		return rec.TimeUS * 1e-6, err
+		return r.timeProbe(ctx, bp, row, algo, calWarmup, calIters)
 	}
 	// alpha: a recursive-doubling allreduce of calSmall bytes is
 	// rdSteps(n) exchanges of next to nothing.
@@ -172,17 +166,8 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 		return nil, fmt.Errorf("timing a %s step: %w", FormatSize(calLarge), err)
 	}
 
-	// gamma: every rank times its own reductions after a barrier; the
-	// slowest rank's figure counts.
 	dts := r.plan.DTypes
-	mine := make([]float64, len(dts))
-	for i, dt := range dts {
-		if err := r.barrier(ctx); err != nil {
-			return nil, err
-		}
-		mine[i] = reduceCost(dt, bp.a[:calReduce], bp.b[:calReduce])
-	}
-	all, err := r.gatherFloats(ctx, mine)
+	gamma, err := r.slowestReduce(ctx, dts, bp.a[:calReduce], bp.b[:calReduce])
 	if err != nil {
 		return nil, err
 	}
@@ -191,11 +176,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	if r.comm.Rank() == 0 {
 		fit[0] = max(small, 1e-7)
 		fit[1] = max((large-small)/float64(calLarge-calSmall), 1e-12)
-		for i := range dts {
-			for rk := range n {
-				fit[2+i] = max(fit[2+i], all[rk*len(dts)+i])
-			}
-		}
+		copy(fit[2:], gamma)
 	}
 	if fit, err = r.broadcastFloats(ctx, fit); err != nil {
 		return nil, err
@@ -207,6 +188,46 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 		c.gamma[dt] = max(fit[2+i], 1e-12)
 	}
 	return c, nil
+}
+
+// timeProbe times row with algo on bufs, warmup untimed and iters timed
+// iterations, as a measured row with no check and nothing beside it, and
+// returns the seconds of one call.
+func (r *rankRunner) timeProbe(ctx context.Context, bufs *bufferPool, row Row, algo string, warmup, iters int) (float64, error) {
+	probe := *r
+	probe.bufs = bufs
+	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = warmup, iters, false
+	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false
+	probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only
+	rec, err := probe.measureRow(ctx, row)
+	return rec.TimeUS * 1e-6, err
+}
+
+// slowestReduce times the sum kernel of each of dts on a and b, every
+// rank after a barrier, so that ranks sharing a core share its time as in
+// a collective, and returns to rank 0 the slowest rank's seconds per byte
+// for each (zeros elsewhere).
+func (r *rankRunner) slowestReduce(ctx context.Context, dts []dtype.DType, a, b []byte) ([]float64, error) {
+	mine := make([]float64, len(dts))
+	for i, dt := range dts {
+		if err := r.barrier(ctx); err != nil {
+			return nil, err
+		}
+		mine[i] = reduceCost(dt, a, b)
+	}
+	all, err := r.gatherFloats(ctx, mine)
+	if err != nil {
+		return nil, err
+	}
+	slowest := make([]float64, len(dts))
+	if r.comm.Rank() == 0 {
+		for rk := range r.comm.Size() {
+			for i := range dts {
+				slowest[i] = max(slowest[i], all[rk*len(dts)+i])
+			}
+		}
+	}
+	return slowest, nil
 }
 
 // withTransport returns m with what t says about how it moves data: on a

@@ -42,38 +42,22 @@ func (r *rankRunner) calibrateMemory(ctx context.Context, c *calibration) error 
 	if r.plan.NoPayload || r.plan.MaxBytes < calMemMin || size < calMemMin {
 		return nil
 	}
-	a, b := r.bufs.a[:size], r.bufs.b[:size]
-	mine := make([]float64, len(c.dtypes))
-	for i, dt := range c.dtypes {
-		if err := r.barrier(ctx); err != nil {
-			return err
-		}
-		mine[i] = reduceCost(dt, a, b)
-	}
-	all, err := r.gatherFloats(ctx, mine)
+	gamma, err := r.slowestReduce(ctx, c.dtypes, r.bufs.a[:size], r.bufs.b[:size])
 	if err != nil {
 		return err
 	}
-	probe := *r
-	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = calMemWarmup, calMemIters, false
-	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", coll.Auto, nil, false
-	probe.plan.Overlap, probe.plan.OverlapAuto = 0, false
-	rec, err := probe.measureRow(ctx, Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
-		Count: int(size), Bytes: size})
+	t, err := r.timeProbe(ctx, r.bufs, Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
+		Count: int(size), Bytes: size}, coll.Auto, calMemWarmup, calMemIters)
 	if err != nil {
 		return fmt.Errorf("timing a %s step: %w", FormatSize(size), err)
 	}
-	n := r.comm.Size()
 	fit := make([]float64, 1+len(c.dtypes))
 	if r.comm.Rank() == 0 {
 		// Never faster than the cached figures: a noisy probe must not
 		// make large rows look cheaper than small ones.
-		fit[0] = max(c.base.Beta, (rec.TimeUS*1e-6-c.base.Alpha)/float64(size))
+		fit[0] = max(c.base.Beta, (t-c.base.Alpha)/float64(size))
 		for i, dt := range c.dtypes {
-			for rk := range n {
-				fit[1+i] = max(fit[1+i], all[rk*len(c.dtypes)+i])
-			}
-			fit[1+i] = max(fit[1+i], c.gamma[dt])
+			fit[1+i] = max(gamma[i], c.gamma[dt])
 		}
 	}
 	if fit, err = r.broadcastFloats(ctx, fit); err != nil {
