@@ -153,8 +153,6 @@ func (p Plan) validateSim() error {
 		return fmt.Errorf("--sim-copy %v: must be a positive bandwidth", p.SimCopyGBps)
 	case p.SimInterAlpha > 0 && !p.Topology.TwoLevel():
 		return fmt.Errorf("--sim-alpha inter=: a link between servers needs --topology with more than one server")
-	case p.NoPayload && p.Retry > 0:
-		return fmt.Errorf("--retry with --sim-data=false: re-execution covers the harness's world calls only, and the measured ops run on a communicator of their own")
 	}
 	if p.NoPayload {
 		for _, f := range p.Inject {

@@ -71,7 +71,7 @@ func (r *rankRunner) broadcastFloats(ctx context.Context, v []float64) ([]float6
 	putFloats(buf, v)
 	octx, cancel := context.WithTimeout(ctx, r.plan.Timeout)
 	defer cancel()
-	if _, err := r.comm.Run(octx, coll.Auto, &coll.Args{
+	if err := r.harnessCall(octx, &coll.Args{
 		Op: coll.Broadcast, DType: dtype.FP64, Count: len(v), Root: 0, Send: buf, Recv: buf,
 	}); err != nil {
 		return nil, err

@@ -229,7 +229,7 @@ func (r *rankRunner) gatherFloats(ctx context.Context, v []float64) ([]float64, 
 	}
 	octx, cancel := context.WithTimeout(ctx, r.plan.Timeout)
 	defer cancel()
-	if _, err := r.comm.Run(octx, coll.Auto, &coll.Args{
+	if err := r.harnessCall(octx, &coll.Args{
 		Op: coll.Gather, DType: dtype.FP64, Count: len(v), Root: 0, Send: send, Recv: recv,
 	}); err != nil {
 		return nil, fmt.Errorf("collecting timings: %w", err)

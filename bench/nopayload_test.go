@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 )
 
@@ -65,8 +64,41 @@ func TestRunNoPayloadLarge(t *testing.T) {
 	t.Logf("64 ranks x 64 MiB: %.0f us virtual (%s), %v wall", c.records[0].TimeUS, c.records[0].Algo, time.Since(start))
 }
 
+// TestRunNoPayloadRetry drops sends at two calls of a sweep without
+// payload, with re-execution on: the run ends without error, the re-runs
+// are counted in the rows and the summary, and every row but the ones
+// re-run takes the virtual time of the same row run without faults.
+func TestRunNoPayloadRetry(t *testing.T) {
+	p := noPayloadPlan(8, 1<<20, true)
+	p.MinBytes = 64 << 10
+	var clean capture
+	if _, err := Run(context.Background(), p, &clean); err != nil {
+		t.Fatal(err)
+	}
+	p = withFaults(t, p, "fail=op:6@rank=1; fail=op:20@rank=5")
+	p.Retry, p.RetrySource = 2, "--retry"
+	var c capture
+	sum, err := Run(context.Background(), p, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.records) != len(clean.records) || len(c.records) != 5 {
+		t.Fatalf("%d rows with faults, %d without, want 5 each", len(c.records), len(clean.records))
+	}
+	rows := 0
+	for i, r := range c.records {
+		rows += r.Retries
+		if r.Retries == 0 && r.TimeUS != clean.records[i].TimeUS {
+			t.Errorf("%d B: %v us, %v without faults", r.Bytes, r.TimeUS, clean.records[i].TimeUS)
+		}
+	}
+	if sum.Retries != rows || rows != 2 {
+		t.Errorf("summary counts %d re-runs and the rows %d, want 2", sum.Retries, rows)
+	}
+}
+
 // TestNoPayloadPlan: without payload, the plan counts no memory, and is
-// refused off sim, with --retry, and with corrupting faults.
+// refused off sim and with corrupting faults.
 func TestNoPayloadPlan(t *testing.T) {
 	p := noPayloadPlan(8, 1<<30, true)
 	if got := p.MemoryNeeded(); got != 0 {
@@ -78,21 +110,14 @@ func TestNoPayloadPlan(t *testing.T) {
 	}
 	shmPlan := smallPlan()
 	shmPlan.NoPayload = true
-	retry := noPayloadPlan(8, 1<<20, true)
-	retry.Retry = 1
 	corrupt := noPayloadPlan(8, 1<<20, true)
-	corrupt.InjectText = "corrupt=p:0.1"
-	var err error
-	if corrupt.Inject, err = inject.Parse(corrupt.InjectText); err != nil {
-		t.Fatal(err)
-	}
+	corrupt = withFaults(t, corrupt, "corrupt=p:0.1")
 	corrupt.Check = false
 	for name, tc := range map[string]struct {
 		p    Plan
 		want string
 	}{
 		"shm":     {shmPlan, "--sim-data=false"},
-		"retry":   {retry, "--retry"},
 		"corrupt": {corrupt, "corrupt"},
 	} {
 		if err := tc.p.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -22,11 +22,7 @@ func TestRunRetry(t *testing.T) {
 			p.OpAlgos[op] = coll.Names(op)[0]
 		}
 	}
-	p.InjectText = "fail=op:300@rank=1; fail=op:600@rank=2; fail=op:900@rank=0"
-	var err error
-	if p.Inject, err = inject.Parse(p.InjectText); err != nil {
-		t.Fatal(err)
-	}
+	p = withFaults(t, p, "fail=op:300@rank=1; fail=op:600@rank=2; fail=op:900@rank=0")
 	p.Retry, p.RetrySource = 2, "--retry"
 	var c capture
 	sum, err := Run(context.Background(), p, &c)
@@ -55,18 +51,25 @@ func TestRunRetry(t *testing.T) {
 func TestRunRetryGivesUp(t *testing.T) {
 	p := smallPlan()
 	p.Ops, p.Algo = []coll.Op{coll.AllReduce}, "ring"
-	p.InjectText = "fail=op:80@rank=1; fail=op:81@rank=1; fail=op:82@rank=1"
-	var err error
-	if p.Inject, err = inject.Parse(p.InjectText); err != nil {
-		t.Fatal(err)
-	}
+	p = withFaults(t, p, "fail=op:80@rank=1; fail=op:81@rank=1; fail=op:82@rank=1")
 	p.Retry = 2
 	var c capture
-	_, err = Run(context.Background(), p, &c)
+	_, err := Run(context.Background(), p, &c)
 	if err == nil || !strings.Contains(err.Error(), "giving up after 2 re-runs") {
 		t.Fatalf("got %v, want a run that gave up", err)
 	}
 	if len(c.records) == 0 || !c.ended {
 		t.Errorf("%d rows kept, footer written %v", len(c.records), c.ended)
 	}
+}
+
+// withFaults returns p with the faults of spec injected (--inject spec).
+func withFaults(t *testing.T, p Plan, spec string) Plan {
+	t.Helper()
+	var err error
+	p.InjectText = spec
+	if p.Inject, err = inject.Parse(spec); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -67,9 +67,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		if p.Retry > 0 {
 			r.comm.SetRetry(coll.Retry{Max: p.Retry, Hold: p.RetryHold, Interval: p.RetryInterval, Rearm: r.rearmOp})
 		}
-		if err := r.measuredWithoutPayload(); err != nil {
-			return err
-		}
+		r.measuredWithoutPayload()
 		defer trackComm(r.comm)()
 		pools <- r.bufs
 		prepErr := r.prepare(ctx)
@@ -135,29 +133,29 @@ func (r *rankRunner) makeGroups() error {
 }
 
 // measuredWithoutPayload, for a plan without payload, makes the
-// communicators of the measured ops carry lengths only. The harness's own
-// calls (barriers, gathering the timings) stay on r.comm with data: the
-// world's measured ops get a Comm of their own over the same transport.
-// Both Comms' calls go over the same links in the same order on every
-// rank, each announced to the transport before its messages, so their
-// call tags never mix.
-func (r *rankRunner) measuredWithoutPayload() error {
+// communicators of the measured ops carry lengths only, the world's
+// included. The harness's own calls on the world (gathering the timings,
+// broadcasting constants) still carry data: they go through harnessCall,
+// which turns the payload on for them. One Comm for both keeps one count
+// of calls on the world, which re-execution (--retry) agrees on.
+func (r *rankRunner) measuredWithoutPayload() {
 	if !r.plan.NoPayload {
-		return nil
+		return
 	}
-	for kind, c := range r.groups {
-		if kind == "" {
-			c = coll.NewComm(r.comm.Transport())
-			if r.plan.Topology.TwoLevel() {
-				if err := c.SetTopology(r.plan.Topology.PerServer); err != nil {
-					return fmt.Errorf("--topology: %w", err)
-				}
-			}
-			r.groups[kind] = c
-		}
+	for _, c := range r.groups {
 		c.SetNoPayload(true)
 	}
-	return nil
+}
+
+// harnessCall runs one of the harness's own calls on the world, with data
+// even when the measured ops run without (measuredWithoutPayload).
+func (r *rankRunner) harnessCall(ctx context.Context, a *coll.Args) error {
+	if r.comm.NoPayload() {
+		r.comm.SetNoPayload(false)
+		defer r.comm.SetNoPayload(true)
+	}
+	_, err := r.comm.Run(ctx, coll.Auto, a)
+	return err
 }
 
 // rearmOp restarts the op time limit, if a row is being measured.
