@@ -119,12 +119,7 @@ func (c *calibration) String() string {
 // needsModel reports whether the plan uses the model: auto chooses with it,
 // and --stats prints its predictions.
 func (p Plan) needsModel() bool {
-	for _, op := range p.Ops {
-		if p.AlgoFor(op) == coll.Auto {
-			return true
-		}
-	}
-	return p.Stats
+	return p.asks(coll.Auto) || p.Stats
 }
 
 // calibrate measures the model's constants on every rank alike.
@@ -196,6 +191,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 func (r *rankRunner) timeProbe(ctx context.Context, bufs *bufferPool, row Row, algo string, warmup, iters int) (float64, error) {
 	probe := *r
 	probe.bufs = bufs
+	row.Algo = algo
 	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = warmup, iters, false
 	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false
 	probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only

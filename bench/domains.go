@@ -82,7 +82,7 @@ func (p Plan) validateDomains() error {
 		switch {
 		case p.Retry > 0:
 			return fmt.Errorf("--retry with --group: re-execution covers the whole world only")
-		case p.Algo == coll.Native:
+		case p.asks(coll.Native):
 			return fmt.Errorf("--algo native with --group: MPI's collectives run on the whole world only")
 		}
 	}

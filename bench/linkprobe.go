@@ -36,7 +36,7 @@ func (r *rankRunner) probeLink(ctx context.Context) (float64, error) {
 	if bp.b, bp.freeB, err = hugemem.Alloc(probeBytes); err != nil {
 		return 0, err
 	}
-	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: probeBytes, Bytes: probeBytes}
+	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: probeBytes, Bytes: probeBytes, Algo: coll.Auto}
 	probe := *r
 	probe.bufs = &bp
 	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = probeWarmup, probeIters, false

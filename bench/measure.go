@@ -50,7 +50,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		var err error
 		for _, args := range buckets {
 			wd.arm(time.Now())
-			algo, err = comm.Run(wd.ctx, p.AlgoFor(row.Op), args)
+			algo, err = comm.Run(wd.ctx, row.Algo, args)
 			if err != nil {
 				break
 			}
@@ -85,7 +85,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// with synthetic compute; rank 0 gets the result.
 	var overlap overlapResult
 	if p.Overlap > 0 || p.OverlapAuto {
-		o, err := r.measureOverlap(ctx, comm, wd, p.AlgoFor(row.Op), buckets, samples[:p.Iters])
+		o, err := r.measureOverlap(ctx, comm, wd, row.Algo, buckets, samples[:p.Iters])
 		if err != nil {
 			return results.Record{}, fmt.Errorf("overlapped with compute: %w", err)
 		}

@@ -70,7 +70,9 @@ type Plan struct {
 	Check      bool // check every row's result (outside the timed region)
 	// Root is the root of rooted collectives; -1 runs every root in turn.
 	Root int
-	Algo string // algorithm name, or coll.Auto
+	// Algo is the algorithm: a name, coll.Auto or coll.Native; or several,
+	// comma-separated, which every row is measured with in turn (AlgosFor).
+	Algo string
 	// Inject lists the faults to inject (--inject), Seed their random
 	// choices.
 	Inject     inject.Spec
@@ -275,13 +277,8 @@ func (p Plan) Validate() error {
 			return fmt.Errorf("--master %q: want host:port, rank 0's rendezvous address", p.Master)
 		}
 	}
-	if p.Algo == coll.Native && p.Backend != "mpi" {
-		return fmt.Errorf("--algo native: runs MPI's own collectives, so it needs --backend mpi (a build with -tags mpi, under mpirun)")
-	}
-	for _, op := range p.Ops {
-		if algo := p.AlgoFor(op); !coll.Supports(op, algo) {
-			return fmt.Errorf("--algo %q: does not serve %v (it has: %s)", algo, op, strings.Join(coll.Names(op), ", "))
-		}
+	if err := p.validateAlgos(); err != nil {
+		return err
 	}
 	if p.MemLimit > 0 {
 		if need := p.MemoryNeeded(); need > p.MemLimit {
@@ -366,25 +363,4 @@ func (p Plan) MemoryNeeded() int64 {
 		}
 	}
 	return perRank * int64(p.HostedRanksOrAll())
-}
-
-// AlgoFor returns the algorithm asked for op: its entry in OpAlgos, else
-// Algo.
-func (p Plan) AlgoFor(op coll.Op) string {
-	if a, ok := p.OpAlgos[op]; ok {
-		return a
-	}
-	return p.Algo
-}
-
-// AlgoString describes the algorithms asked for, for the header: Algo, and
-// any per-collective choices.
-func (p Plan) AlgoString() string {
-	s := p.Algo
-	for _, op := range p.Ops {
-		if a, ok := p.OpAlgos[op]; ok {
-			s += fmt.Sprintf(" %v=%s", op, a)
-		}
-	}
-	return s
 }

@@ -283,6 +283,9 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 				return fmt.Errorf("%s: %w", describe(row), err)
 			}
 			rec.Run, rec.Started = run, started
+			if r.plan.Compares() {
+				rec.AlgoRequested = row.Algo
+			}
 			if len(r.plan.Fusion) > 0 {
 				shape := row
 				shape.Count, shape.Bytes, shape.Buckets = 0, 0, 0

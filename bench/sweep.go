@@ -59,6 +59,10 @@ type Row struct {
 	// Buckets > 1 splits the row into that many collectives of Count
 	// elements each, back to back (--fusion); Bytes is their total.
 	Buckets int
+	// Algo is the algorithm the row asks for: a name or coll.Auto. With
+	// several (--algo a,b), each row of the sweep comes once per
+	// algorithm, the algorithms one after the other.
+	Algo string
 }
 
 // RowCount returns the element count of coll.Args and the size actually
@@ -120,9 +124,11 @@ func (p Plan) groupRows(group string) []Row {
 								}
 								b *= int64(buckets)
 							}
-							for _, place := range p.Placements {
-								rows = append(rows, Row{Op: op, DType: dt, RedOp: redop, Root: root, Place: place,
-									Count: c, Bytes: b, Group: group, GroupSize: n, Buckets: buckets})
+							for _, algo := range p.AlgosFor(op) {
+								for _, place := range p.Placements {
+									rows = append(rows, Row{Op: op, DType: dt, RedOp: redop, Root: root, Place: place,
+										Count: c, Bytes: b, Group: group, GroupSize: n, Buckets: buckets, Algo: algo})
+								}
 							}
 						}
 					}

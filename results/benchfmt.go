@@ -23,7 +23,9 @@ import (
 // (left out for collectives that do not reduce), root (for rooted
 // collectives), size in binary units and "/inplace=true" for in-place
 // rows. The algorithm that ran is left out: auto may choose another one in
-// another build. A sweep repeated with --runs gives one line per run,
+// another build. A run that asks for several algorithms (--algo auto,ring)
+// adds the one each row asked for, "/algo=ring", which benchstat -col
+// /algo puts side by side. A sweep repeated with --runs gives one line per run,
 // which is what benchstat's statistics need (10 or more per row).
 //
 // File configuration lines ("key: value") carry the facts that make two runs
@@ -152,6 +154,9 @@ func (b *BenchFmt) name(r Record) string {
 	}
 	if r.Buckets > 1 {
 		part("buckets", strconv.Itoa(r.Buckets))
+	}
+	if r.AlgoRequested != "" {
+		part("algo", r.AlgoRequested)
 	}
 	return sb.String()
 }

@@ -60,13 +60,17 @@ func fieldValues(run runInfo, r Record) []any {
 	if run.h.LinkInterGBps > 0 {
 		inter = run.h.LinkInterGBps
 	}
+	requested := run.h.Algo
+	if r.AlgoRequested != "" {
+		requested = r.AlgoRequested
+	}
 	var link any // Header.LinkGBps is 0 when unknown
 	if run.h.LinkGBps > 0 {
 		link = run.h.LinkGBps
 	}
 	v := []any{
 		int64(SchemaVersion), run.id, run.started, run.h.Host, run.h.Version, run.h.Backend, int64(run.h.Ranks),
-		run.h.Algo, run.h.Placement, link, run.h.LinkSource,
+		requested, run.h.Placement, link, run.h.LinkSource,
 		r.Op, r.DType, r.RedOp, int64(r.Root), r.Algo, r.InPlace, r.Bytes, r.Count, int64(r.Iters),
 		r.TimeUS, r.MinUS, r.P50US, r.P99US, r.MaxUS, r.StdDevUS,
 		r.AlgBW, r.BusBW, util, wrong, int64(r.Run), model, int64(r.SlowRank), skew,

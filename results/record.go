@@ -10,30 +10,34 @@ import (
 // Record is one measured row: one collective call shape timed over many
 // iterations on every rank.
 type Record struct {
-	Op       string  // collective (allreduce, ...)
-	DType    string  // element type (fp16, ...)
-	RedOp    string  // reduction, or "none" for collectives that do not reduce
-	Root     int     // root rank, or -1 for collectives without one
-	Algo     string  // algorithm that ran
-	InPlace  bool    // in-place (true) or out-of-place buffers
-	Bytes    int64   // size as DESIGN.md defines it per collective
-	Count    int64   // elements in Bytes
-	Iters    int     // timed iterations
-	TimeUS   float64 // mean time of one op, slowest rank counting, in microseconds
-	MinUS    float64 // fastest iteration (each iteration's time is its slowest rank's)
-	P50US    float64 // median iteration
-	P99US    float64 // 99th percentile iteration
-	MaxUS    float64 // slowest iteration
-	StdDevUS float64 // population standard deviation over iterations
-	ModelUS  float64 // the cost model's prediction for Algo, in microseconds; 0 when none was made
-	AlgBW    float64 // Bytes / TimeUS, in GB/s (1e9 bytes per second)
-	BusBW    float64 // AlgBW x the collective's bus factor, GB/s
-	Util     float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
-	Wrong    int64   // elements that differ from the expectation; -1 when not checked
-	SlowRank int     // the rank with the most time in the op not spent waiting on peers
-	Skew     float64 // that rank's such time over the least such rank's (>= 1)
-	Run      int     // which repetition of the sweep (--runs) measured it, from 1
-	Retries  int     // calls of the row that failed and were run again (--retry)
+	Op    string // collective (allreduce, ...)
+	DType string // element type (fp16, ...)
+	RedOp string // reduction, or "none" for collectives that do not reduce
+	Root  int    // root rank, or -1 for collectives without one
+	Algo  string // algorithm that ran
+	// AlgoRequested is the algorithm the row asked for when the run asks
+	// for several (Header.Algo lists them, comma-separated): auto or a
+	// name. "" when the header's Algo says it for every row.
+	AlgoRequested string
+	InPlace       bool    // in-place (true) or out-of-place buffers
+	Bytes         int64   // size as DESIGN.md defines it per collective
+	Count         int64   // elements in Bytes
+	Iters         int     // timed iterations
+	TimeUS        float64 // mean time of one op, slowest rank counting, in microseconds
+	MinUS         float64 // fastest iteration (each iteration's time is its slowest rank's)
+	P50US         float64 // median iteration
+	P99US         float64 // 99th percentile iteration
+	MaxUS         float64 // slowest iteration
+	StdDevUS      float64 // population standard deviation over iterations
+	ModelUS       float64 // the cost model's prediction for Algo, in microseconds; 0 when none was made
+	AlgBW         float64 // Bytes / TimeUS, in GB/s (1e9 bytes per second)
+	BusBW         float64 // AlgBW x the collective's bus factor, GB/s
+	Util          float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
+	Wrong         int64   // elements that differ from the expectation; -1 when not checked
+	SlowRank      int     // the rank with the most time in the op not spent waiting on peers
+	Skew          float64 // that rank's such time over the least such rank's (>= 1)
+	Run           int     // which repetition of the sweep (--runs) measured it, from 1
+	Retries       int     // calls of the row that failed and were run again (--retry)
 	// Group is the communication domain the row ran in (--group: tp, dp,
 	// ...), every group of it at once; "" for the whole world. GroupSize
 	// is the ranks in each group: busbw's n.
@@ -82,7 +86,7 @@ type Header struct {
 	Version    string
 	Backend    string
 	Ranks      int
-	Algo       string   // as asked for (auto or a name)
+	Algo       string   // as asked for (auto, a name, or several comma-separated)
 	Placement  string   // out, in or both
 	Ops        []string // collectives swept, in order
 	DTypes     []string

@@ -109,11 +109,13 @@ func (s *Samples) readCSV(r io.Reader) error {
 	cr.FieldsPerRecord = -1 // checked against the latest header
 	var col map[string]int  // column index by name
 	var header []string
+	var rows []csvRow
 	for {
 		row, err := cr.Read()
 		var pe *csv.ParseError
 		switch {
 		case err == io.EOF:
+			s.addCSVRows(rows)
 			return nil
 		case errors.As(err, &pe):
 			return fmt.Errorf("%s:%d: %w", s.Path, pe.Line, pe.Err)
@@ -134,12 +136,14 @@ func (s *Samples) readCSV(r io.Reader) error {
 		if len(row) != len(header) {
 			err = fmt.Errorf("%d fields, the header has %d", len(row), len(header))
 		} else {
-			err = s.addCSVRow(func(c string) string {
+			var r csvRow
+			r, err = parseCSVRow(func(c string) string {
 				if i, ok := col[c]; ok {
 					return row[i]
 				}
 				return "" // a column added after the file was written
 			})
+			rows = append(rows, r)
 		}
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", s.Path, line, err)
@@ -147,30 +151,62 @@ func (s *Samples) readCSV(r io.Reader) error {
 	}
 }
 
-// addCSVRow adds the measurements of the row whose fields get returns.
-func (s *Samples) addCSVRow(get func(column string) string) error {
+// csvRow is the part of a CSV row that Samples keeps.
+type csvRow struct {
+	rec       Record // what names the row, AlgoRequested aside
+	backend   string
+	ranks     int
+	run       string // run_id
+	requested string // algo_requested
+	values    []benchfmt.Value
+}
+
+// addCSVRows adds the measurements of rows. A run whose rows asked for
+// several algorithms (--algo auto,ring) names each row with its own, as
+// its Go benchmark lines do.
+func (s *Samples) addCSVRows(rows []csvRow) {
+	algos := map[string]map[string]bool{}
+	for _, r := range rows {
+		if algos[r.run] == nil {
+			algos[r.run] = map[string]bool{}
+		}
+		algos[r.run][r.requested] = true
+	}
+	for _, r := range rows {
+		if len(algos[r.run]) > 1 {
+			r.rec.AlgoRequested = r.requested
+		}
+		name := (&BenchFmt{h: Header{Backend: r.backend, Ranks: r.ranks}}).name(r.rec)
+		for _, v := range r.values {
+			s.add(name, v.Unit, v.Value)
+		}
+	}
+}
+
+// parseCSVRow reads the row whose fields get returns.
+func parseCSVRow(get func(column string) string) (csvRow, error) {
 	if v := get("schema_version"); v != strconv.Itoa(SchemaVersion) {
-		return fmt.Errorf("schema_version %q: this hccl-test reads version %d", v, SchemaVersion)
+		return csvRow{}, fmt.Errorf("schema_version %q: this hccl-test reads version %d", v, SchemaVersion)
 	}
 	var ints [3]int64
 	for i, c := range []string{"root", "size_bytes", "ranks"} {
 		var err error
 		if ints[i], err = strconv.ParseInt(get(c), 10, 64); err != nil {
-			return fmt.Errorf("%s %q is not an integer", c, get(c))
+			return csvRow{}, fmt.Errorf("%s %q is not an integer", c, get(c))
 		}
 	}
 	inPlace, err := strconv.ParseBool(get("in_place"))
 	if err != nil {
-		return fmt.Errorf("in_place %q is not true or false", get("in_place"))
+		return csvRow{}, fmt.Errorf("in_place %q is not true or false", get("in_place"))
 	}
-	rec := Record{Op: get("op"), DType: get("dtype"), RedOp: get("redop"),
-		Root: int(ints[0]), InPlace: inPlace, Bytes: ints[1], Group: get("group")}
+	r := csvRow{rec: Record{Op: get("op"), DType: get("dtype"), RedOp: get("redop"),
+		Root: int(ints[0]), InPlace: inPlace, Bytes: ints[1], Group: get("group")},
+		backend: get("backend"), ranks: int(ints[2]), run: get("run_id"), requested: get("algo_requested")}
 	if b := get("buckets"); b != "" { // absent from files written before --fusion
-		if rec.Buckets, err = strconv.Atoi(b); err != nil {
-			return fmt.Errorf("buckets %q is not an integer", b)
+		if r.rec.Buckets, err = strconv.Atoi(b); err != nil {
+			return csvRow{}, fmt.Errorf("buckets %q is not an integer", b)
 		}
 	}
-	name := (&BenchFmt{h: Header{Backend: get("backend"), Ranks: int(ints[2])}}).name(rec)
 	for _, u := range []struct {
 		col, unit string
 		scale     float64
@@ -178,10 +214,10 @@ func (s *Samples) addCSVRow(get func(column string) string) error {
 		if f := get(u.col); f != "" { // empty: unknown
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {
-				return fmt.Errorf("%s %q is not a number", u.col, f)
+				return csvRow{}, fmt.Errorf("%s %q is not a number", u.col, f)
 			}
-			s.add(name, u.unit, v*u.scale)
+			r.values = append(r.values, benchfmt.Value{Value: v * u.scale, Unit: u.unit})
 		}
 	}
-	return nil
+	return r, nil
 }

@@ -170,11 +170,15 @@ func (t *Table) flushPending() {
 
 func sameShape(a, b Record) bool {
 	return a.Op == b.Op && a.DType == b.DType && a.RedOp == b.RedOp && a.Root == b.Root && a.Bytes == b.Bytes &&
-		a.Group == b.Group && a.Buckets == b.Buckets
+		a.Group == b.Group && a.Buckets == b.Buckets && a.AlgoRequested == b.AlgoRequested
 }
 
 func (t *Table) lead(r Record) string {
-	s := fmt.Sprintf("%12d  %12d  %8s  %6s  %4d  %12s", r.Bytes, r.Count, r.DType, r.RedOp, r.Root, r.Algo)
+	algo := r.Algo
+	if r.AlgoRequested == "auto" { // several asked for: say which ran as auto's choice
+		algo = "auto:" + algo
+	}
+	s := fmt.Sprintf("%12d  %12d  %8s  %6s  %4d  %12s", r.Bytes, r.Count, r.DType, r.RedOp, r.Root, algo)
 	if t.h.Group != "" {
 		s = fmt.Sprintf("%9s", fmt.Sprintf("%s/%d", r.Group, r.GroupSize)) + s
 	}

@@ -26,6 +26,17 @@ func record(bytes int64, inPlace bool) Record {
 	}
 }
 
+// tableRows returns the lines of a table that are rows: not comments.
+func tableRows(out string) []string {
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			rows = append(rows, l)
+		}
+	}
+	return rows
+}
+
 func render(t *testing.T, h Header, recs []Record, s Summary) string {
 	t.Helper()
 	var buf bytes.Buffer
@@ -71,12 +82,7 @@ func TestTableBothPlacementsShareALine(t *testing.T) {
 	if !strings.Contains(out, "out-of-place") || !strings.Contains(out, "in-place") {
 		t.Errorf("no placement group titles:\n%s", out)
 	}
-	var rows []string
-	for _, l := range strings.Split(out, "\n") {
-		if l != "" && !strings.HasPrefix(l, "#") {
-			rows = append(rows, l)
-		}
-	}
+	rows := tableRows(out)
 	if len(rows) != 2 {
 		t.Fatalf("%d rows, want 2 (one per size):\n%s", len(rows), out)
 	}

@@ -74,7 +74,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.IntVarP(&p.Root, "root", "r", p.Root, "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
 	fs.IntVarP(&p.Ranks, "ranks", "p", p.Ranks, "number of ranks")
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
-	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest),\nnative (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"\n(default from HCCL_ALGO, e.g. level0:NA;level1:H-D_R)")
+	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest),\nnative (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+";\nor several, comma-separated (auto,ring,rd), each row measured with each in turn\n(default from HCCL_ALGO, e.g. level0:NA;level1:H-D_R)")
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
 	fs.StringVar(&p.InjectText, "inject", "", "faults to inject (README), "+inject.Grammar)
 	fs.Uint64Var(&p.Seed, "seed", 1, "seed of --inject's random choices")

@@ -1,0 +1,92 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hccl-test/hccl-test/coll"
+)
+
+// Several algorithms in one run. --algo auto,ring,rd measures every row
+// with each of the algorithms in turn, one right after the other, so that
+// they are compared side by side: on a shared machine, runs minutes apart
+// differ by more than the algorithms do. Each record names the algorithm
+// asked for (results.Record.AlgoRequested) as well as the one that ran.
+
+// algoList splits an --algo value at its commas.
+func algoList(s string) []string {
+	list := strings.Split(s, ",")
+	for i := range list {
+		list[i] = strings.TrimSpace(list[i])
+	}
+	return list
+}
+
+// AlgosFor returns the algorithms the rows of op are measured with, in
+// the order they run: its entry in OpAlgos, else those of Algo.
+func (p Plan) AlgosFor(op coll.Op) []string {
+	if a, ok := p.OpAlgos[op]; ok {
+		return []string{a}
+	}
+	return algoList(p.Algo)
+}
+
+// Compares reports whether the rows are measured with more than one
+// algorithm each.
+func (p Plan) Compares() bool {
+	for _, op := range p.Ops {
+		if len(p.AlgosFor(op)) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// asks reports whether some collective of the plan is measured with algo.
+func (p Plan) asks(algo string) bool {
+	for _, op := range p.Ops {
+		if slices.Contains(p.AlgosFor(op), algo) {
+			return true
+		}
+	}
+	return false
+}
+
+// AlgoString describes the algorithms asked for, for the header: Algo, and
+// any per-collective choices.
+func (p Plan) AlgoString() string {
+	s := p.Algo
+	for _, op := range p.Ops {
+		if a, ok := p.OpAlgos[op]; ok {
+			s += fmt.Sprintf(" %v=%s", op, a)
+		}
+	}
+	return s
+}
+
+// validateAlgos checks that every algorithm asked for serves every
+// collective it is asked for, once.
+func (p Plan) validateAlgos() error {
+	seen := map[string]bool{}
+	for _, algo := range algoList(p.Algo) {
+		switch {
+		case algo == "":
+			return fmt.Errorf("--algo %q: an empty name in the list", p.Algo)
+		case seen[algo]:
+			return fmt.Errorf("--algo %q: %s is listed twice", p.Algo, algo)
+		}
+		seen[algo] = true
+	}
+	if p.asks(coll.Native) && p.Backend != "mpi" {
+		return fmt.Errorf("--algo native: runs MPI's own collectives, so it needs --backend mpi (a build with -tags mpi, under mpirun)")
+	}
+	for _, op := range p.Ops {
+		for _, algo := range p.AlgosFor(op) {
+			if !coll.Supports(op, algo) {
+				return fmt.Errorf("--algo %q: does not serve %v (it has: %s)", algo, op, strings.Join(coll.Names(op), ", "))
+			}
+		}
+	}
+	return nil
+}
