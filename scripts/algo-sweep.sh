@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Sweeps every algorithm of every collective, forced one at a time with
-# --algo, and --algo auto, on the shm and tcp backends, then prints per op,
-# backend, rank count and size: the fastest forced algorithm and its time,
-# what auto chose and its time, auto's time over the best one's ("auto/best",
-# two separate runs, so it carries the machine's run-to-run noise), and the
-# time of the algorithm auto chose, forced, over the best one's
+# Sweeps every algorithm of every collective, forced with --algo, and
+# --algo auto, side by side in one run per op, on the shm and tcp backends,
+# then prints per op, backend, rank count and size: the fastest forced
+# algorithm and its time, what auto chose and its time, auto's time over
+# the best one's ("auto/best"), and the time of the algorithm auto chose,
+# forced, over the best one's
 # ("choice/best": how good the choice is, from the forced runs alone). The
 # best is chosen on the odd-numbered repetitions and every time is the
 # median of the even-numbered ones (see below). The target is auto/best <=
@@ -18,7 +18,12 @@
 #   RANKS     rank counts (default "2 8")
 #   OPS       collectives (default: every one hccl-test lists)
 #   MINBYTES, MAXBYTES, STEPFACTOR  the sizes (default 1K, 64M, 8)
-#   ITERS, WARMUP  timed and warm-up iterations per row (default 10, 2)
+#   ITERS, WARMUP  timed and warm-up iterations per row from SPLIT up
+#             (default 10, 2)
+#   SMALL_ITERS, SMALL_WARMUP  the same below SPLIT (default 200, 20): a
+#             row of ten 1 KiB calls lasts under a millisecond, which one
+#             scheduler tick of another process on the machine doubles
+#   SPLIT     the size from which ITERS applies (default 1M)
 #   REPS      repetitions of each run, at least 2 (default 4): the odd ones
 #             choose the best forced algorithm, the even ones time it and
 #             auto (medians)
@@ -26,8 +31,10 @@
 #   HCCL_TEST an existing binary instead of building one
 #   KEEP=1    keep the scratch directory with every CSV
 #
-# Forced and auto runs of one op alternate within each repetition, so slow
-# phases of a shared machine hit them alike. Progress goes to stderr, the
+# auto and every forced algorithm of an op run in one process (--algo
+# auto,ring,...), which measures each size with each of them in turn,
+# milliseconds apart: on a shared machine, runs minutes or even seconds
+# apart differ by more than the algorithms do. Progress goes to stderr, the
 # table to stdout.
 set -euo pipefail
 
@@ -38,6 +45,9 @@ MAXBYTES=${MAXBYTES:-64M}
 STEPFACTOR=${STEPFACTOR:-8}
 ITERS=${ITERS:-10}
 WARMUP=${WARMUP:-2}
+SMALL_ITERS=${SMALL_ITERS:-200}
+SMALL_WARMUP=${SMALL_WARMUP:-20}
+SPLIT=${SPLIT:-1M}
 REPS=${REPS:-4}
 [ "$REPS" -ge 2 ] || { echo "REPS=$REPS: want at least 2" >&2; exit 2; }
 DTYPE=${DTYPE:-fp32}
@@ -46,18 +56,46 @@ DTYPE=${DTYPE:-fp32}
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 OPS=${OPS:-$("$bin" algorithms | awk '{print $1}' | tr '\n' ' ')}
 
-# run OUT ARGS...: one sweep as CSV, appended to OUT without its header.
+# bytes SIZE: SIZE (a number with an optional K, M or G) in bytes.
+bytes() {
+	local v=$1 m=1
+	case $v in
+	*K) m=1024 ;;
+	*M) m=$((1 << 20)) ;;
+	*G) m=$((1 << 30)) ;;
+	esac
+	v=${v%[KMG]}
+	[[ $v =~ ^[0-9]+$ ]] || { echo "size '$1': want a number of bytes, K, M or G" >&2; exit 2; }
+	echo $((v * m))
+}
+[[ $STEPFACTOR =~ ^[0-9]+$ && $STEPFACTOR -ge 2 ]] || { echo "STEPFACTOR=$STEPFACTOR: want an integer of at least 2" >&2; exit 2; }
+
+# The sizes, split at SPLIT into two sweeps: "MIN MAX ITERS WARMUP" each.
+ranges=()
+lo=$(bytes "$MINBYTES") hi=$(bytes "$MAXBYTES") split=$(bytes "$SPLIT")
+small_hi=0 big_lo=0
+for ((s = lo; s <= hi; s *= STEPFACTOR)); do
+	if ((s < split)); then small_hi=$s; elif ((big_lo == 0)); then big_lo=$s; fi
+done
+((small_hi > 0)) && ranges+=("$lo $small_hi $SMALL_ITERS $SMALL_WARMUP")
+((big_lo > 0)) && ranges+=("$big_lo $hi $ITERS $WARMUP")
+
+# run OUT ARGS...: one sweep as CSV per range of sizes, appended to OUT
+# without its header.
 run() {
 	local out=$1
 	shift
-	local csv
-	if ! csv=$("$bin" "$@" -b "$MINBYTES" -e "$MAXBYTES" -f "$STEPFACTOR" -n "$ITERS" -w "$WARMUP" \
-		-d "$DTYPE" -c 0 --link-bw 1GB/s --csv - 2>"$work/last.err"); then
-		echo "failed: $bin $* ($(tail -1 "$work/last.err"))" >&2
-		return 0
-	fi
-	if [ ! -s "$out" ]; then printf '%s\n' "$csv" | head -1 >"$out"; fi
-	printf '%s\n' "$csv" | tail -n +2 >>"$out"
+	local csv range b e n w
+	for range in "${ranges[@]}"; do
+		read -r b e n w <<<"$range"
+		if ! csv=$("$bin" "$@" -b "$b" -e "$e" -f "$STEPFACTOR" -n "$n" -w "$w" \
+			-d "$DTYPE" -c 0 --link-bw 1GB/s --csv - 2>"$work/last.err"); then
+			echo "failed: $bin $* -b $b -e $e ($(tail -1 "$work/last.err"))" >&2
+			continue
+		fi
+		if [ ! -s "$out" ]; then printf '%s\n' "$csv" | head -1 >"$out"; fi
+		printf '%s\n' "$csv" | tail -n +2 >>"$out"
+	done
 }
 
 all=$work/all.csv
@@ -65,11 +103,12 @@ for rep in $(seq "$REPS"); do
 	for backend in $BACKENDS; do
 		for n in $RANKS; do
 			for op in $OPS; do
-				algos=$("$bin" algorithms | awk -v op="$op" '$1 == op { $1 = ""; print }')
-				for algo in auto $algos; do
-					echo "[$(date +%H:%M:%S)] rep $rep $backend -p $n $op $algo" >&2
-					run "$all" --backend "$backend" -p "$n" --op "$op" --algo "$algo"
+				list=auto
+				for algo in $("$bin" algorithms | awk -v op="$op" '$1 == op { $1 = ""; print }'); do
+					list+=",$algo"
 				done
+				echo "[$(date +%H:%M:%S)] rep $rep $backend -p $n $op --algo $list" >&2
+				run "$all" --backend "$backend" -p "$n" --op "$op" --algo "$list"
 			done
 		done
 	done
