@@ -29,6 +29,13 @@ type Comm struct {
 	reruns     int         // calls run again so far
 	calls      uint64      // collective calls made so far, barriers included
 	model      Model       // what auto chooses with
+	// lastPick is auto's latest pick on this Comm and what it was for:
+	// a row calls the same shape over and over, and finds it here without
+	// the lock of the process's shared picks (Choose).
+	lastPick struct {
+		key  choiceKey
+		algo string
+	}
 	// noPayload makes calls carry lengths only (SetNoPayload).
 	noPayload bool
 	// work charges the rank's own copies and reductions to a virtual

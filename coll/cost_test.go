@@ -251,3 +251,30 @@ func TestDBTreeCostFused(t *testing.T) {
 		}
 	}
 }
+
+// TestCommChooseFollowsModel: a Comm's remembered pick is auto's pick for
+// the call's size and the Comm's model, whichever changed since.
+func TestCommChooseFollowsModel(t *testing.T) {
+	fast := Model{Alpha: 1e-6, Beta: 1e-10, Gamma: 1e-10}
+	slowLinks := Model{Alpha: 1e-3, Beta: 1e-10, Gamma: 1e-10}
+	c := &Comm{size: 8}
+	picks := map[string]bool{}
+	for _, tc := range []struct {
+		m Model
+		b int
+	}{{fast, 1 << 20}, {fast, 1 << 20}, {fast, 1 << 10}, {slowLinks, 1 << 10}, {fast, 1 << 20}} {
+		c.model = tc.m
+		got, err := c.choose(AllReduce, Auto, tc.b)
+		want, _ := Choose(AllReduce, Auto, tc.b, 8, tc.m)
+		if err != nil || got != want {
+			t.Errorf("alpha %v, %d B: Comm picks %q (%v), Choose %q", tc.m.Alpha, tc.b, got, err, want)
+		}
+		picks[want] = true
+	}
+	if len(picks) < 2 {
+		t.Errorf("auto picks %v for every case: the cases test no change of pick", picks)
+	}
+	if got, err := c.choose(AllReduce, "ring", 1<<10); got != "ring" || err != nil {
+		t.Errorf("forced ring: %q, %v", got, err)
+	}
+}

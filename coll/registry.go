@@ -161,12 +161,29 @@ func (c *Comm) Run(ctx context.Context, name string, a *Args) (string, error) {
 	return c.runOnce(ctx, name, a)
 }
 
+// choose is Choose with the Comm's size and model, remembering auto's
+// latest pick.
+func (c *Comm) choose(op Op, name string, b int) (string, error) {
+	if name != Auto {
+		return Choose(op, name, b, c.size, c.model)
+	}
+	key := choiceKey{op: op, b: b, n: c.size, m: c.model}
+	if c.lastPick.algo != "" && c.lastPick.key == key {
+		return c.lastPick.algo, nil
+	}
+	used, err := Choose(op, name, b, c.size, c.model)
+	if err == nil {
+		c.lastPick.key, c.lastPick.algo = key, used
+	}
+	return used, err
+}
+
 // runOnce is one attempt at a call.
 func (c *Comm) runOnce(ctx context.Context, name string, a *Args) (string, error) {
 	if err := a.validate(c.rank, c.size); err != nil {
 		return "", fmt.Errorf("%v rank %d: %w", a.Op, c.rank, err)
 	}
-	used, err := Choose(a.Op, name, a.Bytes(), c.size, c.model)
+	used, err := c.choose(a.Op, name, a.Bytes())
 	if err != nil {
 		return "", err
 	}

@@ -4,11 +4,11 @@
 # then prints per op, backend, rank count and size: the fastest forced
 # algorithm and its time, what auto chose and its time, auto's time over
 # the best one's ("auto/best"), and the time of the algorithm auto chose,
-# forced, over the best one's
-# ("choice/best": how good the choice is, from the forced runs alone). The
-# best is chosen on the odd-numbered repetitions and every time is the
-# median of the even-numbered ones (see below). The target is auto/best <=
-# 1.15; rows above it are marked.
+# forced, over the best one's ("choice/best": how good the choice is, from
+# the forced rows alone). The best is chosen on the odd-numbered
+# repetitions; times are the medians of the even-numbered ones, and the two
+# ratios the medians of their ratios within each even-numbered run (see
+# below). The target is auto/best <= 1.15; rows above it are marked.
 #
 #   scripts/algo-sweep.sh
 #   BACKENDS=shm RANKS=8 OPS=allreduce REPS=3 scripts/algo-sweep.sh
@@ -30,6 +30,8 @@
 #   DTYPE     data type (default fp32)
 #   HCCL_TEST an existing binary instead of building one
 #   KEEP=1    keep the scratch directory with every CSV
+#   REUSE     a scratch directory kept by an earlier run: its measurements
+#             are tabled again, nothing is measured
 #
 # auto and every forced algorithm of an op run in one process (--algo
 # auto,ring,...), which measures each size with each of them in turn,
@@ -99,14 +101,21 @@ run() {
 }
 
 all=$work/all.csv
+if [ -n "${REUSE:-}" ]; then
+	cp "$REUSE/keep.csv" "$all"
+	REPS=0
+fi
 for rep in $(seq "$REPS"); do
 	for backend in $BACKENDS; do
 		for n in $RANKS; do
 			for op in $OPS; do
-				list=auto
-				for algo in $("$bin" algorithms | awk -v op="$op" '$1 == op { $1 = ""; print }'); do
-					list+=",$algo"
-				done
+				# shellcheck disable=SC2207
+				algos=(auto $("$bin" algorithms | awk -v op="$op" '$1 == op { $1 = ""; print }'))
+				# Rotated from one pair of repetitions to the next, so that
+				# no algorithm is always first at a size.
+				rot=$((rep / 2 % ${#algos[@]}))
+				list=$(IFS=,; echo "${algos[*]:rot},${algos[*]:0:rot}")
+				list=${list%,}
 				echo "[$(date +%H:%M:%S)] rep $rep $backend -p $n $op --algo $list" >&2
 				run "$all" --backend "$backend" -p "$n" --op "$op" --algo "$list"
 			done
@@ -133,6 +142,15 @@ NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	else times[k] = times[k] " " ($col["time_us"] + 0)
 	if (req == "auto") ran[k] = $col["algo"]
 	keys[key] = 1; reqs[k] = 1
+}
+# paired(x, y): the median over the repetitions of x over y, each pair
+# measured side by side in one run; the ratio of the medians if a run is
+# missing.
+function paired(x, y,   a, b, n, i, l) {
+	n = split(x, a, " ")
+	if (split(y, b, " ") != n) return median(x) / median(y)
+	for (i = 1; i <= n; i++) l = l " " (b[i] > 0 ? a[i] / b[i] : 0)
+	return median(l)
 }
 function before(a, b,   x, y) {
 	split(a, x, SUBSEP); split(b, y, SUBSEP)
@@ -162,9 +180,10 @@ END {
 		if (!(ak in times) || !(key SUBSEP bn in times)) continue
 		bt = median(times[key SUBSEP bn])
 		if (bt <= 0) continue
-		at = median(times[ak]); r = at / bt
+		at = median(times[ak])
+		r = paired(times[ak], times[key SUBSEP bn])
 		ck = key SUBSEP ran[ak]
-		c = (ck in times) ? median(times[ck]) / bt : 0
+		c = (ck in times) ? paired(times[ck], times[key SUBSEP bn]) : 0
 		mark = r > 1.15 ? "  > 1.15" : ""
 		if (r > 1.15) over++
 		if (r > worst) worst = r
