@@ -108,3 +108,30 @@ func TestSeveralAlgosFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralAlgosMedian: with --runs, each algorithm's row is the median
+// of its own runs.
+func TestSeveralAlgosMedian(t *testing.T) {
+	_, recs := severalAlgos()
+	var c collect
+	m := NewMedian(&c, 2)
+	for run := 1; run <= 2; run++ {
+		for _, r := range recs {
+			r.Run = run
+			if err := m.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := m.End(Summary{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.recs) != len(recs) {
+		t.Fatalf("%d rows from %d per run", len(c.recs), len(recs))
+	}
+	for i, r := range c.recs {
+		if r.AlgoRequested != recs[i].AlgoRequested || r.TimeUS != recs[i].TimeUS {
+			t.Errorf("row %d: %s %v us, want %s %v us", i, r.AlgoRequested, r.TimeUS, recs[i].AlgoRequested, recs[i].TimeUS)
+		}
+	}
+}

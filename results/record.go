@@ -70,12 +70,13 @@ type Key struct {
 	Bytes            int64
 	Group            string
 	Buckets          int
+	AlgoRequested    string // when the run asks for several algorithms
 }
 
 // Key returns the record's row key.
 func (r Record) Key() Key {
 	return Key{Op: r.Op, DType: r.DType, RedOp: r.RedOp, Root: r.Root, InPlace: r.InPlace, Bytes: r.Bytes,
-		Group: r.Group, Buckets: max(r.Buckets, 1)}
+		Group: r.Group, Buckets: max(r.Buckets, 1), AlgoRequested: r.AlgoRequested}
 }
 
 // Checked reports whether the row's result was checked.
