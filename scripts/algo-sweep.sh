@@ -24,7 +24,7 @@
 #             row of ten 1 KiB calls lasts under a millisecond, which one
 #             scheduler tick of another process on the machine doubles
 #   SPLIT     the size from which ITERS applies (default 1M)
-#   REPS      repetitions of each run, at least 2 (default 4): the odd ones
+#   REPS      repetitions of each run, at least 2 (default 6): the odd ones
 #             choose the best forced algorithm, the even ones time it and
 #             auto (medians)
 #   DTYPE     data type (default fp32)
@@ -50,7 +50,7 @@ WARMUP=${WARMUP:-2}
 SMALL_ITERS=${SMALL_ITERS:-200}
 SMALL_WARMUP=${SMALL_WARMUP:-20}
 SPLIT=${SPLIT:-1M}
-REPS=${REPS:-4}
+REPS=${REPS:-6}
 [ "$REPS" -ge 2 ] || { echo "REPS=$REPS: want at least 2" >&2; exit 2; }
 DTYPE=${DTYPE:-fp32}
 
