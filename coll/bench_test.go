@@ -56,3 +56,28 @@ func benchmarkAllReduce(b *testing.B, algo string, n, size int) {
 	b.ResetTimer()
 	run(b.N)
 }
+
+// BenchmarkChoose is what naming the algorithm of a call costs: forced, by
+// auto through the process's shared picks (Choose), and by auto on a Comm
+// that remembers its latest pick, as every call of a row finds it.
+func BenchmarkChoose(b *testing.B) {
+	m := DefaultModel
+	m.Cores = 2
+	c := &Comm{size: 8, model: m}
+	for _, bc := range []struct {
+		name   string
+		choose func() (string, error)
+	}{
+		{"forced", func() (string, error) { return Choose(AllReduce, "ring", 1024, 8, m) }},
+		{"auto", func() (string, error) { return Choose(AllReduce, Auto, 1024, 8, m) }},
+		{"auto-comm", func() (string, error) { return c.choose(AllReduce, Auto, 1024) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := bc.choose(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
