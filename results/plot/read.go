@@ -213,7 +213,8 @@ func optFloat(f string) (float64, error) {
 
 // readBench reads the results of a Go benchmark file. A name such as
 // AllReduce/backend=shm/ranks=8/dtype=fp16/redop=sum/size=1MiB gives the
-// key and size; the file configuration gives the requested algorithm.
+// key and size; the file configuration gives the requested algorithm, or
+// for a run of several the name's own "/algo=ring".
 // Lines that are not results (other output mixed in) are skipped, as
 // benchstat skips them.
 func (l *loader) readBench(data []byte, path string) error {
@@ -246,6 +247,8 @@ func (l *loader) readBench(data []byte, path string) error {
 			case "size":
 				s.bytes, err = parseBinarySize(v)
 				hasSize = true
+			case "algo": // a run of several algorithms names each row's
+				s.key.Algo = v
 			}
 			if err != nil {
 				_, line := res.Pos()

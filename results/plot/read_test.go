@@ -311,3 +311,33 @@ func TestLabels(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadSeveralAlgos: a run of --algo auto,ring gives one series per
+// algorithm, from its CSV and from its Go benchmark file alike.
+func TestLoadSeveralAlgos(t *testing.T) {
+	h := testHeader(12.5)
+	h.Algo = "auto,ring"
+	var recs []results.Record
+	for _, r := range testRecords(1) {
+		for _, algo := range []string{"auto", "ring"} {
+			r.AlgoRequested = algo
+			recs = append(recs, r)
+		}
+	}
+	for _, file := range []string{
+		writeFile(t, "a.csv", csvSink, h, recs),
+		writeFile(t, "a.txt", benchSink, h, recs),
+	} {
+		d, err := Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range d.Series {
+			got = append(got, s.Key.Op+" "+s.Key.Algo)
+		}
+		if len(got) != 2*len(testOps) || got[0] != testOps[0].op+" auto" || got[1] != testOps[0].op+" ring" {
+			t.Errorf("%s: series %q, want each op once per algorithm", filepath.Base(file), got)
+		}
+	}
+}
