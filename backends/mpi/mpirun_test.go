@@ -108,13 +108,17 @@ var sweep = []string{"--backend", "mpi", "--op", "all", "-d", "int8,fp16,bf16,fp
 	"--placement", "both", "-b", "1K", "-e", "64K", "-f", "8", "-n", "2", "-w", "1", "--link-bw", "10GB/s", "-T", "60s"}
 
 // TestMpirunSweep runs the sweep on 1 to 4 ranks under mpirun, with our
-// algorithms (auto) and MPI's (native, nonblocking and blocking), and
-// checks that rank 0 alone printed a table with every row correct.
+// algorithms (auto) and MPI's (native, nonblocking and blocking), and on 3
+// ranks with both side by side (--algo native,auto), and checks that rank
+// 0 alone printed a table with every row correct.
 func TestMpirunSweep(t *testing.T) {
 	mpirun := needMpirun(t)
 	bin := buildBinary(t)
 	for np := 1; np <= 4; np++ {
-		for _, v := range []struct{ algo, coll string }{{"auto", ""}, {"native", "nonblocking"}, {"native", "blocking"}} {
+		for _, v := range []struct{ algo, coll string }{{"auto", ""}, {"native", "nonblocking"}, {"native", "blocking"}, {"native,auto", "blocking"}} {
+			if strings.Contains(v.algo, ",") && np != 3 {
+				continue // MPI's and ours side by side, once
+			}
 			name := fmt.Sprintf("np%d/%s", np, v.algo)
 			if v.coll != "" {
 				name += "/" + v.coll
@@ -134,10 +138,13 @@ func TestMpirunSweep(t *testing.T) {
 
 // checkTable checks a complete, correct table of a run on np ranks: one
 // header, rows that all ran algo (when native) with 0 wrong elements in
-// both placements, and the footer. Columns are found by the names in the
-// table's header.
+// both placements, and the footer; with "native,auto", each row once
+// with MPI's collectives and once with auto's choice. Columns are found
+// by the names in the table's header.
 func checkTable(t *testing.T, stdout string, np int, algo string) {
 	t.Helper()
+	ran := map[string]int{} // rows by what ran: native, or auto:NAME as auto
+	both := algo == "native,auto"
 	if n := strings.Count(stdout, "# hccl-test "); n != 1 {
 		t.Errorf("%d table headers, want 1 (rank 0's)", n)
 	}
@@ -169,6 +176,9 @@ func checkTable(t *testing.T, stdout string, np int, algo string) {
 				}
 			case name == "algo" && algo == "native" && f[i] != "native":
 				t.Errorf("row ran %s, want native: %q", f[i], line)
+			case name == "algo" && both:
+				kind, _, _ := strings.Cut(f[i], ":")
+				ran[kind]++
 			}
 		}
 		if wrongs != 2 {
@@ -179,6 +189,12 @@ func checkTable(t *testing.T, stdout string, np int, algo string) {
 	// allgather, alltoall, sendrecv; broadcast, gather, scatter x np
 	// roots; reduce x 2 reductions x np roots. 5 types, 3 sizes.
 	want := 5 * 3 * (2*2 + 3 + 3*np + 2*np)
+	if both {
+		if ran["native"] != want || ran["auto"] != want {
+			t.Errorf("rows ran %v, want %d native and %d auto", ran, want, want)
+		}
+		want *= 2
+	}
 	if rows != want {
 		t.Errorf("%d rows, want %d\n%s", rows, want, stdout)
 	}
