@@ -135,3 +135,26 @@ func TestSeveralAlgosMedian(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralAlgosFooter: the footer's mean bus bandwidth is also given per
+// algorithm asked for, in the order they ran.
+func TestSeveralAlgosFooter(t *testing.T) {
+	h, recs := severalAlgos()
+	var s Summary
+	for i := range recs {
+		recs[i].Bytes <<= 10 // 1 and 2 MiB: rows the mean counts
+		if recs[i].AlgoRequested == "auto" {
+			recs[i].BusBW = 4
+		}
+		s.Add(recs[i])
+	}
+	out := render(t, h, recs, s)
+	for _, want := range []string{
+		"# avg bus bandwidth: 3.3125 GB/s (mean over the 8 rows of at least 1 MiB)",
+		"#   auto: 4.0000 GB/s over its 4 rows\n#   ring: 2.6250 GB/s over its 4 rows\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("footer lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -4,6 +4,7 @@ package results
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -133,7 +134,18 @@ type Summary struct {
 	// of at least BigRowBytes.
 	BigRows  int
 	BigBusBW float64
-	Err      error // the error that ended the run early, if any
+	// BigByAlgo is the same per algorithm asked for, in the order they
+	// ran, when the run asks for several (Record.AlgoRequested).
+	BigByAlgo []AlgoBusBW
+	Err       error // the error that ended the run early, if any
+}
+
+// AlgoBusBW is the mean bus bandwidth of one algorithm's rows of at least
+// BigRowBytes.
+type AlgoBusBW struct {
+	Algo  string
+	Rows  int
+	BusBW float64
 }
 
 // BigRowBytes is the smallest row size that counts towards the footer's
@@ -150,6 +162,16 @@ func (s *Summary) Add(r Record) {
 	if r.Bytes >= BigRowBytes && !math.IsNaN(r.BusBW) {
 		s.BigBusBW = (s.BigBusBW*float64(s.BigRows) + r.BusBW) / float64(s.BigRows+1)
 		s.BigRows++
+		if r.AlgoRequested != "" {
+			i := slices.IndexFunc(s.BigByAlgo, func(a AlgoBusBW) bool { return a.Algo == r.AlgoRequested })
+			if i < 0 {
+				s.BigByAlgo = append(s.BigByAlgo, AlgoBusBW{Algo: r.AlgoRequested})
+				i = len(s.BigByAlgo) - 1
+			}
+			a := &s.BigByAlgo[i]
+			a.BusBW = (a.BusBW*float64(a.Rows) + r.BusBW) / float64(a.Rows+1)
+			a.Rows++
+		}
 	}
 }
 

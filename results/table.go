@@ -259,6 +259,9 @@ func (t *Table) End(s Summary) error {
 	}
 	if s.BigRows > 0 {
 		t.printf("# avg bus bandwidth: %.4f GB/s (mean over the %d rows of at least 1 MiB)\n", s.BigBusBW, s.BigRows)
+		for _, a := range s.BigByAlgo {
+			t.printf("#   %s: %.4f GB/s over its %d rows\n", a.Algo, a.BusBW, a.Rows)
+		}
 	} else {
 		t.printf("# avg bus bandwidth: no row of at least 1 MiB, none averaged\n")
 	}
