@@ -44,6 +44,9 @@
 #   KEEP=1    keep the scratch directory
 #   REUSE     a scratch directory kept by an earlier run: its measurements
 #             are compared again (with this build's sim), nothing is measured
+#   AGAINST   another kept scratch directory: also count how many of this
+#             run's measured rows lie within 25% of the same rows measured
+#             there, the machine's own reproducibility by the same yardstick
 set -euo pipefail
 
 BACKENDS=${BACKENDS:-"shm tcp"}
@@ -258,3 +261,14 @@ for stat in mean p50 min; do
 	echo "$stat: within 25%: $inside1 of $total rows with one set of constants per backend and rank count (sim1), $insideS of $total with constants fitted per size (simS)"
 done
 echo "(measured: each row's mean time, median iteration or fastest iteration, each the median of $RUNS runs; the table above is STAT=$STAT)"
+if [ -n "${AGAINST:-}" ]; then
+	for stat in mean p50 min; do
+		col=${statcol[$stat]}
+		for f in "$work"/m.*; do
+			[ -f "$AGAINST/${f##*/}" ] || continue
+			LC_ALL=C join <(LC_ALL=C sort "$f") <(LC_ALL=C sort "$AGAINST/${f##*/}")
+		done | awk -v a="$col" -v b="$((col + 3))" -v stat="$stat" -v dir="$AGAINST" '
+			$b > 0 { n++; r = $a / $b; if (r >= 0.8 && r <= 1.25) in25++ }
+			END { printf "%s: measured again: %d of %d rows within 25%% of the same rows measured in %s\n", stat, in25, n, dir }'
+	done
+fi
