@@ -75,13 +75,7 @@ func TestRunNoPayloadRetry(t *testing.T) {
 	if _, err := Run(context.Background(), p, &clean); err != nil {
 		t.Fatal(err)
 	}
-	p = withFaults(t, p, "fail=op:6@rank=1; fail=op:20@rank=5")
-	p.Retry, p.RetrySource = 2, "--retry"
-	var c capture
-	sum, err := Run(context.Background(), p, &c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sum := runRetrying(t, p, "fail=op:6@rank=1; fail=op:20@rank=5")
 	if len(c.records) != len(clean.records) || len(c.records) != 5 {
 		t.Fatalf("%d rows with faults, %d without, want 5 each", len(c.records), len(clean.records))
 	}

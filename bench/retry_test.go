@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/results"
 )
 
 // TestRunRetry drops three sends at fixed calls of a sweep of every
@@ -22,13 +23,7 @@ func TestRunRetry(t *testing.T) {
 			p.OpAlgos[op] = coll.Names(op)[0]
 		}
 	}
-	p = withFaults(t, p, "fail=op:300@rank=1; fail=op:600@rank=2; fail=op:900@rank=0")
-	p.Retry, p.RetrySource = 2, "--retry"
-	var c capture
-	sum, err := Run(context.Background(), p, &c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sum := runRetrying(t, p, "fail=op:300@rank=1; fail=op:600@rank=2; fail=op:900@rank=0")
 	rows := 0
 	for _, r := range c.records {
 		if r.Wrong != 0 {
@@ -72,4 +67,18 @@ func withFaults(t *testing.T, p Plan, spec string) Plan {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// runRetrying runs p with the faults of spec and up to 2 re-runs of an op,
+// which must end without error.
+func runRetrying(t *testing.T, p Plan, spec string) (capture, results.Summary) {
+	t.Helper()
+	p = withFaults(t, p, spec)
+	p.Retry, p.RetrySource = 2, "--retry"
+	var c capture
+	sum, err := Run(context.Background(), p, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sum
 }

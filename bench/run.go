@@ -268,6 +268,7 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 	// fused holds the time of the latest one-collective row of each shape,
 	// which the bucketed rows after it compare with (--fusion).
 	fused := map[Row]float64{}
+	compares := r.plan.Compares() // rows then say which algorithm they asked for
 	for run := 1; run <= runs; run++ {
 		for _, row := range rows {
 			started := time.Now()
@@ -283,7 +284,7 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 				return fmt.Errorf("%s: %w", describe(row), err)
 			}
 			rec.Run, rec.Started = run, started
-			if r.plan.Compares() {
+			if compares {
 				rec.AlgoRequested = row.Algo
 			}
 			if len(r.plan.Fusion) > 0 {

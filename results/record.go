@@ -160,19 +160,22 @@ func (s *Summary) Add(r Record) {
 		s.Wrong += r.Wrong
 	}
 	if r.Bytes >= BigRowBytes && !math.IsNaN(r.BusBW) {
-		s.BigBusBW = (s.BigBusBW*float64(s.BigRows) + r.BusBW) / float64(s.BigRows+1)
-		s.BigRows++
+		addToMean(&s.BigBusBW, &s.BigRows, r.BusBW)
 		if r.AlgoRequested != "" {
 			i := slices.IndexFunc(s.BigByAlgo, func(a AlgoBusBW) bool { return a.Algo == r.AlgoRequested })
 			if i < 0 {
 				s.BigByAlgo = append(s.BigByAlgo, AlgoBusBW{Algo: r.AlgoRequested})
 				i = len(s.BigByAlgo) - 1
 			}
-			a := &s.BigByAlgo[i]
-			a.BusBW = (a.BusBW*float64(a.Rows) + r.BusBW) / float64(a.Rows+1)
-			a.Rows++
+			addToMean(&s.BigByAlgo[i].BusBW, &s.BigByAlgo[i].Rows, r.BusBW)
 		}
 	}
+}
+
+// addToMean adds x to the mean of n values, and counts it.
+func addToMean(mean *float64, n *int, x float64) {
+	*mean = (*mean*float64(*n) + x) / float64(*n+1)
+	*n++
 }
 
 // Sink receives a run as it happens: the header once, each row as soon as it
