@@ -223,8 +223,30 @@ func TestDBTreeSegments(t *testing.T) {
 		if h.seg.parts != tc.parts {
 			t.Errorf("count %d of %d bytes: %d segments, want %d", tc.count, tc.es, h.seg.parts, tc.parts)
 		}
-		if k, _, _ := dbtreeShape(4, float64(2*tc.count*tc.es)); int(k) != tc.parts {
+		if k, _, _ := dbtreeShape(4, float64(2*tc.count*tc.es), true, true); int(k) != tc.parts {
 			t.Errorf("count %d of %d bytes: the cost model assumes %v segments, want %d", tc.count, tc.es, k, tc.parts)
+		}
+	}
+	// On 2 ranks a rooted call crosses one hop and takes one segment;
+	// allreduce, up and back down, is still pipelined, as is a rooted
+	// call on 3 ranks, whose tree B is two deep.
+	half := 4 << 20
+	for _, tc := range []struct {
+		n        int
+		up, down bool
+		parts    int
+	}{
+		{2, true, false, 1},
+		{2, false, true, 1},
+		{2, true, true, dbtreeMaxSegments},
+		{3, true, false, dbtreeMaxSegments},
+		{3, false, true, dbtreeMaxSegments},
+	} {
+		if got := dbtreeSegments(tc.n, half, tc.up, tc.down); got != tc.parts {
+			t.Errorf("%d ranks, up %v, down %v: %d segments, want %d", tc.n, tc.up, tc.down, got, tc.parts)
+		}
+		if k, _, _ := dbtreeShape(tc.n, float64(2*half), tc.up, tc.down); int(k) != tc.parts {
+			t.Errorf("%d ranks, up %v, down %v: the cost model assumes %v segments, want %d", tc.n, tc.up, tc.down, k, tc.parts)
 		}
 	}
 }

@@ -121,7 +121,7 @@ func TestCostProperties(t *testing.T) {
 	// about two latencies a level for allreduce, one for reduce, where
 	// the ranks of each level wait only for theirs.
 	for _, n := range []int{8, 64, 1024} {
-		_, _, l := dbtreeShape(n, 0)
+		_, _, l := dbtreeShape(n, 0, true, true)
 		a := dearMessages.Alpha
 		if c := cost(AllReduce, "dbtree", n, 0, dearMessages); c < 2*l*a || c > 2.5*l*a {
 			t.Errorf("dbtree allreduce of nothing on %d ranks: %.1f latencies, want %v to %v", n, c/a, 2*l, 2.5*l)

@@ -1,7 +1,5 @@
 package coll
 
-import "math"
-
 // The double binary tree's cost follows its steps rather than adding them
 // up. Its lockstep pipeline is far from uniform: a small call is one
 // segment that climbs L levels and comes back down, most ranks idle at
@@ -28,11 +26,12 @@ import "math"
 // It takes O(n(K+L)) for n ranks (Choose remembers its predictions, so
 // that is paid once per size and model).
 
-// dbtreeShape returns K, the segments per half of an m-byte buffer, σ, the
-// bytes of a segment, and L = 1 + ⌈log2(n-1)⌉, the depth and the root's
-// height in the deeper tree (B).
-func dbtreeShape(n int, m float64) (k, sigma, l float64) {
-	k = max(1, min(dbtreeMaxSegments, math.Floor(m/2/dbtreeMinSegment)))
+// dbtreeShape returns K, the segments per half of an m-byte buffer that
+// goes up the trees (up), down them (down) or both (dbtreeSegments), σ,
+// the bytes of a segment, and L = 1 + ⌈log2(n-1)⌉, the depth and the
+// root's height in the deeper tree (B).
+func dbtreeShape(n int, m float64, up, down bool) (k, sigma, l float64) {
+	k = float64(dbtreeSegments(n, int(m/2), up, down))
 	return k, m / 2 / k, 1 + log2Ceil(n-1)
 }
 
@@ -88,7 +87,7 @@ func dbtreeFollow(n int, b float64, m Model, up, down bool) float64 {
 	if n < 2 {
 		return 0
 	}
-	k, sigma, _ := dbtreeShape(n, b)
+	k, sigma, _ := dbtreeShape(n, b, up, down)
 	parts := int(k)
 	_, p, two := m.split(n)
 	levels := [2]Model{m, m}
