@@ -217,7 +217,7 @@ func TestDBTreeSegments(t *testing.T) {
 		{0, 4, 1},
 		{dbtreeMinSegment/4 - 1, 4, 1},
 		{2 * dbtreeMinSegment / 4, 4, 2},
-		{1 << 20, 4, dbtreeMaxSegments},
+		{1 << 22, 4, dbtreeMaxSegments},
 	} {
 		h := newDBHalf(dbTree{n: 4}, 1, 0, tc.count, tc.es)
 		if h.seg.parts != tc.parts {
@@ -230,7 +230,7 @@ func TestDBTreeSegments(t *testing.T) {
 	// On 2 ranks a rooted call crosses one hop and takes one segment;
 	// allreduce, up and back down, is still pipelined, as is a rooted
 	// call on 3 ranks, whose tree B is two deep.
-	half := 4 << 20
+	half := 16 << 20
 	for _, tc := range []struct {
 		n        int
 		up, down bool
