@@ -43,8 +43,9 @@ func init() {
 // ranks and 240 µs at 8 on 2 cores, where a 64 KiB segment takes 50 µs
 // and 180 µs to move. 256 KiB keeps that wait a fraction of each step;
 // measured against 64 KiB, fp32 allreduce over tcp at 1 and 4 MiB ran in
-// 0.55-0.88 of the time at 2 ranks and 0.55-0.72 at 8, and on shm in
-// 0.63-1.00 (larger sizes take dbtreeMaxSegments either way).
+// 0.55-0.88 of the time at 2 ranks and 0.55-0.72 at 8; on shm, within
+// the noise (0.63-1.02, one reading 1.41). Larger sizes take
+// dbtreeMaxSegments either way.
 // dbtreeMaxSegments caps the segments per half: K segments take K + 2L - 1
 // steps, so with 32 the fill and drain of an 8-rank allreduce (L = 4) are
 // 7 steps of 39, and a 64 MiB vector moves in 1 MiB segments.
