@@ -44,16 +44,23 @@ func (bp *bufferPool) ensure(p Plan, n int) error {
 		bp.a, bp.b = mem[:need:need], mem[need:]
 		return nil
 	}
-	var err error
-	if bp.a, bp.freeA, err = hugemem.Alloc(int(need)); err != nil {
-		return err
-	}
-	if bp.b, bp.freeB, err = hugemem.Alloc(int(need)); err != nil {
+	if err := bp.alloc(int(need)); err != nil {
 		return err
 	}
 	touch(bp.a)
 	touch(bp.b)
 	return nil
+}
+
+// alloc gives bp two fresh buffers of size bytes, advised for huge pages
+// and not yet touched. On an error bp holds what it got, for free.
+func (bp *bufferPool) alloc(size int) error {
+	var err error
+	if bp.a, bp.freeA, err = hugemem.Alloc(size); err != nil {
+		return err
+	}
+	bp.b, bp.freeB, err = hugemem.Alloc(size)
+	return err
 }
 
 // free releases the buffers. Nobody may use them afterwards.

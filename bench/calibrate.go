@@ -12,7 +12,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/internal/hugemem"
+	"github.com/hccl-test/hccl-test/results"
 )
 
 // Calibration of the cost model that --algo auto chooses with (coll.Model).
@@ -134,11 +134,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	if len(bp.a) < calLarge || len(bp.b) < calLarge {
 		bp = &bufferPool{}
 		defer bp.free()
-		var err error
-		if bp.a, bp.freeA, err = hugemem.Alloc(calLarge); err != nil {
-			return nil, err
-		}
-		if bp.b, bp.freeB, err = hugemem.Alloc(calLarge); err != nil {
+		if err := bp.alloc(calLarge); err != nil {
 			return nil, err
 		}
 		touch(bp.a)
@@ -185,18 +181,23 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	return c, nil
 }
 
-// timeProbe times row with algo on bufs, warmup untimed and iters timed
-// iterations, as a measured row with no check and nothing beside it, and
-// returns the seconds of one call.
+// timeProbe times row with algo on bufs (probeRow) and returns the
+// seconds of one call.
 func (r *rankRunner) timeProbe(ctx context.Context, bufs *bufferPool, row Row, algo string, warmup, iters int) (float64, error) {
+	rec, err := r.probeRow(ctx, bufs, row, algo, warmup, iters)
+	return rec.TimeUS * 1e-6, err
+}
+
+// probeRow measures row with algo on bufs, warmup untimed and iters timed
+// iterations, as a measured row with no check and nothing beside it.
+func (r *rankRunner) probeRow(ctx context.Context, bufs *bufferPool, row Row, algo string, warmup, iters int) (results.Record, error) {
 	probe := *r
 	probe.bufs = bufs
 	row.Algo = algo
 	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = warmup, iters, false
 	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false
 	probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only
-	rec, err := probe.measureRow(ctx, row)
-	return rec.TimeUS * 1e-6, err
+	return probe.measureRow(ctx, row)
 }
 
 // slowestReduce times the sum kernel of each of dts on a and b, every

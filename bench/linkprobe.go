@@ -6,7 +6,6 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/internal/hugemem"
 )
 
 // The link probe behind --link-bw auto: every rank sends probeBytes to its
@@ -29,20 +28,11 @@ func (r *rankRunner) probeLink(ctx context.Context) (float64, error) {
 	}
 	var bp bufferPool
 	defer bp.free()
-	var err error
-	if bp.a, bp.freeA, err = hugemem.Alloc(probeBytes); err != nil {
+	if err := bp.alloc(probeBytes); err != nil {
 		return 0, err
 	}
-	if bp.b, bp.freeB, err = hugemem.Alloc(probeBytes); err != nil {
-		return 0, err
-	}
-	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: probeBytes, Bytes: probeBytes, Algo: coll.Auto}
-	probe := *r
-	probe.bufs = &bp
-	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = probeWarmup, probeIters, false
-	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos = "", coll.Auto, nil
-	probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only
-	rec, err := probe.measureRow(ctx, row)
+	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: probeBytes, Bytes: probeBytes}
+	rec, err := r.probeRow(ctx, &bp, row, coll.Auto, probeWarmup, probeIters)
 	if err != nil {
 		return 0, err
 	}
