@@ -11,7 +11,7 @@ import (
 // it holds every step, and rotates them into place at the end.
 
 func init() {
-	register(AllGather, "bruck", bruckAllGatherCost, bruckAllGather)
+	register(AllGather, "bruck", bruckAllGather, costs{flat: bruckAllGatherCost, levels: bruckAllGatherLevelCost})
 }
 
 // bruckAllGather starts from its own block; at step k, with d = 2^k, it

@@ -12,7 +12,7 @@ import (
 // blocks on many ranks.
 
 func init() {
-	register(AllToAll, "bruck", bruckAllToAllCost, bruckAllToAll)
+	register(AllToAll, "bruck", bruckAllToAll, costs{flat: bruckAllToAllCost, levels: bruckAllToAllLevelCost})
 }
 
 // bruckAllToAll works in scratch, as a work area of n blocks followed by

@@ -19,10 +19,10 @@ import (
 // beta per byte, gamma per byte reduced.
 
 func init() {
-	register(Broadcast, "ring", chainBroadcastCost, chainBroadcast)
-	register(Reduce, "ring", chainReduceCost, chainReduce)
-	register(Gather, "ring", chainGatherCost, chainGather)
-	register(Scatter, "ring", chainGatherCost, chainScatter)
+	register(Broadcast, "ring", chainBroadcast, costs{flat: chainBroadcastCost, levels: chainBroadcastLevelCost})
+	register(Reduce, "ring", chainReduce, costs{flat: chainReduceCost, levels: chainReduceLevelCost})
+	register(Gather, "ring", chainGather, costs{flat: chainGatherCost, levels: chainGatherLevelCost})
+	register(Scatter, "ring", chainScatter, costs{flat: chainGatherCost, levels: chainScatterLevelCost})
 }
 
 // chainSegments is how many segments broadcast and reduce cut a large

@@ -145,6 +145,41 @@ func pow2Below(n int) (p, e float64) {
 	return p, e
 }
 
+// costs is what auto predicts an algorithm's time with: a formula on one
+// level and, where the algorithm has one, a cost on two levels that charges
+// each message its own link. Each algorithm's file registers its costs
+// beside its run (register).
+//
+// The two-level costs that follow the messages of algorithms blind to the
+// topology are described in levelcost.go; hier knows the two levels and
+// has no cost on one.
+type costs struct {
+	// flat is the cost on one level. On a two-level model where levels
+	// does not apply, it is charged the slower link for every step
+	// (Model.flat). nil for an algorithm that only has a cost on two
+	// levels (hier): on one it costs +Inf, so that auto never picks it.
+	flat CostFunc
+	// levels is the cost on a two-level model, given the model as it is;
+	// nil for none. It applies to whole servers only (Model.split).
+	levels CostFunc
+	// pow2 says that levels also needs n and PerServer to be powers of
+	// two (the doubling and halving algorithms, and the binomial tree,
+	// whose deepest path takes a hop at every distance only then).
+	pow2 bool
+}
+
+// costed reports whether the algorithm has a cost at all.
+func (c costs) costed() bool { return c.flat != nil || c.levels != nil }
+
+// levelsApply reports whether c.levels can cost a call on n ranks under m:
+// it is set, m has two levels of whole servers, and where c.pow2 says so n
+// and m.PerServer are powers of two.
+func (c costs) levelsApply(n int, m Model) bool {
+	_, p, ok := m.split(n)
+	pow2 := func(x int) bool { return bits.OnesCount(uint(x)) == 1 }
+	return c.levels != nil && ok && (!c.pow2 || pow2(n) && pow2(p))
+}
+
 // Predict returns the model's time in seconds for algorithm name serving op
 // on n ranks with blocks of b bytes, or NaN when name does not serve op,
 // has no model (native), or has none for m: hier on a model of one level,
@@ -152,7 +187,7 @@ func pow2Below(n int) (p, e float64) {
 // second level of m is costed on the slower of its links (Model.flat).
 func Predict(op Op, name string, n, b int, m Model) float64 {
 	a, ok := lookup(op, name)
-	if !ok || a.cost == nil {
+	if !ok || !a.costed() {
 		return math.NaN()
 	}
 	if n <= 1 {
@@ -165,16 +200,15 @@ func Predict(op Op, name string, n, b int, m Model) float64 {
 	return c
 }
 
-// predict is a's cost on n ranks with blocks of b bytes under m: the
-// algorithms that know the two levels (hier) read m as it is; those with a
-// step-aware two-level cost (levelCosts) use it where it applies; every
-// other sees m.flat(n), which is m itself for a one-level model.
-func (a *algorithm) predict(n int, b float64, m Model) float64 {
-	if lc, ok := levelCosts[a.op][a.name]; ok && lc.applies(n, m) {
-		return lc.cost(n, b, m)
+// predict is c's cost on n ranks with blocks of b bytes under m: its
+// two-level cost where that applies, else its flat one on m.flat(n), which
+// is m itself for a one-level model, or +Inf when it has none.
+func (c costs) predict(n int, b float64, m Model) float64 {
+	switch {
+	case c.levelsApply(n, m):
+		return c.levels(n, b, m)
+	case c.flat == nil:
+		return math.Inf(1)
 	}
-	if a.name != hierName {
-		m = m.flat(n)
-	}
-	return a.cost(n, b, m)
+	return c.flat(n, b, m.flat(n))
 }

@@ -32,9 +32,9 @@ import (
 // message sent at step t is received at step t by its peer.
 
 func init() {
-	register(AllReduce, "dbtree", dbtreeAllReduceCost, dbtreeAllReduce)
-	register(Broadcast, "dbtree", dbtreeBroadcastCost, dbtreeBroadcast)
-	register(Reduce, "dbtree", dbtreeReduceCost, dbtreeReduce)
+	register(AllReduce, "dbtree", dbtreeAllReduce, costs{flat: dbtreeAllReduceCost, levels: dbtreeAllReduceCost})
+	register(Broadcast, "dbtree", dbtreeBroadcast, costs{flat: dbtreeBroadcastCost, levels: dbtreeBroadcastCost})
+	register(Reduce, "dbtree", dbtreeReduce, costs{flat: dbtreeReduceCost, levels: dbtreeReduceCost})
 }
 
 // dbtreeMinSegment is the smallest segment in bytes. Every step of the

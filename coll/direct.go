@@ -13,8 +13,8 @@ import (
 // messages per rank, so they suit small sizes.
 
 func init() {
-	register(ReduceScatter, "direct", directReduceScatterCost, directReduceScatter)
-	register(AllToAll, "direct", directAllToAllCost, directAllToAll)
+	register(ReduceScatter, "direct", directReduceScatter, costs{flat: directReduceScatterCost, levels: directReduceScatterLevelCost})
+	register(AllToAll, "direct", directAllToAll, costs{flat: directAllToAllCost, levels: directAllToAllLevelCost})
 }
 
 // directReduceScatter sends every rank j its block j at once, then combines

@@ -26,9 +26,9 @@ import (
 const hierName = "hier"
 
 func init() {
-	register(AllReduce, hierName, hierAllReduceCost, hierAllReduce)
-	register(ReduceScatter, hierName, hierReduceScatterCost, hierReduceScatter)
-	register(AllGather, hierName, hierAllGatherCost, hierAllGather)
+	register(AllReduce, hierName, hierAllReduce, costs{levels: hierAllReduceCost})
+	register(ReduceScatter, hierName, hierReduceScatter, costs{levels: hierReduceScatterCost})
+	register(AllGather, hierName, hierAllGather, costs{levels: hierAllGatherCost})
 }
 
 // levelAlgos lists, by collective, the algorithms hier may run on one
@@ -201,7 +201,7 @@ func cheapestLevel(op Op, n int, b float64, m Model) *algorithm {
 		if n <= 1 {
 			break
 		}
-		if c := alg.cost(n, b, m); c < bestCost {
+		if c := alg.flat(n, b, m); c < bestCost {
 			best, bestCost = alg, c
 		}
 	}
@@ -218,7 +218,7 @@ func levelCost(op Op, n int, b float64, m Model) float64 {
 	if alg == nil {
 		return math.Inf(1)
 	}
-	return alg.cost(n, b, m)
+	return alg.flat(n, b, m)
 }
 
 // levelRedOp is the reduction the levels run for a call's op: Sum for

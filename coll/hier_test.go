@@ -326,7 +326,7 @@ func TestHierCost(t *testing.T) {
 				continue
 			}
 			one, two := Predict(op, a.name, 8, mib, twoLevel.intraLevel()), Predict(op, a.name, 8, mib, twoLevel)
-			if want := a.cost(8, mib, twoLevel.intraLevel()); one != want {
+			if want := a.flat(8, mib, twoLevel.intraLevel()); one != want {
 				t.Errorf("%v %s: %v with one level, want %v", op, a.name, one, want)
 			}
 			if !(two > one) {

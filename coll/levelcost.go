@@ -1,7 +1,5 @@
 package coll
 
-import "math/bits"
-
 // Two-level costs that follow an algorithm's messages. On a two-level
 // model the algorithms blind to the topology are costed on the slower link
 // for every step (Model.flat), which overstates most of them:
@@ -25,53 +23,8 @@ import "math/bits"
 //   - the double binary tree (dbtree_cost.go), whose cost follows every
 //     rank's clock through the steps on one level or two.
 //
-// levelCosts gives them costs that charge each message its own link.
-
-// stepCost is a step-aware two-level cost and when it applies.
-type stepCost struct {
-	cost CostFunc
-	// pow2 says that the cost needs n and PerServer to be powers of two
-	// (the doubling and halving algorithms, and the binomial tree, whose
-	// deepest path takes a hop at every distance only then); otherwise
-	// whole servers are enough.
-	pow2 bool
-}
-
-// levelCosts holds the step-aware two-level costs by collective and
-// algorithm name.
-var levelCosts = map[Op]map[string]stepCost{
-	AllReduce: {
-		"ring": {ringAllReduceLevelCost, false},
-		"rd":   {rdAllReduceLevelCost, true}, "rhd": {rhdAllReduceLevelCost, true},
-		"oneshot": {oneshotAllReduceLevelCost, false}, "twoshot": {twoshotAllReduceLevelCost, false},
-		"dbtree": {dbtreeAllReduceCost, false},
-	},
-	AllGather: {
-		"ring": {ringAllGatherLevelCost, false}, "rd": {rdAllGatherLevelCost, true},
-		"bruck": {bruckAllGatherLevelCost, false},
-	},
-	ReduceScatter: {
-		"ring": {ringReduceScatterLevelCost, false},
-		"rhd":  {rhdReduceScatterLevelCost, true}, "direct": {directReduceScatterLevelCost, false},
-	},
-	AllToAll: {
-		"direct": {directAllToAllLevelCost, false}, "pairwise": {pairwiseAllToAllLevelCost, false},
-		"bruck": {bruckAllToAllLevelCost, false},
-	},
-	Broadcast: {"tree": {treeBroadcastLevelCost, true}, "ring": {chainBroadcastLevelCost, false}, "dbtree": {dbtreeBroadcastCost, false}},
-	Reduce:    {"tree": {treeReduceLevelCost, true}, "ring": {chainReduceLevelCost, false}, "dbtree": {dbtreeReduceCost, false}},
-	Gather:    {"tree": {treeGatherLevelCost, true}, "ring": {chainGatherLevelCost, false}},
-	Scatter:   {"tree": {treeScatterLevelCost, true}, "ring": {chainScatterLevelCost, false}},
-}
-
-// applies reports whether lc can cost a call on n ranks under m: m has two
-// levels of whole servers, and for the doubling and halving algorithms and
-// the binomial tree n and m.PerServer are powers of two.
-func (lc stepCost) applies(n int, m Model) bool {
-	_, p, ok := m.split(n)
-	pow2 := func(x int) bool { return bits.OnesCount(uint(x)) == 1 }
-	return ok && (!lc.pow2 || pow2(n) && pow2(p))
-}
+// Each algorithm registers its two-level cost with its run and its flat
+// cost (costs, register).
 
 // level returns the one-level model of the link between ranks at distance
 // d.

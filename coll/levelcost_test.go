@@ -41,22 +41,22 @@ func TestLevelCosts(t *testing.T) {
 	for _, sh := range shapes {
 		m := levelModel
 		m.Copy, m.PerServer = 1e-30, sh.perServer
-		for op, costs := range levelCosts {
-			for name, lc := range costs {
-				if !lc.applies(sh.n, m) {
+		for op, algs := range algorithms {
+			for _, alg := range algs {
+				// hier has no flat bound to compare with (TestHierCost).
+				if alg.flat == nil || !alg.levelsApply(sh.n, m) {
 					continue
 				}
-				alg, _ := lookup(op, name)
 				for _, b := range []float64{1 << 10, 1 << 16, 1 << 20} {
-					what := fmt.Sprintf("%v %s on %d servers of %d, %g B", op, name, sh.n/sh.perServer, sh.perServer, b)
+					what := fmt.Sprintf("%v %s on %d servers of %d, %g B", op, alg.name, sh.n/sh.perServer, sh.perServer, b)
 					got := alg.predict(sh.n, b, m)
-					if fast, slow := lc.cost(sh.n, b, uniform(m, false)), lc.cost(sh.n, b, uniform(m, true)); !(got >= fast && got <= slow) {
+					if fast, slow := alg.levels(sh.n, b, uniform(m, false)), alg.levels(sh.n, b, uniform(m, true)); !(got >= fast && got <= slow) {
 						t.Errorf("%s: %g, want between %g (both links the faster) and %g (both the slower)", what, got, fast, slow)
 					}
-					if flat := alg.cost(sh.n, b, m.flat(sh.n)); !(got < flat) {
+					if flat := alg.flat(sh.n, b, m.flat(sh.n)); !(got < flat) {
 						t.Errorf("%s: %g, want below the flat bound %g", what, got, flat)
 					}
-					if fast := alg.cost(sh.n, b, m.intraLevel()); sh.n == 64 && !(got > fast) {
+					if fast := alg.flat(sh.n, b, m.intraLevel()); sh.n == 64 && !(got > fast) {
 						t.Errorf("%s: %g, want above %g (the faster link only)", what, got, fast)
 					}
 				}
@@ -99,12 +99,11 @@ func TestLevelCostsApply(t *testing.T) {
 		if !ok {
 			t.Fatalf("%v %s is not registered", tc.op, tc.name)
 		}
-		lc, has := levelCosts[tc.op][tc.name]
-		if got := has && lc.applies(tc.n, m); got != tc.wantLevels {
+		if got := alg.levelsApply(tc.n, m); got != tc.wantLevels {
 			t.Errorf("%v %s on %d ranks, %d per server: step-aware %v, want %v (%s)", tc.op, tc.name, tc.n, tc.perServer, got, tc.wantLevels, tc.why)
 		}
 		if !tc.wantLevels {
-			if got, want := alg.predict(tc.n, 1024, m), alg.cost(tc.n, 1024, m.flat(tc.n)); got != want {
+			if got, want := alg.predict(tc.n, 1024, m), alg.flat(tc.n, 1024, m.flat(tc.n)); got != want {
 				t.Errorf("%v %s on %d ranks, %d per server: %g, want the flat bound %g", tc.op, tc.name, tc.n, tc.perServer, got, want)
 			}
 		}

@@ -15,8 +15,8 @@ import (
 // run in rank order, ((v0 ⊕ v1) ⊕ v2) ⊕ ..., on whichever rank does them.
 
 func init() {
-	register(AllReduce, "oneshot", oneshotAllReduceCost, oneshotAllReduce)
-	register(AllReduce, "twoshot", twoshotAllReduceCost, twoshotAllReduce)
+	register(AllReduce, "oneshot", oneshotAllReduce, costs{flat: oneshotAllReduceCost, levels: oneshotAllReduceLevelCost})
+	register(AllReduce, "twoshot", twoshotAllReduce, costs{flat: twoshotAllReduceCost, levels: twoshotAllReduceLevelCost})
 }
 
 // oneshotAllReduce:

@@ -9,7 +9,7 @@ import (
 // so every link carries one block at a time; it suits large sizes.
 
 func init() {
-	register(AllToAll, "pairwise", pairwiseAllToAllCost, pairwiseAllToAll)
+	register(AllToAll, "pairwise", pairwiseAllToAll, costs{flat: pairwiseAllToAllCost, levels: pairwiseAllToAllLevelCost})
 }
 
 // pairwiseAllToAll keeps its own block, then at step s sends block r+s to

@@ -14,7 +14,7 @@ import (
 // ring takes n-1, at the price of sending the whole vector every step.
 
 func init() {
-	register(AllReduce, "rd", rdAllReduceCost, rdAllReduce)
+	register(AllReduce, "rd", rdAllReduce, costs{flat: rdAllReduceCost, levels: rdAllReduceLevelCost, pow2: true})
 }
 
 // rdAllReduce folds the world down to p = 2^⌊log2 n⌋ survivors, runs

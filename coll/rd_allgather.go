@@ -14,7 +14,7 @@ import (
 // rank or two, and hands the finished vector to the rank it stood for.
 
 func init() {
-	register(AllGather, "rd", rdAllGatherCost, rdAllGather)
+	register(AllGather, "rd", rdAllGather, costs{flat: rdAllGatherCost, levels: rdAllGatherLevelCost, pow2: true})
 }
 
 // rdAllGather places its own block, then:

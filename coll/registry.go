@@ -16,25 +16,29 @@ type Func func(ctx context.Context, c *Comm, a *Args) error
 // Auto is the algorithm name that lets the registry choose.
 const Auto = "auto"
 
+// algorithm is one algorithm of one collective: how it runs and what it
+// costs (cost.go).
 type algorithm struct {
 	op   Op
 	name string
-	cost CostFunc
 	run  Func
+	costs
 }
 
 // algorithms holds every registered algorithm by collective. It is written
 // only by init functions, so it needs no lock.
 var algorithms = map[Op][]algorithm{}
 
-// register adds an algorithm for op. Called from init functions only.
-func register(op Op, name string, cost CostFunc, run Func) {
+// register adds the algorithm name for op, which runs as run and costs as
+// c says. Each algorithm's file registers it, with its run and its costs
+// beside it. Called from init functions only.
+func register(op Op, name string, run Func, c costs) {
 	for _, a := range algorithms[op] {
 		if a.name == name {
 			panic(fmt.Sprintf("coll: %v algorithm %q registered twice", op, name))
 		}
 	}
-	algorithms[op] = append(algorithms[op], algorithm{op: op, name: name, cost: cost, run: run})
+	algorithms[op] = append(algorithms[op], algorithm{op: op, name: name, run: run, costs: c})
 	slices.SortFunc(algorithms[op], func(a, b algorithm) int { return strings.Compare(a.name, b.name) })
 }
 
@@ -117,7 +121,7 @@ func Choose(op Op, name string, b, n int, m Model) (string, error) {
 	}
 	best, bestCost := cands[0].name, math.Inf(1)
 	for _, a := range cands {
-		if a.cost == nil {
+		if !a.costed() {
 			continue
 		}
 		if c := a.predict(n, float64(b), m); c < bestCost {

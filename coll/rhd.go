@@ -16,8 +16,8 @@ import (
 // p = 2^⌊log2 n⌋ survivors as rd.go folds it (rdFold).
 
 func init() {
-	register(AllReduce, "rhd", rhdAllReduceCost, rhdAllReduce)
-	register(ReduceScatter, "rhd", rhdReduceScatterCost, rhdReduceScatter)
+	register(AllReduce, "rhd", rhdAllReduce, costs{flat: rhdAllReduceCost, levels: rhdAllReduceLevelCost, pow2: true})
+	register(ReduceScatter, "rhd", rhdReduceScatter, costs{flat: rhdReduceScatterCost, levels: rhdReduceScatterLevelCost, pow2: true})
 }
 
 // rhdAllReduce cuts the vector into p near-equal parts, one per survivor:

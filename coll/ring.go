@@ -12,9 +12,9 @@ import (
 // rank, (n-1)/n of the buffer per phase, in n-1 steps per phase.
 
 func init() {
-	register(AllReduce, "ring", ringAllReduceCost, ringAllReduce)
-	register(ReduceScatter, "ring", ringReduceScatterCost, ringReduceScatter)
-	register(AllGather, "ring", ringAllGatherCost, ringAllGather)
+	register(AllReduce, "ring", ringAllReduce, costs{flat: ringAllReduceCost, levels: ringAllReduceLevelCost})
+	register(ReduceScatter, "ring", ringReduceScatter, costs{flat: ringReduceScatterCost, levels: ringReduceScatterLevelCost})
+	register(AllGather, "ring", ringAllGather, costs{flat: ringAllGatherCost, levels: ringAllGatherLevelCost})
 }
 
 // ringAllReduce is a ring reduce-scatter followed by a ring allgather over

@@ -9,7 +9,7 @@ import (
 // rank+1 and receives rank-1's.
 
 func init() {
-	register(SendRecv, "ring", sendRecvCost, ringSendRecv)
+	register(SendRecv, "ring", ringSendRecv, costs{flat: sendRecvCost})
 }
 
 // ringSendRecv sends Send to the right neighbour while receiving Recv from

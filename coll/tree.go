@@ -19,10 +19,10 @@ import (
 // alpha per message, beta per byte, gamma per byte reduced.
 
 func init() {
-	register(Broadcast, "tree", treeBroadcastCost, treeBroadcast)
-	register(Reduce, "tree", treeReduceCost, treeReduce)
-	register(Gather, "tree", treeGatherCost, treeGather)
-	register(Scatter, "tree", treeGatherCost, treeScatter)
+	register(Broadcast, "tree", treeBroadcast, costs{flat: treeBroadcastCost, levels: treeBroadcastLevelCost, pow2: true})
+	register(Reduce, "tree", treeReduce, costs{flat: treeReduceCost, levels: treeReduceLevelCost, pow2: true})
+	register(Gather, "tree", treeGather, costs{flat: treeGatherCost, levels: treeGatherLevelCost, pow2: true})
+	register(Scatter, "tree", treeScatter, costs{flat: treeGatherCost, levels: treeScatterLevelCost, pow2: true})
 }
 
 // treeNode is one rank's place in the binomial tree over n ranks rooted at
