@@ -150,9 +150,32 @@ func pow2Below(n int) (p, e float64) {
 // each message its own link. Each algorithm's file registers its costs
 // beside its run (register).
 //
-// The two-level costs that follow the messages of algorithms blind to the
-// topology are described in levelcost.go; hier knows the two levels and
-// has no cost on one.
+// On a two-level model the algorithms blind to the topology would be
+// costed on the slower link for every step (Model.flat), which overstates
+// most of them; their two-level costs follow their messages instead:
+//
+//   - ring (ring.go): laid out server by server, one link in P crosses
+//     servers; a rank whose next block is ready sends it as soon as its
+//     port is free, so the crossing links carry their blocks back to back
+//     while the latencies and reductions of the other steps hide behind
+//     them;
+//   - recursive doubling and halving (rd.go, rhd.go, rd_allgather.go):
+//     with ranks numbered server by server and powers of two throughout,
+//     the partner of a step at distance d < PerServer is on the same
+//     server, so only the steps at larger distances cross;
+//   - the direct ones (direct.go, oneshot.go), where every rank sends to
+//     every other at once: a rank's messages to its own server leave on
+//     the fast link and those to other servers on the slow one, side by
+//     side;
+//   - the rooted ones, binomial tree and chain (levelcost_tree.go): their
+//     edges that cross servers are known from the layout;
+//   - the shifted exchanges, pairwise and Bruck's (levelcost_shift.go):
+//     every rank sends to the rank a fixed distance on, so a step crosses
+//     servers for some ranks and not others, and the ranks' steps chain up;
+//   - the double binary tree (dbtree_cost.go), whose cost follows every
+//     rank's clock through the steps on one level or two.
+//
+// hier (hier.go) knows the two levels and has no cost on one.
 type costs struct {
 	// flat is the cost on one level. On a two-level model where levels
 	// does not apply, it is charged the slower link for every step

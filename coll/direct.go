@@ -152,3 +152,63 @@ func directReduceScatterCost(n int, b float64, m Model) float64 {
 func directAllToAllCost(n int, b float64, m Model) float64 {
 	return directStep(n-1, b*m.Beta, m)
 }
+
+// directLevels is one direct step on two levels: every rank sends a
+// message of s bytes to each of the others, those to the P-1 ranks of its
+// server on the fast link and those to the n-P others on the slow one, the
+// two side by side. A rank hands its messages to its ports a gap apart
+// (the fast link's model's), and a port sends each once the one before
+// has left, so a group's last message leaves after the later of all the
+// n-2 gaps and its own messages back to back (both, when the sender's CPU
+// moves them), and arrives a latency later. It returns when each group's last message has arrived, the
+// earlier group first, and how many messages each has.
+func directLevels(n int, s float64, m Model) (endA, endB, kA, kB float64) {
+	_, p, _ := m.split(n)
+	intra, inter := m.intraLevel(), m.interLevel()
+	gaps := float64(n-2) * intra.gap()
+	group := func(l Model, k float64) float64 {
+		per := s * l.Beta
+		if m.SenderMoves {
+			return l.Alpha + per + gaps + (k-1)*per
+		}
+		return l.Alpha + per + max(gaps, (k-1)*per)
+	}
+	kA, kB = float64(p-1), float64(n-p)
+	endA, endB = group(intra, kA), group(inter, kB)
+	if endA > endB {
+		endA, endB, kA, kB = endB, endA, kB, kA
+	}
+	return endA, endB, kA, kB
+}
+
+// directMove is directLevels' step without reductions: until the later
+// group has arrived.
+func directMove(n int, s float64, m Model) float64 {
+	_, end, _, _ := directLevels(n, s, m)
+	return end
+}
+
+// directReceived is directLevels' step with every message reduced on
+// arrival: the earlier group's reductions hide behind the later group's
+// transfer where they can, the later group's follow it. With a fused
+// backend a message's transfer is its reduction's pass, and the receiver
+// makes every pass itself, from the first arrival on.
+func directReceived(n int, s float64, m Model) float64 {
+	endA, endB, kA, kB := directLevels(n, s, m)
+	rA, rB := kA*s*m.Gamma, kB*s*m.Gamma
+	if m.Fused {
+		return max(endB, max(m.intraLevel().Alpha, m.interLevel().Alpha)+rA+rB)
+	}
+	return max(endB, endA+rA) + rB
+}
+
+// directReduceScatterLevelCost: one direct step of a block each, n-1
+// blocks reduced.
+func directReduceScatterLevelCost(n int, b float64, m Model) float64 {
+	return directReceived(n, b, m)
+}
+
+// directAllToAllLevelCost: one direct step of a block each.
+func directAllToAllLevelCost(n int, b float64, m Model) float64 {
+	return directMove(n, b, m)
+}

@@ -170,3 +170,16 @@ func rankOrderStep(k int, s float64, m Model) float64 {
 	}
 	return directStep(k, s*m.Beta, m) + float64(k)*s*m.Gamma
 }
+
+// oneshotAllReduceLevelCost: one direct step of the whole vector, n-1
+// vectors reduced.
+func oneshotAllReduceLevelCost(n int, b float64, m Model) float64 {
+	return directReceived(n, b, m)
+}
+
+// twoshotAllReduceLevelCost: two direct steps of 1/n of the vector; the
+// first reduces n-1 of them.
+func twoshotAllReduceLevelCost(n int, b float64, m Model) float64 {
+	s := b / float64(n)
+	return directReceived(n, s, m) + directMove(n, s, m)
+}

@@ -135,3 +135,14 @@ func rdAllReduceCost(n int, b float64, m Model) float64 {
 	l := log2Floor(n)
 	return (l+2*e)*m.Alpha + e*b*m.Beta + (l+e)*m.moveReduce(b)
 }
+
+// rdAllReduceLevelCost: log2 n exchanges of the whole vector at distances
+// 1, 2, 4, ..., each received and reduced.
+func rdAllReduceLevelCost(n int, b float64, m Model) float64 {
+	var t float64
+	for d := 1; d < n; d *= 2 {
+		l := m.level(d)
+		t += l.Alpha + l.moveReduce(b)
+	}
+	return t
+}

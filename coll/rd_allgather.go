@@ -113,3 +113,14 @@ func rdAllGatherCost(n int, b float64, m Model) float64 {
 	nf := float64(n)
 	return (log2Floor(n)+2*e)*m.Alpha + (nf-1+e*nf)*b*m.Beta
 }
+
+// rdAllGatherLevelCost: exchanges at distances 1, 2, 4, ..., each of the d
+// blocks gathered so far.
+func rdAllGatherLevelCost(n int, b float64, m Model) float64 {
+	var t float64
+	for d := 1; d < n; d *= 2 {
+		l := m.level(d)
+		t += l.Alpha + float64(d)*b*l.Beta
+	}
+	return t
+}

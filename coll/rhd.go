@@ -176,3 +176,29 @@ func rhdReduceScatterCost(n int, b float64, m Model) float64 {
 	k := float64(n - 1)
 	return (log2Floor(n)+2*e)*m.Alpha + (e*float64(n)-e*k)*b*m.Beta + m.moveReduce((1+e)*k*b) + m.copy(b)
 }
+
+// rhdAllReduceLevelCost: recursive halving at distances n/2, n/4, ..., 1,
+// exchanging and reducing half of what is left each time, then recursive
+// doubling back at distances 1, 2, ..., n/2, moving the same amounts.
+func rhdAllReduceLevelCost(n int, b float64, m Model) float64 {
+	var t float64
+	part := b
+	for d := n / 2; d >= 1; d /= 2 {
+		part /= 2
+		l := m.level(d)
+		t += l.Alpha + l.moveReduce(part) + l.Alpha + part*l.Beta
+	}
+	return t
+}
+
+// rhdReduceScatterLevelCost: halving at distances n/2, n/4, ..., 1, each
+// exchanging and reducing d blocks, then the copy of the result into
+// place.
+func rhdReduceScatterLevelCost(n int, b float64, m Model) float64 {
+	var t float64
+	for d := n / 2; d >= 1; d /= 2 {
+		l := m.level(d)
+		t += l.Alpha + l.moveReduce(float64(d)*b)
+	}
+	return t + m.copy(b)
+}

@@ -150,3 +150,37 @@ func ringReduceScatterCost(n int, b float64, m Model) float64 {
 func ringAllGatherCost(n int, b float64, m Model) float64 {
 	return float64(n-1) * (m.Alpha + b*m.Beta)
 }
+
+// ringLevels is a ring of steps steps, each moving a block of blk bytes to
+// the next rank, reduces of which also reduce it, on two levels: the
+// slower of the crossing links' ports, which send their steps' blocks back
+// to back (one latency at the end), and a block's way round the ring,
+// which crosses servers on one step in P and pays each step's latency,
+// transfer and reduction. On one level the second is the ring's cost.
+func ringLevels(n int, steps, reduces, blk float64, m Model) float64 {
+	_, p, _ := m.split(n)
+	intra, inter := m.intraLevel(), m.interLevel()
+	port := steps*blk*inter.Beta + inter.Alpha
+	cross := 1 / float64(p)
+	move := steps * (cross*(inter.Alpha+blk*inter.Beta) + (1-cross)*(intra.Alpha+blk*intra.Beta))
+	return max(port, m.received(move, reduces*blk))
+}
+
+// ringAllReduceLevelCost: 2(n-1) steps of 1/n of the vector, the first
+// n-1 reducing it.
+func ringAllReduceLevelCost(n int, b float64, m Model) float64 {
+	k := float64(n - 1)
+	return ringLevels(n, 2*k, k, b/float64(n), m)
+}
+
+// ringReduceScatterLevelCost: n-1 steps, each moving and reducing one
+// block.
+func ringReduceScatterLevelCost(n int, b float64, m Model) float64 {
+	k := float64(n - 1)
+	return ringLevels(n, k, k, b, m)
+}
+
+// ringAllGatherLevelCost: n-1 steps, each moving one block.
+func ringAllGatherLevelCost(n int, b float64, m Model) float64 {
+	return ringLevels(n, float64(n-1), 0, b, m)
+}

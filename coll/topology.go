@@ -163,3 +163,12 @@ func (m Model) flat(n int) Model {
 	m.Alpha, m.Beta = max(m.Alpha, inter.Alpha), max(m.Beta, inter.Beta)
 	return m
 }
+
+// level returns the one-level model of the link between ranks at distance
+// d.
+func (m Model) level(d int) Model {
+	if d < m.PerServer {
+		return m.intraLevel()
+	}
+	return m.interLevel()
+}
