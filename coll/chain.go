@@ -3,7 +3,6 @@ package coll
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -271,27 +270,4 @@ func chainScatter(ctx context.Context, c *Comm, a *Args) error {
 		}
 	}
 	return nil
-}
-
-// chainSegmentsFor is how many segments a b-byte buffer is cut into.
-func chainSegmentsFor(b float64) float64 {
-	return max(1, min(chainSegments, math.Floor(b/chainMinSegment)))
-}
-
-// chainBroadcastCost: K segments cross n-1 hops in n+K-2 segment times.
-func chainBroadcastCost(n int, b float64, m Model) float64 {
-	k := chainSegmentsFor(b)
-	return (float64(n-2) + k) * (m.Alpha + b/k*m.Beta)
-}
-
-// chainReduceCost: as broadcast, every hop also reducing its segment.
-func chainReduceCost(n int, b float64, m Model) float64 {
-	k := chainSegmentsFor(b)
-	return (float64(n-2) + k) * (m.Alpha + m.moveReduce(b/k))
-}
-
-// chainGatherCost: the root's neighbour hands on n-1 blocks one after
-// another; scatter is the same in reverse.
-func chainGatherCost(n int, b float64, m Model) float64 {
-	return float64(n-1) * (m.Alpha + b*m.Beta)
 }

@@ -167,8 +167,8 @@ func pow2Below(n int) (p, e float64) {
 //     every other at once: a rank's messages to its own server leave on
 //     the fast link and those to other servers on the slow one, side by
 //     side;
-//   - the rooted ones, binomial tree and chain (levelcost_tree.go): their
-//     edges that cross servers are known from the layout;
+//   - the rooted ones, binomial tree and chain (tree.go, chain_cost.go):
+//     their edges that cross servers are known from the layout;
 //   - the shifted exchanges, pairwise and Bruck's (levelcost_shift.go):
 //     every rank sends to the rank a fixed distance on, so a step crosses
 //     servers for some ranks and not others, and the ranks' steps chain up;

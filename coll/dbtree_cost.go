@@ -128,7 +128,7 @@ func dbtreeFollow(n int, b float64, m Model, up, down bool) float64 {
 	arrive := make([][6]float64, n)
 	// On two levels a broadcast's root copies each segment it sent into
 	// its receive buffer, as the two-level costs of the other rooted
-	// algorithms count its copy (levelcost_tree.go).
+	// algorithms count its copy (tree.go, chain_cost.go).
 	rootCopies := two && down && !up
 	level := func(u, w int) int {
 		if two && u/p != w/p {
