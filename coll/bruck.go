@@ -45,3 +45,19 @@ func bruckAllGather(ctx context.Context, c *Comm, a *Args) error {
 func bruckAllGatherCost(n int, b float64, m Model) float64 {
 	return log2Ceil(n)*m.Alpha + float64(n-1)*b*m.Beta + m.copy(2*float64(n)*b)
 }
+
+// bruckAllGatherLevelCost: a rank copies its own block into its work area,
+// then at distance d = 1, 2, 4, ... sends the first min(d, n-d) blocks it
+// holds d ranks back while as many arrive from d ranks on, then rotates
+// all n blocks into place: n+1 blocks copied in all. (The one-level
+// formula, bruckAllGatherCost, charges 2n.)
+func bruckAllGatherLevelCost(n int, b float64, m Model) float64 {
+	steps := func(yield func(shiftStep) bool) {
+		for d := 1; d < n; d *= 2 {
+			if !yield(shiftStep{shift: -d, bytes: float64(min(d, n-d)) * b}) {
+				return
+			}
+		}
+	}
+	return shiftLevels(n, m.copy(b), steps, m.copy(float64(n)*b), m)
+}

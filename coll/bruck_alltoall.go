@@ -94,3 +94,20 @@ func bruckAllToAllCost(n int, b float64, m Model) float64 {
 	p := float64(bruckBlocksSent(n))
 	return log2Ceil(n)*m.Alpha + p*b*m.Beta + m.copy((2*float64(n)+2*p)*b)
 }
+
+// bruckAllToAllLevelCost: a rank rotates its n blocks into its work area,
+// then at distance d = 1, 2, 4, ... packs the blocks whose index has bit d
+// set, sends them d ranks on while as many arrive from d ranks back, and
+// unpacks those; then it rotates the n blocks out.
+func bruckAllToAllLevelCost(n int, b float64, m Model) float64 {
+	steps := func(yield func(shiftStep) bool) {
+		for d := 1; d < n; d *= 2 {
+			blocks := float64(bruckStepBlocks(n, d)) * b
+			if !yield(shiftStep{shift: d, bytes: blocks, pre: m.copy(blocks), post: m.copy(blocks)}) {
+				return
+			}
+		}
+	}
+	rotate := m.copy(float64(n) * b)
+	return shiftLevels(n, rotate, steps, rotate, m)
+}

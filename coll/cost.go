@@ -169,7 +169,7 @@ func pow2Below(n int) (p, e float64) {
 //     side;
 //   - the rooted ones, binomial tree and chain (tree.go, chain_cost.go):
 //     their edges that cross servers are known from the layout;
-//   - the shifted exchanges, pairwise and Bruck's (levelcost_shift.go):
+//   - the shifted exchanges, pairwise and Bruck's (shift_cost.go):
 //     every rank sends to the rank a fixed distance on, so a step crosses
 //     servers for some ranks and not others, and the ranks' steps chain up;
 //   - the double binary tree (dbtree_cost.go), whose cost follows every

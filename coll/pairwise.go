@@ -38,3 +38,17 @@ func pairwiseAllToAll(ctx context.Context, c *Comm, a *Args) error {
 func pairwiseAllToAllCost(n int, b float64, m Model) float64 {
 	return float64(n-1) * (m.Alpha + b*m.Beta)
 }
+
+// pairwiseAllToAllLevelCost: a rank copies its own block into place (out
+// of place), then at step s = 1, ..., n-1 sends a block s ranks on while
+// one arrives from s ranks back.
+func pairwiseAllToAllLevelCost(n int, b float64, m Model) float64 {
+	steps := func(yield func(shiftStep) bool) {
+		for s := 1; s < n; s++ {
+			if !yield(shiftStep{shift: s, bytes: b}) {
+				return
+			}
+		}
+	}
+	return shiftLevels(n, m.copy(b), steps, 0, m)
+}

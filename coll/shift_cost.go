@@ -17,7 +17,8 @@ import (
 // shiftLevels follows them as the simulated backend does, keeping every
 // rank's clock through the steps. Turning the world by one server maps the
 // pattern onto itself, so the P ranks of one server stand for all of
-// them: the cost takes P clocks per step, not n.
+// them: the cost takes P clocks per step, not n. Each exchange's file
+// (pairwise.go, bruck.go, bruck_alltoall.go) gives shiftLevels its steps.
 
 // shiftStep is one step of a shifted exchange: every rank sends bytes to
 // the rank shift places on (mod n) and receives as many from the rank
@@ -71,51 +72,4 @@ func shiftLevels(n int, start float64, steps iter.Seq[shiftStep], end float64, m
 		clock, next = next, clock
 	}
 	return slices.Max(clock) + end
-}
-
-// pairwiseAllToAllLevelCost: a rank copies its own block into place (out
-// of place), then at step s = 1, ..., n-1 sends a block s ranks on while
-// one arrives from s ranks back.
-func pairwiseAllToAllLevelCost(n int, b float64, m Model) float64 {
-	steps := func(yield func(shiftStep) bool) {
-		for s := 1; s < n; s++ {
-			if !yield(shiftStep{shift: s, bytes: b}) {
-				return
-			}
-		}
-	}
-	return shiftLevels(n, m.copy(b), steps, 0, m)
-}
-
-// bruckAllGatherLevelCost: a rank copies its own block into its work area,
-// then at distance d = 1, 2, 4, ... sends the first min(d, n-d) blocks it
-// holds d ranks back while as many arrive from d ranks on, then rotates
-// all n blocks into place: n+1 blocks copied in all. (The one-level
-// formula, bruckAllGatherCost, charges 2n.)
-func bruckAllGatherLevelCost(n int, b float64, m Model) float64 {
-	steps := func(yield func(shiftStep) bool) {
-		for d := 1; d < n; d *= 2 {
-			if !yield(shiftStep{shift: -d, bytes: float64(min(d, n-d)) * b}) {
-				return
-			}
-		}
-	}
-	return shiftLevels(n, m.copy(b), steps, m.copy(float64(n)*b), m)
-}
-
-// bruckAllToAllLevelCost: a rank rotates its n blocks into its work area,
-// then at distance d = 1, 2, 4, ... packs the blocks whose index has bit d
-// set, sends them d ranks on while as many arrive from d ranks back, and
-// unpacks those; then it rotates the n blocks out.
-func bruckAllToAllLevelCost(n int, b float64, m Model) float64 {
-	steps := func(yield func(shiftStep) bool) {
-		for d := 1; d < n; d *= 2 {
-			blocks := float64(bruckStepBlocks(n, d)) * b
-			if !yield(shiftStep{shift: d, bytes: blocks, pre: m.copy(blocks), post: m.copy(blocks)}) {
-				return
-			}
-		}
-	}
-	rotate := m.copy(float64(n) * b)
-	return shiftLevels(n, rotate, steps, rotate, m)
 }
