@@ -3,6 +3,7 @@ package coll
 import (
 	"bytes"
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -132,6 +133,41 @@ func runRootOnly(t *testing.T, c call) {
 	for r := range c.ranks {
 		if want := c.expected(p, r); want != nil && !bytes.Equal(recv[r][:len(want)], want) {
 			t.Errorf("rank %d: got %v, want %v", r, recv[r][:len(want)], want)
+		}
+	}
+}
+
+// TestChainLevelCosts: the chain's two-level costs on 2 servers of 4 (root
+// 0), written out from the messages: its hop from rank 3 to rank 4
+// crosses servers.
+func TestChainLevelCosts(t *testing.T) {
+	const (
+		ai, bi = 1e-6, 1e-9 // inside a server
+		ae, be = 1e-5, 4e-9 // between servers
+		g, cp  = 2e-9, 3e-9 // reduction, copy
+		b      = 1 << 20    // the vector; a block for gather and scatter
+		sigma  = b / 8.0    // a chain's segment: 8 of them
+	)
+	m := Model{Alpha: ai, Beta: bi, Gamma: g, Copy: cp, PerServer: 4, InterAlpha: ae, InterBeta: be}
+	hopI, hopE := ai+b*bi, ae+b*be // one block or vector over each link
+	segI, segE := ai+sigma*bi, ae+sigma*be
+	tests := []struct {
+		op   Op
+		name string
+		want float64
+	}{
+		// One hop across, six inside, seven segments queued behind the
+		// first at rank 3, which sends across.
+		{Broadcast, "ring", max(segE+6*segI+7*sigma*be, b*bi+b*cp)},
+		{Reduce, "ring", ae + sigma*(be+g) + 6*(ai+sigma*(bi+g)) + 7*sigma*max(be, g)},
+		// Every block hops all the way, or rank 4 sends its own and the
+		// three from beyond it across back to back and the last hops on.
+		{Gather, "ring", max(hopE+6*hopI, hopE+3*hopI+3*b*be, b*cp)},
+		{Scatter, "ring", b*cp + max(hopE+6*hopI, hopE+3*hopI+3*b*be)},
+	}
+	for _, tc := range tests {
+		if got := Predict(tc.op, tc.name, 8, b, m); math.Abs(got-tc.want) > 1e-9*tc.want {
+			t.Errorf("%v %s: %g, want %g", tc.op, tc.name, got, tc.want)
 		}
 	}
 }

@@ -278,3 +278,106 @@ func TestCommChooseFollowsModel(t *testing.T) {
 		t.Errorf("forced ring: %q, %v", got, err)
 	}
 }
+
+// levelModel is a two-level model in the proportions of HCCS inside a
+// server and RoCE between servers, with 8 ranks per server.
+var levelModel = Model{Alpha: 2e-6, Beta: 1 / 56e9, Gamma: 1 / 10e9, PerServer: 8, InterAlpha: 10e-6, InterBeta: 1 / 25e9}
+
+// uniform returns m with both levels' links set to one of them: the
+// faster (slow false) or the slower. It keeps two levels, so a step-aware
+// cost still applies.
+func uniform(m Model, slow bool) Model {
+	if slow {
+		m.Alpha, m.Beta = m.InterAlpha, m.InterBeta
+	} else {
+		m.InterAlpha, m.InterBeta = m.Alpha, m.Beta
+	}
+	return m
+}
+
+// TestLevelCosts: on two levels, every step-aware cost charges each
+// message its own link, so it lies between the same cost with both links
+// the faster one and with both the slower one (on either bound when one
+// link, or the reductions, set the pace of a direct step), and below the
+// flat bound, its algorithm's one-level formula on the slower link. On 64
+// ranks of 8 it also lies above that formula on the faster link. (Not on
+// every layout: there a one-level formula reduces after moving, and on
+// fewer or smaller servers the step-aware costs of the direct algorithms
+// and of the chain's reduce hide reductions behind the slower link's
+// transfers.) The one-level formulas leave out some of the copies a rank
+// makes on its own buffers (a tree gather's rotation of n blocks at the
+// root, for one), which the step-aware costs count and which do not
+// depend on the links, so copies are free here.
+func TestLevelCosts(t *testing.T) {
+	shapes := []struct{ n, perServer int }{{64, 8}, {8, 4}, {16, 4}, {32, 16}, {48, 8}, {9, 3}}
+	for _, sh := range shapes {
+		m := levelModel
+		m.Copy, m.PerServer = 1e-30, sh.perServer
+		for op, algs := range algorithms {
+			for _, alg := range algs {
+				// hier has no flat bound to compare with (TestHierCost).
+				if alg.flat == nil || !alg.levelsApply(sh.n, m) {
+					continue
+				}
+				for _, b := range []float64{1 << 10, 1 << 16, 1 << 20} {
+					what := fmt.Sprintf("%v %s on %d servers of %d, %g B", op, alg.name, sh.n/sh.perServer, sh.perServer, b)
+					got := alg.predict(sh.n, b, m)
+					if fast, slow := alg.levels(sh.n, b, uniform(m, false)), alg.levels(sh.n, b, uniform(m, true)); !(got >= fast && got <= slow) {
+						t.Errorf("%s: %g, want between %g (both links the faster) and %g (both the slower)", what, got, fast, slow)
+					}
+					if flat := alg.flat(sh.n, b, m.flat(sh.n)); !(got < flat) {
+						t.Errorf("%s: %g, want below the flat bound %g", what, got, flat)
+					}
+					if fast := alg.flat(sh.n, b, m.intraLevel()); sh.n == 64 && !(got > fast) {
+						t.Errorf("%s: %g, want above %g (the faster link only)", what, got, fast)
+					}
+				}
+			}
+		}
+	}
+	if got, _ := Choose(AllReduce, Auto, 16<<10, 64, levelModel); got != "rd" && got != "rhd" {
+		t.Errorf("auto picked %s for 16 KiB on 64 ranks, want rd or rhd", got)
+	}
+}
+
+// TestLevelCostsApply: which layouts each kind of step-aware cost takes;
+// elsewhere the algorithm is costed on the flat bound, as before.
+func TestLevelCostsApply(t *testing.T) {
+	tests := []struct {
+		op           Op
+		name         string
+		n, perServer int
+		wantLevels   bool
+		why          string
+	}{
+		{AllReduce, "rd", 64, 8, true, "powers of two"},
+		{AllReduce, "rd", 48, 8, false, "48 is not a power of two"},
+		{Broadcast, "tree", 64, 8, true, "powers of two"},
+		{Broadcast, "tree", 48, 8, false, "48 is not a power of two"},
+		{Gather, "tree", 18, 6, false, "6 is not a power of two"},
+		{Broadcast, "ring", 48, 8, true, "whole servers"},
+		{Scatter, "ring", 9, 3, true, "whole servers"},
+		{AllGather, "bruck", 12, 4, true, "whole servers"},
+		{AllToAll, "pairwise", 9, 3, true, "whole servers"},
+		{AllToAll, "bruck", 10, 4, false, "4 does not divide 10"},
+		{AllToAll, "pairwise", 8, 8, false, "one server"},
+		{AllReduce, "dbtree", 48, 8, true, "whole servers"},
+		{Broadcast, "dbtree", 10, 4, false, "4 does not divide 10"},
+	}
+	for _, tc := range tests {
+		m := levelModel
+		m.PerServer = tc.perServer
+		alg, ok := lookup(tc.op, tc.name)
+		if !ok {
+			t.Fatalf("%v %s is not registered", tc.op, tc.name)
+		}
+		if got := alg.levelsApply(tc.n, m); got != tc.wantLevels {
+			t.Errorf("%v %s on %d ranks, %d per server: step-aware %v, want %v (%s)", tc.op, tc.name, tc.n, tc.perServer, got, tc.wantLevels, tc.why)
+		}
+		if !tc.wantLevels {
+			if got, want := alg.predict(tc.n, 1024, m), alg.flat(tc.n, 1024, m.flat(tc.n)); got != want {
+				t.Errorf("%v %s on %d ranks, %d per server: %g, want the flat bound %g", tc.op, tc.name, tc.n, tc.perServer, got, want)
+			}
+		}
+	}
+}

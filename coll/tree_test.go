@@ -2,6 +2,7 @@ package coll
 
 import (
 	"bytes"
+	"math"
 	"math/bits"
 	"slices"
 	"testing"
@@ -73,6 +74,40 @@ func TestRotateBlocks(t *testing.T) {
 		(&Comm{}).rotateBlocks(dst, src, tc.shift, 2)
 		if !bytes.Equal(dst, []byte(tc.want)) {
 			t.Errorf("shift %d: got %q, want %q", tc.shift, dst, tc.want)
+		}
+	}
+}
+
+// TestTreeLevelCosts: the binomial tree's two-level costs on 2 servers of
+// 4 (root 0), written out from the messages: its round at distance 4
+// crosses servers and those at 2 and 1 do not.
+func TestTreeLevelCosts(t *testing.T) {
+	const (
+		ai, bi = 1e-6, 1e-9 // inside a server
+		ae, be = 1e-5, 4e-9 // between servers
+		g, cp  = 2e-9, 3e-9 // reduction, copy
+		b      = 1 << 20    // the vector; a block for gather and scatter
+	)
+	m := Model{Alpha: ai, Beta: bi, Gamma: g, Copy: cp, PerServer: 4, InterAlpha: ae, InterBeta: be}
+	hopI, hopE := ai+b*bi, ae+b*be // one block or vector over each link
+	tests := []struct {
+		op   Op
+		name string
+		want float64
+	}{
+		// The last leaf's path (4, 6, 7) or the root's three sends and its copy.
+		{Broadcast, "tree", max(hopE+2*hopI, b*(be+2*bi)+b*cp)},
+		{Reduce, "tree", ae + b*(be+g) + 2*(ai+b*(bi+g))},
+		// Rank 2 copies its block while rank 3's comes; rank 4's run of 4
+		// blocks last; then the root rotates 8.
+		{Gather, "tree", max(hopI, b*cp) + (ai + 2*b*bi) + (ae + 4*b*be) + 8*b*cp},
+		// The root rotates 8 blocks, sends 4 across and 2 inside; rank 6
+		// sends rank 7 its block, then copies its own.
+		{Scatter, "tree", 8*b*cp + (ae + 4*b*be) + (ai + 2*b*bi) + b*bi + max(ai, b*cp)},
+	}
+	for _, tc := range tests {
+		if got := Predict(tc.op, tc.name, 8, b, m); math.Abs(got-tc.want) > 1e-9*tc.want {
+			t.Errorf("%v %s: %g, want %g", tc.op, tc.name, got, tc.want)
 		}
 	}
 }
