@@ -59,6 +59,7 @@ type File struct {
 	size  int64 // the size of a regular file; -1 otherwise
 	read  int64 // bytes returned so far
 	lines int   // newlines returned so far
+	err   error // the first error Read returned other than io.EOF
 	idle  time.Duration
 	// deadline says whether reads of f take a deadline: pipes and pollable
 	// devices other than terminals.
@@ -162,7 +163,10 @@ func (f *File) Read(p []byte) (int, error) {
 		p = p[:room]
 	}
 	if len(p) == 0 {
-		return 0, &LimitError{Path: f.path, Limit: f.limit, Size: f.sizeSeen()}
+		if f.err == nil {
+			f.err = &LimitError{Path: f.path, Limit: f.limit, Size: f.sizeSeen()}
+		}
+		return 0, f.err
 	}
 	if f.deadline {
 		_ = f.f.SetReadDeadline(time.Now().Add(f.idle))
@@ -181,8 +185,16 @@ func (f *File) Read(p []byte) (int, error) {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		err = fmt.Errorf("%s: nothing more to read for %v (a pipe or device that stopped sending?)", f.path, f.idle)
 	}
+	if err != nil && err != io.EOF && f.err == nil {
+		f.err = err
+	}
 	return n, err
 }
+
+// Err returns the first error that Read returned other than io.EOF: the
+// file's own failure (past the limit, stalled), which a parser reading
+// through it may have reported in words of its own, or not at all.
+func (f *File) Err() error { return f.err }
 
 // sizeSeen is the size a LimitError reports: the regular file's size as
 // it is now (it may have grown since Open), or -1.
