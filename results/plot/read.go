@@ -1,19 +1,21 @@
 package plot
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/hccl-test/hccl-test/internal/boundedfile"
+	"github.com/hccl-test/hccl-test/results"
 )
 
 // ErrNoData is returned, wrapped, by Load for a file holding no rows to plot
@@ -51,10 +53,7 @@ func Load(paths ...string) (*Data, error) {
 	var l loader
 	for _, p := range paths {
 		if err := l.loadFile(p); err != nil {
-			if _, ok := errors.AsType[*fs.PathError](err); ok { // it names the file
-				return nil, fmt.Errorf("plot: %w", err)
-			}
-			return nil, fmt.Errorf("plot: %s: %w", p, err)
+			return nil, fmt.Errorf("plot: %w", err)
 		}
 	}
 	d := group(l.samples)
@@ -64,13 +63,17 @@ func Load(paths ...string) (*Data, error) {
 	return d, nil
 }
 
-// loadFile reads one file.
+// loadFile reads one file, at most results.MaxInputBytes of it, whatever
+// it is (see boundedfile).
 func (l *loader) loadFile(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.ReadFile(path, results.MaxInputBytes)
 	if err != nil {
-		return err
+		return err // it names the file
 	}
-	return l.load(data, path)
+	if err := l.load(data, path); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // load reads the content of one file, named name, detecting its format
@@ -268,7 +271,26 @@ func (l *loader) readBench(data []byte, path string) error {
 			l.samples = append(l.samples, s)
 		}
 	}
-	return r.Err()
+	if err := r.Err(); errors.Is(err, bufio.ErrTooLong) {
+		// benchfmt's message names the line before the long one.
+		return fmt.Errorf("line %d: line too long: a Go benchmark line holds at most %d KiB",
+			longLine(data, bufio.MaxScanTokenSize), bufio.MaxScanTokenSize>>10)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// longLine returns the number, from 1, of the first line of data that holds
+// max bytes or more before its newline (a bufio.Scanner's token too long).
+func longLine(data []byte, max int) int {
+	n := 0
+	for line := range bytes.Lines(data) {
+		if n++; len(bytes.TrimSuffix(line, []byte("\n"))) >= max {
+			return n
+		}
+	}
+	return n
 }
 
 // parseBinarySize parses a size as results.FormatBinarySize writes it:
