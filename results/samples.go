@@ -56,7 +56,7 @@ func (s *Samples) add(name, unit string, v float64) {
 //
 // A benchmark line that does not parse is kept in Samples.Warnings and the
 // rest is read; a CSV row that does not parse, a value that cannot be what
-// its unit says (see checkValue), or a file without any measurement, is an
+// its unit says (see CheckMeasurement), or a file without any measurement, is an
 // error naming the path and line. The file is read through boundedfile, at
 // most MaxInputBytes of it.
 func ReadSamples(path string) (*Samples, error) {
@@ -104,7 +104,7 @@ func (s *Samples) readBench(r io.Reader, line func() int) error {
 			for _, v := range rec.Values {
 				// The Reader leaves 0 ns/op in ns/op: make it sec/op.
 				val, unit := benchunit.Tidy(v.Value, v.Unit)
-				if why := checkValue(val, unit); why != "" {
+				if why := CheckMeasurement(val, unit); why != "" {
 					_, n := rec.Pos()
 					if v.OrigUnit != "" { // as the file gives it, not tidied
 						v.Value, v.Unit = v.OrigValue, v.OrigUnit
@@ -127,12 +127,12 @@ func (s *Samples) readBench(r io.Reader, line func() int) error {
 	return nil
 }
 
-// checkValue says why v cannot be a measurement in unit, or "" if it can:
+// CheckMeasurement says why v cannot be a measurement in unit, or "" if it can:
 // a time must be positive (the writers never write 0), a bandwidth must
 // not be negative, and no value is NaN or infinite. A file with such a
 // value is refused rather than compared without it: a gate that drops the
 // rows it cannot read passes on what it did not see.
-func checkValue(v float64, unit string) string {
+func CheckMeasurement(v float64, unit string) string {
 	switch {
 	case unit == "sec/op" && !(v > 0 && !math.IsInf(v, 0)):
 		return "not a time (want a positive number)"
@@ -262,7 +262,7 @@ func parseCSVRow(get func(column string) string) (csvRow, error) {
 			if err != nil {
 				return csvRow{}, fmt.Errorf("%s %q is not a number", u.col, f)
 			}
-			if why := checkValue(v*u.scale, u.unit); why != "" {
+			if why := CheckMeasurement(v*u.scale, u.unit); why != "" {
 				return csvRow{}, fmt.Errorf("%s %s: %s", u.col, f, why)
 			}
 			r.values = append(r.values, benchfmt.Value{Value: v * u.scale, Unit: u.unit})

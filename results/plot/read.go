@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchunit"
 
 	"github.com/hccl-test/hccl-test/internal/boundedfile"
 	"github.com/hccl-test/hccl-test/results"
@@ -57,6 +58,11 @@ func Load(paths ...string) (*Data, error) {
 		}
 	}
 	d := group(l.samples)
+	if !slices.ContainsFunc(d.Series, func(s Series) bool {
+		return slices.ContainsFunc(s.Points, func(p Point) bool { return !math.IsNaN(p.TimeUS) || !math.IsNaN(p.BusBW) })
+	}) {
+		return nil, fmt.Errorf("plot: %s: no row has a time or a bus bandwidth: %w", strings.Join(paths, ", "), ErrNoData)
+	}
 	if len(l.links) > 0 && !slices.ContainsFunc(l.links, func(v float64) bool { return v != l.links[0] }) {
 		d.LinkGBps = l.links[0]
 	}
@@ -185,11 +191,11 @@ func csvSample(field func(string) string) (sample, float64, error) {
 	if s.bytes, err = strconv.ParseInt(field("size_bytes"), 10, 64); err != nil {
 		return s, 0, fmt.Errorf("size_bytes: %w", err)
 	}
-	if s.timeUS, err = optFloat(field("time_us")); err != nil {
-		return s, 0, fmt.Errorf("time_us: %w", err)
+	if s.timeUS, err = optMeasurement(field("time_us"), 1e-6, "sec/op"); err != nil {
+		return s, 0, fmt.Errorf("time_us %w", err)
 	}
-	if s.busBW, err = optFloat(field("busbw_GBps")); err != nil {
-		return s, 0, fmt.Errorf("busbw_GBps: %w", err)
+	if s.busBW, err = optMeasurement(field("busbw_GBps"), 1, "busbw-GB/s"); err != nil {
+		return s, 0, fmt.Errorf("busbw_GBps %w", err)
 	}
 	link, err := optFloat(field("link_GBps"))
 	if err != nil {
@@ -199,6 +205,24 @@ func csvSample(field func(string) string) (sample, float64, error) {
 		link = 0
 	}
 	return s, link, nil
+}
+
+// optMeasurement parses a CSV measurement: an empty field is unknown (NaN);
+// any other must be a number that, times scale, results.CheckMeasurement
+// accepts in unit. A plot that left out the rows it could not place would
+// show less than the file holds without a word.
+func optMeasurement(f string, scale float64, unit string) (float64, error) {
+	if f == "" {
+		return math.NaN(), nil
+	}
+	v, err := strconv.ParseFloat(f, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q: not a number", f)
+	}
+	if why := results.CheckMeasurement(v*scale, unit); why != "" {
+		return 0, fmt.Errorf("%s: %s", f, why)
+	}
+	return v, nil
 }
 
 // optFloat parses a CSV number; an empty field, NaN or an infinity is
@@ -261,11 +285,28 @@ func (l *loader) readBench(data []byte, path string) error {
 		if !hasSize {
 			continue // not an hccl-test result
 		}
-		if v, ok := res.Value("sec/op"); ok && !math.IsInf(v*1e6, 0) { // the reader tidies ns/op
-			s.timeUS = v * 1e6
-		}
-		if v, ok := res.Value("busbw-GB/s"); ok && !math.IsInf(v, 0) {
-			s.busBW = v
+		for _, v := range res.Values {
+			// The reader tidies ns/op to sec/op, but for 0 ns/op.
+			val, unit := benchunit.Tidy(v.Value, v.Unit)
+			if unit != "sec/op" && unit != "busbw-GB/s" {
+				continue
+			}
+			why := results.CheckMeasurement(val, unit)
+			if unit == "sec/op" && why == "" && math.IsInf(val*1e6, 0) {
+				why = "too large a time"
+			}
+			if why != "" {
+				if v.OrigUnit != "" { // as the file gives it
+					v.Value, v.Unit = v.OrigValue, v.OrigUnit
+				}
+				_, line := res.Pos()
+				return fmt.Errorf("line %d: %v %s: %s", line, v.Value, v.Unit, why)
+			}
+			if unit == "sec/op" {
+				s.timeUS = val * 1e6
+			} else {
+				s.busBW = val
+			}
 		}
 		if s.bytes > 0 {
 			l.samples = append(l.samples, s)
