@@ -47,8 +47,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		opt.Threshold = t
 	}
-	if err := opt.Validate(); err != nil {
-		return usageError(stderr, "compare", err)
+	if err := opt.Validate(); err != nil { // "compare: alpha NaN: ..." names the flag
+		return usageError(stderr, "compare", errors.New("--"+strings.TrimPrefix(err.Error(), "compare: ")))
 	}
 	old, err := results.ReadSamples(fs.Arg(0))
 	if err != nil {
@@ -102,8 +102,8 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "plot", fmt.Errorf("--output %w", err))
 	}
 	d, err := plot.Load(fs.Args()...)
-	if err != nil {
-		return usageError(stderr, "plot", err)
+	if err != nil { // the line says "plot" once
+		return usageError(stderr, "plot", errors.New(strings.TrimPrefix(err.Error(), "plot: ")))
 	}
 	if err := plot.Write(d, *out); err != nil {
 		fmt.Fprintf(stderr, "%s plot: %v\n", programName, err)

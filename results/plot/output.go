@@ -9,9 +9,9 @@ import (
 
 // CheckOutput says what is wrong with writing an image to out after
 // reading inputs, before anything is read: an extension other than .png or
-// .svg, or an out that is one of the inputs (by the file's identity, so
-// that ./in.svg, a hard link or a symbolic link to in.svg count too), which
-// Write would replace with the image drawn from it.
+// .svg, a directory, or an out that is one of the inputs (by the file's
+// identity, so that ./in.svg, a hard link or a symbolic link to in.svg
+// count too), which Write would replace with the image drawn from it.
 func CheckOutput(out string, inputs ...string) error {
 	if _, err := imageFormat(out); err != nil {
 		return err
@@ -19,6 +19,9 @@ func CheckOutput(out string, inputs ...string) error {
 	st, err := os.Stat(out)
 	if err != nil {
 		return nil // no file yet, or one Write will say it cannot create
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s: is a directory, not an image file", out)
 	}
 	for _, in := range inputs {
 		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {

@@ -37,6 +37,7 @@ func TestCheckOutput(t *testing.T) {
 		{"another spelling", dir + "/./in.svg", []string{in}, "./in.svg: is the input " + in},
 		{"a hard link", hard, []string{in}, "hard.svg: is the input " + in},
 		{"a symbolic link", soft, []string{in}, "soft.svg: is the input " + in},
+		{"a directory", mkdir(t, filepath.Join(dir, "d.png")), []string{other}, "d.png: is a directory, not an image file"},
 		{"a new file", filepath.Join(dir, "new.png"), []string{in, other}, ""},
 		{"an existing other file", filepath.Join(dir, "in.svg"), []string{other}, ""},
 		{"upper-case extension", filepath.Join(dir, "NEW.PNG"), []string{other}, ""},
@@ -54,4 +55,13 @@ func TestCheckOutput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mkdir makes the directory path and returns it.
+func mkdir(t *testing.T, path string) string {
+	t.Helper()
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
