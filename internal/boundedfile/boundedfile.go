@@ -240,7 +240,12 @@ func (f *File) readAll() ([]byte, error) {
 	}
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			// Doubling, but never past the limit and the one byte that
+			// tells a longer file: append's growth could take twice the
+			// limit for a device that fills it.
+			grown := make([]byte, len(buf), min(max(2*cap(buf), 4096), int(f.limit+1)))
+			copy(grown, buf)
+			buf = grown
 		}
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -110,11 +110,12 @@ func (l *loader) load(data []byte, name string) error {
 }
 
 // firstLine returns the first line of data that is neither blank nor a
-// '#' comment, trimmed.
+// '#' comment, trimmed, and cut to 64 bytes, which tell the format: a
+// line of a whole file's length is not copied.
 func firstLine(data []byte) string {
 	for line := range bytes.Lines(data) {
-		if s := strings.TrimSpace(string(line)); s != "" && !strings.HasPrefix(s, "#") {
-			return s
+		if s := bytes.TrimSpace(line); len(s) > 0 && s[0] != '#' {
+			return string(s[:min(len(s), 64)])
 		}
 	}
 	return ""
