@@ -413,3 +413,23 @@ func TestReadSamplesBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestDetectable checks the sample sizes at which the U test can reach
+// alpha at all: 4 a side at 0.05 (benchstat's own warning), 5 at 0.01,
+// and fewer on one side with more on the other (the smallest two-sided
+// p-value is 2 over n1+n2 choose n1).
+func TestDetectable(t *testing.T) {
+	for _, tc := range []struct {
+		n1, n2 int
+		alpha  float64
+		want   bool
+	}{
+		{1, 1, 0, false}, {3, 3, 0.05, false}, {4, 4, 0.05, true}, {4, 4, 0, true},
+		{3, 4, 0.05, false}, {3, 5, 0.05, true}, {2, 10, 0.05, true}, {1, 10, 0.05, false},
+		{4, 4, 0.01, false}, {5, 5, 0.01, true}, {0, 8, 0.05, false},
+	} {
+		if got := Detectable(tc.n1, tc.n2, tc.alpha); got != tc.want {
+			t.Errorf("Detectable(%d, %d, %v) = %v, want %v", tc.n1, tc.n2, tc.alpha, got, tc.want)
+		}
+	}
+}

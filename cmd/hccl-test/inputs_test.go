@@ -90,7 +90,8 @@ func (endless) Read(p []byte) (int, error) {
 }
 
 // TestCompareGate checks that --threshold 0 gates (any significant change
-// for the worse fails) instead of turning the gate off.
+// for the worse fails) instead of turning the gate off, and that a gate
+// that could not fail is refused.
 func TestCompareGate(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, ns float64) string {
@@ -119,5 +120,21 @@ func TestCompareGate(t *testing.T) {
 	var stdout bytes.Buffer
 	if code := run([]string{"compare", old, slow}, &stdout, io.Discard); code != exitOK {
 		t.Errorf("without --threshold: exit %d, want %d", code, exitOK)
+	}
+
+	// Three measurements a side can never be significant at 0.05: a gate
+	// over them would pass whatever the files hold.
+	few := func(name string, ns float64) string {
+		p := filepath.Join(dir, name)
+		line := fmt.Sprintf("BenchmarkAllReduce/size=1KiB 20 %g ns/op\n", ns)
+		if err := os.WriteFile(p, []byte(strings.Repeat(line, 3)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var stderr bytes.Buffer
+	code := run([]string{"compare", "--threshold", "5%", few("few-old.txt", 1000), few("few-new.txt", 9000)}, io.Discard, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "--threshold 5%: no row was measured often enough to show a change (AllReduce/size=1KiB: 3 and 3 measurements") {
+		t.Errorf("three runs a side: exit %d, stderr %q; want exit %d", code, stderr.String(), exitUsage)
 	}
 }

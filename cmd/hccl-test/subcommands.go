@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,6 +63,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	cs := results.Compare(old, cur, opt)
 	if len(cs) == 0 { // a gate that compared nothing has not passed
 		return usageError(stderr, "compare", noCommonRows(old, cur))
+	}
+	if *threshold != "" && !slices.ContainsFunc(cs, func(c results.Comparison) bool { return results.Detectable(c.OldN, c.NewN, opt.Alpha) }) {
+		// Nor has a gate that could not have failed.
+		return usageError(stderr, "compare", fmt.Errorf("--threshold %s: no row was measured often enough to show a change "+
+			"(%s: %d and %d measurements; the U test at --alpha %v needs about 4 a side): write the files with --runs 6 or more",
+			*threshold, cs[0].Name, cs[0].OldN, cs[0].NewN, cmp.Or(opt.Alpha, 0.05)))
 	}
 	err = results.WriteComparison(stdout, cs, fs.Arg(0), fs.Arg(1))
 	if err == nil {
