@@ -3,6 +3,7 @@ package boundedfile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -188,5 +189,27 @@ func TestOpenMissingIsPathError(t *testing.T) {
 	_, err := Open(filepath.Join(t.TempDir(), "none"), 10)
 	if _, ok := errors.AsType[*fs.PathError](err); !ok {
 		t.Errorf("got %v, want a *fs.PathError", err)
+	}
+}
+
+// TestAnonymousPipe reads a pipe by its /proc path, as /dev/stdin is read
+// when stdin is a pipe: its writer may be gone already, and what it wrote
+// is still there, without waiting for a writer.
+func TestAnonymousPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w.Write([]byte("{}\n"))
+	w.Close()
+	path := fmt.Sprintf("/proc/self/fd/%d", r.Fd())
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no %s: %v", path, err)
+	}
+	start := time.Now()
+	got, err := readPath(path, 1024, 5*time.Second)
+	if err != nil || string(got) != "{}\n" || time.Since(start) > 2*time.Second {
+		t.Errorf("got %q, %v after %v; want \"{}\\n\" at once", got, err, time.Since(start))
 	}
 }
