@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -75,8 +76,11 @@ func Open(path string, limit int64) (*File, error) {
 
 func open(path string, limit int64, idle time.Duration) (*File, error) {
 	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err // *fs.PathError: it names the file
+	if pe, ok := err.(*fs.PathError); ok {
+		pe.Op = "open" // as os.Open says it: "open x: no such file or directory"
+		return nil, pe
+	} else if err != nil {
+		return nil, err
 	}
 	size := int64(-1)
 	switch {

@@ -186,9 +186,10 @@ func TestLine(t *testing.T) {
 }
 
 func TestOpenMissingIsPathError(t *testing.T) {
-	_, err := Open(filepath.Join(t.TempDir(), "none"), 10)
-	if _, ok := errors.AsType[*fs.PathError](err); !ok {
-		t.Errorf("got %v, want a *fs.PathError", err)
+	path := filepath.Join(t.TempDir(), "none")
+	_, err := Open(path, 10)
+	if _, ok := errors.AsType[*fs.PathError](err); !ok || err.Error() != "open "+path+": no such file or directory" {
+		t.Errorf("got %v, want a *fs.PathError as os.Open's", err)
 	}
 }
 
