@@ -1,6 +1,7 @@
 package boundedfile
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -177,7 +178,7 @@ func TestLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	sc := newScanner(f)
+	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 	}
 	if sc.Err() == nil || f.Line() != 4 {

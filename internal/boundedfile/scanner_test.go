@@ -1,8 +1,0 @@
-package boundedfile
-
-import (
-	"bufio"
-	"io"
-)
-
-func newScanner(r io.Reader) *bufio.Scanner { return bufio.NewScanner(r) }
