@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,10 @@ const (
 	scenMaxSlowdown   = 1000 // percent
 	scenMaxFileBytes  = 1 << 20
 )
+
+// ScenarioMaxFileBytes is the largest scenario file ParseScenario reads;
+// a caller reading the file stops there too.
+const ScenarioMaxFileBytes = scenMaxFileBytes
 
 // Scenario is a checked scenario file: everything needed to run it.
 type Scenario struct {
@@ -122,6 +127,9 @@ func ParseScenario(data []byte, ov ScenarioOverrides) (*Scenario, error) {
 	}
 	var f scenFile
 	if err := scenDecode(data, &f); err != nil {
+		return nil, err
+	}
+	if err := scenDuplicateKey(data); err != nil {
 		return nil, err
 	}
 	sc := &Scenario{Name: f.Name, Iterations: 20, Warmup: 3, Slowdown: 50}
@@ -227,6 +235,13 @@ func scenJSONError(data []byte, err error) error {
 	case errors.As(err, &syn):
 		line, col := scenPosition(data, syn.Offset)
 		return fmt.Errorf("line %d, column %d: %v", line, col, syn)
+	case errors.As(err, &typ) && strings.HasPrefix(typ.Value, "number ") &&
+		reflect.Int <= typ.Type.Kind() && typ.Type.Kind() <= reflect.Uintptr: // a whole number
+		what := scenWholeNumber(strings.TrimPrefix(typ.Value, "number "))
+		if typ.Field != "" {
+			return fmt.Errorf("field %q: %s", typ.Field, what)
+		}
+		return errors.New(what)
 	case errors.As(err, &typ) && typ.Field == "":
 		return fmt.Errorf("want a JSON %s, got %s", scenJSONKind(typ.Type.Kind().String()), typ.Value)
 	case errors.As(err, &typ):

@@ -128,6 +128,15 @@ func TestParseScenario(t *testing.T) {
 		{"tiny size", edit(`"op": "allreduce", "dtype": "bf16", "size": "8M"`, `"op": "allgather", "dtype": "bf16", "size": 6`), ScenarioOverrides{},
 			`step 2 "tp allreduce (activations)": size "6": less than one bf16 element per block (allgather on 4 ranks moves at least 8 bytes)`},
 		{"count", edit(`"count": 4`, `"count": 0`), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": count 0: want 1 to 1000 calls per step`},
+		// Whole numbers, said as such.
+		{"fraction", edit(`"ranks": 8`, `"ranks": 2.5`), ScenarioOverrides{}, `field "ranks": want a whole number, got 2.5`},
+		{"exponent", edit(`"ranks": 8`, `"ranks": 8e0`), ScenarioOverrides{}, `field "ranks": want a whole number written in digits, such as 8, got 8e0`},
+		{"too large", edit(`"iterations": 20`, `"iterations": 1e30`), ScenarioOverrides{}, `field "iterations": got 1e30, too large for a whole number`},
+		{"step fraction", edit(`"count": 4`, `"count": 0.5`), ScenarioOverrides{}, `step 2: field "count": want a whole number, got 0.5`},
+		// A key given twice is refused, not taken last.
+		{"duplicate key", edit(`"warmup": 3,`, `"warmup": 3, "ranks": 4,`), ScenarioOverrides{}, `line 6: key "ranks" is given twice in one object (first on line 3)`},
+		{"duplicate in another case", edit(`"warmup": 3,`, "\"warmup\": 3,\n  \"Ranks\": 4,"), ScenarioOverrides{}, `line 7: key "Ranks" is given twice in one object (first on line 3)`},
+		{"duplicate step key", edit(`"count": 4`, `"count": 4, "size": "1M"`), ScenarioOverrides{}, `line 10: key "size" is given twice in one object (first on line 10)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

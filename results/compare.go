@@ -131,6 +131,31 @@ func Regressions(cs []Comparison, threshold float64) []Comparison {
 	return r
 }
 
+// Detectable reports whether a row measured n1 times in one file and n2 in
+// the other could show a significant difference at alpha (0 for 0.05)
+// however far apart its measurements: the Mann-Whitney U test of two
+// samples that do not overlap at all has its smallest p-value, which at
+// alpha 0.05 needs 4 measurements a side to reach. A regression gate over
+// rows that are none of them Detectable passes whatever the files hold.
+func Detectable(n1, n2 int, alpha float64) bool {
+	if n1 < 1 || n2 < 1 {
+		return false
+	}
+	thr := benchmath.DefaultThresholds
+	if alpha > 0 {
+		thr.CompareAlpha = alpha
+	}
+	low, high := make([]float64, n1), make([]float64, n2)
+	for i := range low {
+		low[i] = float64(i)
+	}
+	for i := range high {
+		high[i] = float64(n1 + i)
+	}
+	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(low, &thr), benchmath.NewSample(high, &thr))
+	return c.P <= c.Alpha
+}
+
 // Unpaired returns the names of the rows measured in only one of the files,
 // in the order they appear in it.
 func Unpaired(old, new *Samples) (onlyOld, onlyNew []string) {

@@ -280,8 +280,8 @@ func TestReadSamples(t *testing.T) {
 		wantWarning string // after the path
 		want        map[string][]float64
 	}{
-		{"bad-line.txt", "", ":3: parsing measurement", // and 0 ns/op is sec/op
-			map[string][]float64{"AllReduce/size=1KiB sec/op": {1e-6, 0}, "AllReduce/size=1KiB algbw-GB/s": {1.5, 2}}},
+		{"bad-line.txt", "", ":3: parsing measurement",
+			map[string][]float64{"AllReduce/size=1KiB sec/op": {1e-6, 2e-6}, "AllReduce/size=1KiB algbw-GB/s": {1.5, 2}}},
 		{"concatenated.csv", "", "", // an empty field is left out
 			map[string][]float64{kib + " sec/op": {84.2e-6, 85e-6}, kib + " algbw-GB/s": {0.01216, 0.01205}, kib + " busbw-GB/s": {0.02108}}},
 		{"no-good-line.txt", ":1: parsing measurement", "", nil},
@@ -294,6 +294,14 @@ func TestReadSamples(t *testing.T) {
 		{"bad-quote.csv", `:3: extraneous or missing " in quoted-field`, "", nil},
 		{"no-busbw-column.csv", ":1: header has no busbw_GBps column", "", nil},
 		{"schema-2.csv", `:2: schema_version "2": this hccl-test reads version 1`, "", nil},
+		// Values that cannot be times or bandwidths are refused, not dropped.
+		{"nan-time.txt", ":3: NaN ns/op: not a time (want a positive number)", "", nil},
+		{"negative-time.txt", ":2: -1000 ns/op: not a time", "", nil},
+		{"zero-time.txt", ":1: 0 ns/op: not a time", "", nil},
+		{"inf-busbw.txt", ":1: +Inf busbw-GB/s: not a bandwidth (want a number of at least 0)", "", nil},
+		{"nan-time.csv", ":3: time_us NaN: not a time", "", nil},
+		{"negative-time.csv", ":2: time_us -84.2: not a time", "", nil},
+		{"negative-busbw.csv", ":2: busbw_GBps -0.02: not a bandwidth", "", nil},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", "compare", tc.file)
@@ -368,6 +376,60 @@ func TestCompareOptionsValidate(t *testing.T) {
 		err := tc.opt.Validate()
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%+v: %v, want %q", tc.opt, err, tc.want)
+		}
+	}
+}
+
+// TestReadSamplesBounded reads files no parser could hold: a line longer
+// than benchfmt's scanner takes (named by its own number), a sparse file
+// larger than MaxInputBytes (refused before reading), /dev/zero and a
+// directory.
+func TestReadSamplesBounded(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.txt")
+	data := "goos: linux\nBenchmarkAllReduce/size=1KiB 20 1000 ns/op\n\nBenchmarkAllReduce/size=1KiB 20 " +
+		strings.Repeat("1", 100<<10) + " ns/op\n"
+	if err := os.WriteFile(long, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sparse := filepath.Join(dir, "sparse.csv")
+	if err := os.WriteFile(sparse, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(sparse, 1<<40); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, wantErr string }{
+		{long, long + ":4: line too long: a Go benchmark line holds at most 64 KiB"},
+		{sparse, sparse + ": 1 TiB, larger than the limit of 64 MiB for this file"},
+		{"/dev/zero", "/dev/zero:1: line too long"},
+		{dir, dir + ": is a directory, not a file"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			_, err := ReadSamples(tc.path)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestDetectable checks the sample sizes at which the U test can reach
+// alpha at all: 4 a side at 0.05 (benchstat's own warning), 5 at 0.01,
+// and fewer on one side with more on the other (the smallest two-sided
+// p-value is 2 over n1+n2 choose n1).
+func TestDetectable(t *testing.T) {
+	for _, tc := range []struct {
+		n1, n2 int
+		alpha  float64
+		want   bool
+	}{
+		{1, 1, 0, false}, {3, 3, 0.05, false}, {4, 4, 0.05, true}, {4, 4, 0, true},
+		{3, 4, 0.05, false}, {3, 5, 0.05, true}, {2, 10, 0.05, true}, {1, 10, 0.05, false},
+		{4, 4, 0.01, false}, {5, 5, 0.01, true}, {0, 8, 0.05, false},
+	} {
+		if got := Detectable(tc.n1, tc.n2, tc.alpha); got != tc.want {
+			t.Errorf("Detectable(%d, %d, %v) = %v, want %v", tc.n1, tc.n2, tc.alpha, got, tc.want)
 		}
 	}
 }

@@ -2,17 +2,20 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchunit"
+
+	"github.com/hccl-test/hccl-test/internal/boundedfile"
 )
 
 // Samples are one file's measurements by row name and unit, as ReadSamples
@@ -30,10 +33,12 @@ type Samples struct {
 
 type sampleKey struct{ name, unit string }
 
+// MaxInputBytes is the most ReadSamples, and plot.Load, read of one file:
+// about 140,000 rows of CSV. A larger file, or a device or a pipe that goes
+// on past it, is refused.
+const MaxInputBytes = 64 << 20
+
 func (s *Samples) add(name, unit string, v float64) {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return
-	}
 	k := sampleKey{name, unit}
 	if _, ok := s.values[k]; !ok {
 		s.keys = append(s.keys, k)
@@ -50,20 +55,30 @@ func (s *Samples) add(name, unit string, v float64) {
 // and an empty field is left out.
 //
 // A benchmark line that does not parse is kept in Samples.Warnings and the
-// rest is read; a CSV row that does not parse, or a file without any
-// measurement, is an error naming the path and line.
+// rest is read; a CSV row that does not parse, a value that cannot be what
+// its unit says (see CheckMeasurement), or a file without any measurement, is an
+// error naming the path and line. The file is read through boundedfile, at
+// most MaxInputBytes of it.
 func ReadSamples(path string) (*Samples, error) {
-	f, err := os.Open(path)
+	f, err := boundedfile.Open(path, MaxInputBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	s := &Samples{Path: path, values: map[sampleKey][]float64{}}
-	r := bufio.NewReader(f)
-	if head, _ := r.Peek(len("schema_version,")); string(head) == "schema_version," {
+	// The first bytes tell the format. They are read, not peeked through a
+	// bufio.Reader, so that the parsers read f itself and f.Line is the
+	// line a benchmark parser stopped on.
+	head := make([]byte, len("schema_version,"))
+	n, _ := io.ReadFull(f, head)
+	r := io.MultiReader(bytes.NewReader(head[:n]), f)
+	if string(head[:n]) == "schema_version," {
 		err = s.readCSV(r)
 	} else {
-		err = s.readBench(r)
+		err = s.readBench(r, f.Line)
+	}
+	if ferr := f.Err(); ferr != nil { // too large, or stalled: what the parser made of it matters less
+		return nil, ferr
 	}
 	switch {
 	case err != nil:
@@ -76,7 +91,9 @@ func ReadSamples(path string) (*Samples, error) {
 	return s, nil
 }
 
-func (s *Samples) readBench(r io.Reader) error {
+// readBench reads Go benchmark lines from r; line is the number of the line
+// r has reached, for a line too long for benchfmt's scanner.
+func (s *Samples) readBench(r io.Reader, line func() int) error {
 	br := benchfmt.NewReader(r, s.Path)
 	for br.Scan() {
 		switch rec := br.Result().(type) {
@@ -87,15 +104,44 @@ func (s *Samples) readBench(r io.Reader) error {
 			for _, v := range rec.Values {
 				// The Reader leaves 0 ns/op in ns/op: make it sec/op.
 				val, unit := benchunit.Tidy(v.Value, v.Unit)
+				if why := CheckMeasurement(val, unit); why != "" {
+					_, n := rec.Pos()
+					if v.OrigUnit != "" { // as the file gives it, not tidied
+						v.Value, v.Unit = v.OrigValue, v.OrigUnit
+					}
+					return fmt.Errorf("%s:%d: %v %s: %s", s.Path, n, v.Value, v.Unit, why)
+				}
 				s.add(rec.Name.String(), unit, val)
 			}
 		}
 	}
 	s.units = br.Units()
-	if err := br.Err(); err != nil {
+	err := br.Err()
+	switch {
+	case errors.Is(err, bufio.ErrTooLong):
+		// benchfmt's message names the line before the long one.
+		return fmt.Errorf("%s:%d: line too long: a Go benchmark line holds at most %d KiB", s.Path, line(), bufio.MaxScanTokenSize>>10)
+	case err != nil:
 		return fmt.Errorf("%s: %w", s.Path, err)
 	}
 	return nil
+}
+
+// CheckMeasurement says why v cannot be a measurement in unit, or "" if it can:
+// a time must be positive (the writers never write 0), a bandwidth must
+// not be negative, and no value is NaN or infinite. A file with such a
+// value is refused rather than compared without it: a gate that drops the
+// rows it cannot read passes on what it did not see.
+func CheckMeasurement(v float64, unit string) string {
+	switch {
+	case unit == "sec/op" && !(v > 0 && !math.IsInf(v, 0)):
+		return "not a time (want a positive number)"
+	case strings.HasSuffix(unit, "GB/s") && !(v >= 0 && !math.IsInf(v, 0)):
+		return "not a bandwidth (want a number of at least 0)"
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "not a measurement (want a finite number)"
+	}
+	return ""
 }
 
 // csvRequired are the columns that name a row and hold its measurements.
@@ -215,6 +261,9 @@ func parseCSVRow(get func(column string) string) (csvRow, error) {
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {
 				return csvRow{}, fmt.Errorf("%s %q is not a number", u.col, f)
+			}
+			if why := CheckMeasurement(v*u.scale, u.unit); why != "" {
+				return csvRow{}, fmt.Errorf("%s %s: %s", u.col, f, why)
 			}
 			r.values = append(r.values, benchfmt.Value{Value: v * u.scale, Unit: u.unit})
 		}

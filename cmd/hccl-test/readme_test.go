@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,9 @@ import (
 // TestREADMEBadInput runs every row of README's table of refused input and
 // checks that the command exits 2 before starting anything, with exactly
 // the one line the table gives (pieces separated by … must appear in
-// order; they stand for machine-dependent text).
+// order; they stand for machine-dependent text). Commands run in the
+// repository's root, as a reader would run them, so that they can name its
+// files; a subcommand's line starts with its name ("hccl-test compare: ").
 func TestREADMEBadInput(t *testing.T) {
 	bin := buildBinary(t)
 	readme, err := os.ReadFile("../../README.md")
@@ -27,6 +30,7 @@ func TestREADMEBadInput(t *testing.T) {
 			env, args := splitCommand(t, row.command)
 			cmd := exec.Command(bin, args...)
 			cmd.Env = append(os.Environ(), env...)
+			cmd.Dir = "../.."
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
@@ -38,8 +42,12 @@ func TestREADMEBadInput(t *testing.T) {
 				t.Errorf("stdout not empty: %q", stdout.String())
 			}
 			line := stderr.String()
-			if strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, programName+": ") {
-				t.Fatalf("stderr %q: want one line starting %q", line, programName+": ")
+			prefix := programName + ": "
+			if len(args) > 0 && slices.Contains([]string{"compare", "plot", "scenario", "algorithms"}, args[0]) {
+				prefix = programName + " " + args[0] + ": "
+			}
+			if strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, prefix) {
+				t.Fatalf("stderr %q: want one line starting %q", line, prefix)
 			}
 			rest := line
 			for _, piece := range strings.Split(row.message, "…") {

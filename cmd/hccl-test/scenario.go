@@ -18,6 +18,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/boundedfile"
 )
 
 // scenarioHelp is the text of `hccl-test scenario --help` before the flags.
@@ -157,7 +158,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		ov.Ranks, ov.RanksFrom = *ranks, fmt.Sprintf("-p %d", *ranks)
 	}
 	file := fs.Arg(0)
-	data, err := os.ReadFile(file)
+	data, err := boundedfile.ReadFile(file, bench.ScenarioMaxFileBytes)
 	if err != nil {
 		return scenarioRun{}, fmt.Errorf("reading the scenario: %w", err)
 	}

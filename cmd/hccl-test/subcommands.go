@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,8 +49,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		opt.Threshold = t
 	}
-	if err := opt.Validate(); err != nil {
-		return usageError(stderr, "compare", err)
+	if err := opt.Validate(); err != nil { // "compare: alpha NaN: ..." names the flag
+		return usageError(stderr, "compare", errors.New("--"+strings.TrimPrefix(err.Error(), "compare: ")))
 	}
 	old, err := results.ReadSamples(fs.Arg(0))
 	if err != nil {
@@ -58,6 +61,15 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "compare", err)
 	}
 	cs := results.Compare(old, cur, opt)
+	if len(cs) == 0 { // a gate that compared nothing has not passed
+		return usageError(stderr, "compare", noCommonRows(old, cur))
+	}
+	if *threshold != "" && !slices.ContainsFunc(cs, func(c results.Comparison) bool { return results.Detectable(c.OldN, c.NewN, opt.Alpha) }) {
+		// Nor has a gate that could not have failed.
+		return usageError(stderr, "compare", fmt.Errorf("--threshold %s: no row was measured often enough to show a change "+
+			"(%s: %d and %d measurements; the U test at --alpha %v needs about 4 a side): write the files with --runs 6 or more",
+			*threshold, cs[0].Name, cs[0].OldN, cs[0].NewN, cmp.Or(opt.Alpha, 0.05)))
+	}
 	err = results.WriteComparison(stdout, cs, fs.Arg(0), fs.Arg(1))
 	if err == nil {
 		err = results.WriteNotes(stdout, old, cur, fs.Arg(0), fs.Arg(1))
@@ -66,7 +78,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s compare: %v\n", programName, err)
 		return exitFailed
 	}
-	if opt.Threshold > 0 {
+	if *threshold != "" { // --threshold 0: any significant change for the worse
 		if bad := results.Regressions(cs, opt.Threshold); len(bad) > 0 {
 			fmt.Fprintf(stderr, "%s compare: %d rows got worse by more than %s: first %s (%s %+.1f%%)\n",
 				programName, len(bad), *threshold, bad[0].Name, bad[0].Unit, 100*bad[0].Delta)
@@ -92,9 +104,14 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() == 0 {
 		return usageError(stderr, "plot", errors.New("want at least one file written with --csv or --bench"))
 	}
+	// The image's format, and whether it would replace an input, are known
+	// before anything is read.
+	if err := plot.CheckOutput(*out, fs.Args()...); err != nil {
+		return usageError(stderr, "plot", fmt.Errorf("--output %w", err))
+	}
 	d, err := plot.Load(fs.Args()...)
-	if err != nil {
-		return usageError(stderr, "plot", err)
+	if err != nil { // the line says "plot" once
+		return usageError(stderr, "plot", errors.New(strings.TrimPrefix(err.Error(), "plot: ")))
 	}
 	if err := plot.Write(d, *out); err != nil {
 		fmt.Fprintf(stderr, "%s plot: %v\n", programName, err)
@@ -124,12 +141,31 @@ func usageError(stderr io.Writer, cmd string, err error) int {
 	return exitUsage
 }
 
-// parseFraction reads 5% or 0.05 as 0.05.
+// noCommonRows says why Compare paired no row of old with one of cur:
+// no row name in common, with the first of each file, or no unit.
+func noCommonRows(old, cur *results.Samples) error {
+	onlyOld, onlyNew := results.Unpaired(old, cur)
+	if len(onlyOld) == 0 || len(onlyNew) == 0 {
+		return fmt.Errorf("%s and %s name the same rows but measure them in no common unit, so nothing was compared", old.Path, cur.Path)
+	}
+	rows := func(names []string) string {
+		return fmt.Sprintf("%d row%s such as %s", len(names), map[bool]string{true: "s"}[len(names) > 1], names[0])
+	}
+	return fmt.Errorf("%s and %s have no row in common, so nothing was compared (%s: %s; %s: %s)",
+		old.Path, cur.Path, old.Path, rows(onlyOld), cur.Path, rows(onlyNew))
+}
+
+// parseFraction reads 5% or 0.05 as 0.05. A bare number of 1 or more is
+// refused: "5" is more likely to mean 5% than 500%, and a gate at 500%
+// would pass nearly everything.
 func parseFraction(s string) (float64, error) {
 	v, pct := strings.CutSuffix(strings.TrimSpace(s), "%")
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 {
+	if err != nil || !(f >= 0) || math.IsInf(f, 0) {
 		return 0, errors.New("want a percentage such as 5% or a fraction such as 0.05")
+	}
+	if !pct && f >= 1 {
+		return 0, fmt.Errorf("a fraction of %v is %v%%: write %v%% for %v percent, or %v%% if you mean it", f, 100*f, f, f, 100*f)
 	}
 	if pct {
 		f /= 100

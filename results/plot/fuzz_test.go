@@ -8,7 +8,8 @@ import (
 
 // FuzzLoad feeds arbitrary file contents to the readers: they must not
 // panic, and what they accept must group into sorted points of positive
-// sizes with medians that are values or NaN, never infinite.
+// sizes with medians that are values or NaN, never infinite, with times
+// positive and bandwidths not negative.
 func FuzzLoad(f *testing.F) {
 	for _, path := range []string{
 		writeFile(f, "a.csv", csvSink, testHeader(12.5), testRecords(1, 2)),
@@ -34,6 +35,9 @@ func FuzzLoad(f *testing.F) {
 				}
 				if math.IsInf(p.TimeUS, 0) || math.IsInf(p.BusBW, 0) {
 					t.Fatalf("series %q point %d: infinite value %+v", s.Label, i, p)
+				}
+				if p.TimeUS <= 0 || p.BusBW < 0 {
+					t.Fatalf("series %q point %d: a time not positive or a negative bandwidth %+v", s.Label, i, p)
 				}
 			}
 		}

@@ -7,9 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -56,9 +54,9 @@ var palette = []color.RGBA{
 // and a dashed line at d.LinkGBps when it is known. The extension of out
 // chooses the format: .png or .svg. Write replaces out if it exists.
 func Write(d *Data, out string) error {
-	ext := strings.ToLower(filepath.Ext(out))
-	if ext != ".png" && ext != ".svg" {
-		return fmt.Errorf("plot: %s: unknown image format %q: want .png or .svg", out, ext)
+	ext, err := imageFormat(out)
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
 	}
 	if d == nil || len(d.Series) == 0 {
 		return fmt.Errorf("plot: %s: %w", out, ErrNoData)

@@ -1,19 +1,22 @@
 package plot
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchunit"
+
+	"github.com/hccl-test/hccl-test/internal/boundedfile"
+	"github.com/hccl-test/hccl-test/results"
 )
 
 // ErrNoData is returned, wrapped, by Load for a file holding no rows to plot
@@ -51,26 +54,32 @@ func Load(paths ...string) (*Data, error) {
 	var l loader
 	for _, p := range paths {
 		if err := l.loadFile(p); err != nil {
-			if _, ok := errors.AsType[*fs.PathError](err); ok { // it names the file
-				return nil, fmt.Errorf("plot: %w", err)
-			}
-			return nil, fmt.Errorf("plot: %s: %w", p, err)
+			return nil, fmt.Errorf("plot: %w", err)
 		}
 	}
 	d := group(l.samples)
+	if !slices.ContainsFunc(d.Series, func(s Series) bool {
+		return slices.ContainsFunc(s.Points, func(p Point) bool { return !math.IsNaN(p.TimeUS) || !math.IsNaN(p.BusBW) })
+	}) {
+		return nil, fmt.Errorf("plot: %s: no row has a time or a bus bandwidth: %w", strings.Join(paths, ", "), ErrNoData)
+	}
 	if len(l.links) > 0 && !slices.ContainsFunc(l.links, func(v float64) bool { return v != l.links[0] }) {
 		d.LinkGBps = l.links[0]
 	}
 	return d, nil
 }
 
-// loadFile reads one file.
+// loadFile reads one file, at most results.MaxInputBytes of it, whatever
+// it is (see boundedfile).
 func (l *loader) loadFile(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.ReadFile(path, results.MaxInputBytes)
 	if err != nil {
-		return err
+		return err // it names the file
 	}
-	return l.load(data, path)
+	if err := l.load(data, path); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // load reads the content of one file, named name, detecting its format
@@ -101,11 +110,12 @@ func (l *loader) load(data []byte, name string) error {
 }
 
 // firstLine returns the first line of data that is neither blank nor a
-// '#' comment, trimmed.
+// '#' comment, trimmed, and cut to 64 bytes, which tell the format: a
+// line of a whole file's length is not copied.
 func firstLine(data []byte) string {
 	for line := range bytes.Lines(data) {
-		if s := strings.TrimSpace(string(line)); s != "" && !strings.HasPrefix(s, "#") {
-			return s
+		if s := bytes.TrimSpace(line); len(s) > 0 && s[0] != '#' {
+			return string(s[:min(len(s), 64)])
 		}
 	}
 	return ""
@@ -182,11 +192,11 @@ func csvSample(field func(string) string) (sample, float64, error) {
 	if s.bytes, err = strconv.ParseInt(field("size_bytes"), 10, 64); err != nil {
 		return s, 0, fmt.Errorf("size_bytes: %w", err)
 	}
-	if s.timeUS, err = optFloat(field("time_us")); err != nil {
-		return s, 0, fmt.Errorf("time_us: %w", err)
+	if s.timeUS, err = optMeasurement(field("time_us"), 1e-6, "sec/op"); err != nil {
+		return s, 0, fmt.Errorf("time_us %w", err)
 	}
-	if s.busBW, err = optFloat(field("busbw_GBps")); err != nil {
-		return s, 0, fmt.Errorf("busbw_GBps: %w", err)
+	if s.busBW, err = optMeasurement(field("busbw_GBps"), 1, "busbw-GB/s"); err != nil {
+		return s, 0, fmt.Errorf("busbw_GBps %w", err)
 	}
 	link, err := optFloat(field("link_GBps"))
 	if err != nil {
@@ -196,6 +206,24 @@ func csvSample(field func(string) string) (sample, float64, error) {
 		link = 0
 	}
 	return s, link, nil
+}
+
+// optMeasurement parses a CSV measurement: an empty field is unknown (NaN);
+// any other must be a number that, times scale, results.CheckMeasurement
+// accepts in unit. A plot that left out the rows it could not place would
+// show less than the file holds without a word.
+func optMeasurement(f string, scale float64, unit string) (float64, error) {
+	if f == "" {
+		return math.NaN(), nil
+	}
+	v, err := strconv.ParseFloat(f, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q: not a number", f)
+	}
+	if why := results.CheckMeasurement(v*scale, unit); why != "" {
+		return 0, fmt.Errorf("%s: %s", f, why)
+	}
+	return v, nil
 }
 
 // optFloat parses a CSV number; an empty field, NaN or an infinity is
@@ -258,17 +286,53 @@ func (l *loader) readBench(data []byte, path string) error {
 		if !hasSize {
 			continue // not an hccl-test result
 		}
-		if v, ok := res.Value("sec/op"); ok && !math.IsInf(v*1e6, 0) { // the reader tidies ns/op
-			s.timeUS = v * 1e6
-		}
-		if v, ok := res.Value("busbw-GB/s"); ok && !math.IsInf(v, 0) {
-			s.busBW = v
+		for _, v := range res.Values {
+			// The reader tidies ns/op to sec/op, but for 0 ns/op.
+			val, unit := benchunit.Tidy(v.Value, v.Unit)
+			if unit != "sec/op" && unit != "busbw-GB/s" {
+				continue
+			}
+			why := results.CheckMeasurement(val, unit)
+			if unit == "sec/op" && why == "" && math.IsInf(val*1e6, 0) {
+				why = "too large a time"
+			}
+			if why != "" {
+				if v.OrigUnit != "" { // as the file gives it
+					v.Value, v.Unit = v.OrigValue, v.OrigUnit
+				}
+				_, line := res.Pos()
+				return fmt.Errorf("line %d: %v %s: %s", line, v.Value, v.Unit, why)
+			}
+			if unit == "sec/op" {
+				s.timeUS = val * 1e6
+			} else {
+				s.busBW = val
+			}
 		}
 		if s.bytes > 0 {
 			l.samples = append(l.samples, s)
 		}
 	}
-	return r.Err()
+	if err := r.Err(); errors.Is(err, bufio.ErrTooLong) {
+		// benchfmt's message names the line before the long one.
+		return fmt.Errorf("line %d: line too long: a Go benchmark line holds at most %d KiB",
+			longLine(data, bufio.MaxScanTokenSize), bufio.MaxScanTokenSize>>10)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// longLine returns the number, from 1, of the first line of data that holds
+// max bytes or more before its newline (a bufio.Scanner's token too long).
+func longLine(data []byte, max int) int {
+	n := 0
+	for line := range bytes.Lines(data) {
+		if n++; len(bytes.TrimSuffix(line, []byte("\n"))) >= max {
+			return n
+		}
+	}
+	return n
 }
 
 // parseBinarySize parses a size as results.FormatBinarySize writes it:

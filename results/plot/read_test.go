@@ -341,3 +341,35 @@ func TestLoadSeveralAlgos(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadBounded loads files no reader could hold: a Go benchmark line
+// too long for the scanner (named by its own number), /dev/zero, a sparse
+// file larger than results.MaxInputBytes, and a directory.
+func TestLoadBounded(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.txt")
+	data := "goos: linux\n\nBenchmarkAllReduce/size=1KiB 20 " + strings.Repeat("1", 70<<10) + " ns/op\n"
+	if err := os.WriteFile(long, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sparse := filepath.Join(dir, "sparse.csv")
+	if err := os.WriteFile(sparse, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(sparse, 1<<40); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, wantErr string }{
+		{long, "plot: " + long + ": line 3: line too long: a Go benchmark line holds at most 64 KiB"},
+		{"/dev/zero", "plot: /dev/zero: more than the limit of 64 MiB for this file, and not at its end"},
+		{sparse, "plot: " + sparse + ": 1 TiB, larger than the limit of 64 MiB for this file"},
+		{dir, "plot: " + dir + ": is a directory, not a file"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			_, err := Load(tc.path)
+			if err == nil || err.Error() != tc.wantErr && !strings.HasPrefix(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}

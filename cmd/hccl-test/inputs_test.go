@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestInputsFromPipes hands the subcommands named pipes fed more than
+// their limit and a pipe on /dev/stdin that never ends: each is refused
+// with exit 2 and one line naming the file and the limit, in seconds.
+func TestInputsFromPipes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    func(fifo string) []string
+		wantErr string
+	}{
+		{"scenario", func(f string) []string { return []string{"scenario", f} },
+			": more than the limit of 1 MiB for this file"},
+		{"plot", func(f string) []string { return []string{"plot", "-o", filepath.Join(filepath.Dir(f), "p.png"), f} },
+			": more than the limit of 64 MiB for this file"},
+		{"compare", func(f string) []string { return []string{"compare", f, f + ".other"} },
+			": more than the limit of 64 MiB for this file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "in")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			done := make(chan struct{})
+			go func() { // one line after another, without end
+				defer close(done)
+				w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+				if err != nil {
+					return
+				}
+				defer w.Close()
+				line := []byte(strings.Repeat("# hostile input\n", 256))
+				for {
+					if _, err := w.Write(line); err != nil {
+						return // the reader gave up
+					}
+				}
+			}()
+			var stdout, stderr bytes.Buffer
+			start := time.Now()
+			code := run(tc.args(fifo), &stdout, &stderr)
+			if code != exitUsage || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), fifo+tc.wantErr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and one line containing %q", code, stderr.String(), exitUsage, fifo+tc.wantErr)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v", d)
+			}
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Error("the writer still blocks")
+			}
+		})
+	}
+
+	// /dev/stdin, a pipe from a writer without end.
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "scenario", "/dev/stdin")
+	cmd.Stdin = endless{}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitUsage ||
+		!strings.Contains(stderr.String(), "/dev/stdin: more than the limit of 1 MiB") {
+		t.Errorf("scenario /dev/stdin: %v, stderr %q", err, stderr.String())
+	}
+}
+
+// endless is a reader of spaces without end.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
+
+// TestCompareGate checks that --threshold 0 gates (any significant change
+// for the worse fails) instead of turning the gate off, and that a gate
+// that could not fail is refused.
+func TestCompareGate(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, ns float64) string {
+		var b strings.Builder
+		for i := range 10 {
+			fmt.Fprintf(&b, "BenchmarkAllReduce/size=1KiB 20 %g ns/op\n", ns*(1+0.001*float64(i%3)))
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old, slow := write("old.txt", 1000), write("slow.txt", 1020)
+	for _, tc := range []struct {
+		threshold string
+		want      int
+	}{{"0", exitRegressed}, {"0%", exitRegressed}, {"1%", exitRegressed}, {"5%", exitOK}, {"0.5", exitOK}} {
+		t.Run(tc.threshold, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"compare", "--threshold", tc.threshold, old, slow}, &stdout, &stderr); code != tc.want {
+				t.Errorf("exit %d, want %d; stderr %q", code, tc.want, stderr.String())
+			}
+		})
+	}
+	var stdout bytes.Buffer
+	if code := run([]string{"compare", old, slow}, &stdout, io.Discard); code != exitOK {
+		t.Errorf("without --threshold: exit %d, want %d", code, exitOK)
+	}
+
+	// Three measurements a side can never be significant at 0.05: a gate
+	// over them would pass whatever the files hold.
+	few := func(name string, ns float64) string {
+		p := filepath.Join(dir, name)
+		line := fmt.Sprintf("BenchmarkAllReduce/size=1KiB 20 %g ns/op\n", ns)
+		if err := os.WriteFile(p, []byte(strings.Repeat(line, 3)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var stderr bytes.Buffer
+	code := run([]string{"compare", "--threshold", "5%", few("few-old.txt", 1000), few("few-new.txt", 9000)}, io.Discard, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "--threshold 5%: no row was measured often enough to show a change (AllReduce/size=1KiB: 3 and 3 measurements") {
+		t.Errorf("three runs a side: exit %d, stderr %q; want exit %d", code, stderr.String(), exitUsage)
+	}
+}
