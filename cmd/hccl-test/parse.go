@@ -165,7 +165,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		return p, o, fmt.Errorf("--placement: %w", err)
 	}
 	if err := parseLinks(&p, *link); err != nil {
-		return p, o, fmt.Errorf("--link-bw: %w", err)
+		return p, o, err
 	}
 	if env, ok := os.LookupEnv("HCCL_ALGO"); ok && !fs.Changed("algo") {
 		if p.OpAlgos, err = coll.ParseHCCLAlgo(env, p.Ops); err != nil {
