@@ -124,6 +124,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		fmt.Fprintf(helpOut, "Usage: %s [flags]\n\nSweeps collectives over sizes, data types and reductions, checks every result,\nand reports time, algbw, busbw and link utilization per row.\n\nFlags:\n%s%s", programName, fs.FlagUsagesWrapped(100), examples)
 		return p, o, errHelpShown
 	}
+	if err := refuseForeignFlags(fs, p.Backend); err != nil {
+		return p, o, err
+	}
 	if p.Runs < 1 {
 		return p, o, fmt.Errorf("--runs %d: must be at least 1", p.Runs)
 	}

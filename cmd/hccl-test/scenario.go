@@ -117,6 +117,9 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		fmt.Fprintf(helpOut, scenarioHelp, programName, fs.FlagUsagesWrapped(100))
 		return scenarioRun{}, errHelpShown
 	}
+	if err := refuseForeignFlags(fs, o.Backend); err != nil {
+		return scenarioRun{}, err
+	}
 	if fs.NArg() != 1 {
 		return scenarioRun{}, fmt.Errorf("want one scenario FILE, got %d arguments (see %s scenario --help)", fs.NArg(), programName)
 	}
