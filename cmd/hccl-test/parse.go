@@ -54,6 +54,9 @@ Subcommands:
 func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	p := bench.DefaultPlan()
 	var o options
+	if err := checkGOMAXPROCS(os.Getenv); err != nil {
+		return p, o, err
+	}
 	fs := pflag.NewFlagSet(programName, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)

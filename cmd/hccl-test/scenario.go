@@ -87,6 +87,9 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.SetNormalizeFunc(normalize)
 	fs.SortFlags = false
 	o := bench.ScenarioOptions{Backend: "shm"}
+	if err := checkGOMAXPROCS(os.Getenv); err != nil {
+		return scenarioRun{}, err
+	}
 	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " "))
 	ranks := fs.IntP("ranks", "p", 0, "number of ranks, in place of the file's")
 	iters := fs.IntP("iters", "n", 0, "timed iterations of the step per run, in place of the\nfile's")
