@@ -248,6 +248,7 @@ func (r *rankRunner) header() results.Header {
 		h.Group = strings.Join(p.Groups, ",")
 	}
 	h.Fusion = len(p.Fusion) > 0
+	h.FusionSkips = p.FusionSkips()
 	switch {
 	case p.OverlapAuto:
 		h.Overlap = "each collective started without blocking, then as much synthetic compute as the collective's own time, then waited for"
