@@ -44,6 +44,9 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		}
 	}()
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
+		if err := agreePlan(ctx, p, t); err != nil {
+			return err
+		}
 		r := &rankRunner{plan: p, comm: coll.NewComm(inject.Wrap(t, p.Inject, p.Seed)), bufs: &bufferPool{}}
 		if err := r.makeGroups(); err != nil {
 			return err
