@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
@@ -40,6 +41,7 @@ func (p Plan) agreedFields() []string {
 	f := func(name string, v any) string { return fmt.Sprintf("%s=%v", name, v) }
 	return []string{
 		f("version", Version),
+		f("backend", p.Backend),
 		f("ranks", p.Ranks),
 		f("op", p.Ops),
 		f("datatype", p.DTypes),
@@ -72,31 +74,57 @@ func (p Plan) agreedFields() []string {
 	}
 }
 
-// needsAgreement reports whether the plan's ranks read their plans apart:
-// on a backend whose ranks a launcher may start (one process per rank),
-// with more than one rank.
-func (p Plan) needsAgreement() bool {
-	b, err := backends.Lookup(p.Backend)
-	if err != nil || p.Ranks < 2 {
+// scenarioFields are the fields of a scenario run that every rank must
+// share (see agreedFields): the scenario as read, step by step, and the
+// faults.
+func scenarioFields(sc *Scenario, o ScenarioOptions) []string {
+	f := func(name string, v any) string { return fmt.Sprintf("%s=%v", name, v) }
+	out := []string{
+		f("version", Version),
+		f("backend", o.Backend),
+		f("ranks", sc.Ranks),
+		f("groups", sc.Layout.Sizes),
+		f("iterations", sc.Iterations),
+		f("warmup", sc.Warmup),
+		f("slowdown", sc.Slowdown),
+		f("steps", len(sc.Steps)),
+	}
+	for i, st := range sc.Steps {
+		out = append(out, f(fmt.Sprintf("step %d", i+1), fmt.Sprintf("%+v", st)))
+	}
+	return append(out, f("inject", o.InjectText), f("seed", o.Seed), f("sim-data", !o.NoPayload))
+}
+
+// needsAgreement reports whether the ranks of a world of n on backend
+// read their plans apart: on a backend whose ranks a launcher may start
+// (one process per rank), with more than one rank.
+func needsAgreement(backend string, n int) bool {
+	b, err := backends.Lookup(backend)
+	if err != nil || n < 2 {
 		return false
 	}
 	_, ok := b.(backends.Launched)
 	return ok
 }
 
-// agreePlan runs the agreement on t, with a communicator of its own, so
-// that no fault injected into the measured ops and no count of their
-// calls is touched. Every rank returns the same ErrPlanMismatch error on a
-// difference; an error of the exchange itself is returned as it is.
+// agreePlan has the ranks of p's world agree on p's agreedFields.
 func agreePlan(ctx context.Context, p Plan, t backends.Transport) error {
-	if !p.needsAgreement() {
+	if !needsAgreement(p.Backend, p.Ranks) {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.Timeout)
+	return agreeOn(ctx, t, p.Timeout, p.agreedFields())
+}
+
+// agreeOn runs the agreement on fields over t, with a communicator of its
+// own, so that no fault injected into the measured ops and no count of
+// their calls is touched, each call within timeout. Every rank returns the
+// same ErrPlanMismatch error on a difference; an error of the exchange
+// itself is returned as it is.
+func agreeOn(ctx context.Context, t backends.Transport, timeout time.Duration, mine []string) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	comm := coll.NewComm(t)
 	rank, n := t.Rank(), t.Size()
-	mine := p.agreedFields()
 
 	// Rank 0's fields to every rank.
 	buf := make([]byte, agreeFieldsMax)

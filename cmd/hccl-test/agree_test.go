@@ -46,3 +46,31 @@ func TestTCPRanksDisagree(t *testing.T) {
 		})
 	}
 }
+
+// TestTCPScenarioRanksDisagree: the scenario command's launched ranks
+// agree in the same way, here on the step's iterations (-n on one rank).
+func TestTCPScenarioRanksDisagree(t *testing.T) {
+	bin := buildBinary(t)
+	file := writeScenario(t, `{"name": "two", "ranks": 2, "iterations": 2,
+  "steps": [{"name": "ar", "group": "world", "op": "allreduce", "dtype": "fp32", "size": "1K"}]}`)
+	master := freeAddr(t)
+	const secret = "agree-test-secret"
+	flags := []string{"scenario", "--backend", "tcp", "-T", "30s", "--connect-timeout", "30s"}
+	ps := []*proc{
+		start(t, "rank 0", torchEnv(0, 2, master, secret), bin, args(flags, []string{file})...),
+		start(t, "rank 1", torchEnv(1, 2, master, secret), bin, args(flags, []string{"-n", "3", file})...),
+	}
+	const want = "hccl-test scenario: the ranks do not agree on the plan: rank 1 has iterations=3 where rank 0 has iterations=2 (ranks that differ from rank 0: 1)"
+	for _, p := range ps {
+		if code := p.wait(t, 60*time.Second); code != exitUsage {
+			t.Errorf("%s: exit %d, want %d\nstderr:\n%s", p.name, code, exitUsage, p.errOut.String())
+		}
+		if line := p.errOut.String(); strings.Count(line, "\n") != 1 || !strings.Contains(line, want) {
+			t.Errorf("%s: stderr %q: want one line with %q", p.name, line, want)
+		}
+	}
+	if out := ps[0].out.String(); out != "" {
+		t.Errorf("rank 0 wrote a report of a scenario the ranks did not agree on:\n%s", out)
+	}
+	noLeftovers(t, bin)
+}

@@ -69,6 +69,9 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s scenario: interrupted\n", programName)
 		}
 		return exitSignal
+	case errors.Is(err, bench.ErrPlanMismatch):
+		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
+		return exitUsage
 	case err != nil:
 		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
 		return exitFailed
