@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
 // Several algorithms in one run. --algo auto,ring,rd measures every row
@@ -68,15 +69,9 @@ func (p Plan) AlgoString() string {
 // validateAlgos checks that every algorithm asked for serves every
 // collective it is asked for, once.
 func (p Plan) validateAlgos() error {
-	seen := map[string]bool{}
-	for _, algo := range algoList(p.Algo) {
-		switch {
-		case algo == "":
-			return fmt.Errorf("--algo %q: an empty name in the list", p.Algo)
-		case seen[algo]:
-			return fmt.Errorf("--algo %q: %s is listed twice", p.Algo, algo)
-		}
-		seen[algo] = true
+	same := func(a string) (string, error) { return a, nil }
+	if _, err := listarg.Parse("--algo", p.Algo, ",", same); err != nil {
+		return err
 	}
 	if p.asks(coll.Native) && p.Backend != "mpi" {
 		return fmt.Errorf("--algo native: runs MPI's own collectives, so it needs --backend mpi (a build with -tags mpi, under mpirun)")

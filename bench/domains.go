@@ -94,5 +94,5 @@ func (p Plan) validateDomains() error {
 	if p.Overlap < 0 || p.Overlap > time.Minute {
 		return fmt.Errorf("--overlap %v: want a duration from 0 to 1m, or auto", p.Overlap)
 	}
-	return nil
+	return p.validateFusion()
 }

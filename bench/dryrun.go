@@ -68,6 +68,9 @@ func (p Plan) DryRun(w io.Writer) error {
 	}
 	if len(p.Fusion) > 0 {
 		fmt.Fprintf(&b, "# fusion: each size also as %v collectives back to back\n", p.bucketList()[1:])
+		if skips := p.FusionSkips(); skips != "" {
+			fmt.Fprintf(&b, "# fusion: %s\n", skips)
+		}
 	}
 	fmt.Fprintf(&b, "# rows: %d per run, %d in all\n", len(rows), len(rows)*runs)
 	perRank := p.MemoryNeeded() / int64(max(1, p.HostedRanksOrAll()))

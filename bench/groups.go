@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
 // GroupKinds are the communication domains --groups knows, in the order
@@ -42,18 +44,18 @@ func parseLayout(label, s string, n int, ranksFrom string) (Layout, []string, er
 	}
 	seen := map[string]bool{}
 	product := 1
-	for _, part := range strings.Split(s, ",") {
-		kind, val, ok := strings.Cut(strings.TrimSpace(part), "=")
-		kind = strings.ToLower(strings.TrimSpace(kind))
+	kinds, vals, err := listarg.Keys(label, s, ",", "=", strings.ToLower)
+	if err != nil {
+		return Layout{}, nil, err
+	}
+	for j, kind := range kinds {
 		i := slices.Index(GroupKinds, kind)
-		size, err := strconv.Atoi(strings.TrimSpace(val))
+		size, err := strconv.Atoi(vals[j])
 		switch {
-		case !ok || err != nil:
-			return Layout{}, nil, fmt.Errorf("%s %q: %q is not KIND=SIZE (kinds: %s)", label, s, part, strings.Join(GroupKinds, " "))
+		case err != nil:
+			return Layout{}, nil, fmt.Errorf("%s %q: %q is not KIND=SIZE (kinds: %s)", label, s, strings.Split(s, ",")[j], strings.Join(GroupKinds, " "))
 		case i < 0:
 			return Layout{}, nil, fmt.Errorf("%s %q: unknown kind %q (want %s)", label, s, kind, strings.Join(GroupKinds, " "))
-		case seen[kind]:
-			return Layout{}, nil, fmt.Errorf("%s %q: %s given twice", label, s, kind)
 		case size < 1 || size > maxGroupRanks:
 			return Layout{}, nil, fmt.Errorf("%s %q: %s=%d: want 1 to %d ranks per group", label, s, kind, size, maxGroupRanks)
 		}
@@ -64,13 +66,13 @@ func parseLayout(label, s string, n int, ranksFrom string) (Layout, []string, er
 	if product != n {
 		return Layout{}, nil, fmt.Errorf("%s %q: the sizes multiply to %d, not the %d ranks of the world (%s)", label, s, product, n, ranksFrom)
 	}
-	var kinds []string
+	var ordered []string
 	for _, k := range GroupKinds {
 		if seen[k] {
-			kinds = append(kinds, k)
+			ordered = append(ordered, k)
 		}
 	}
-	return l, kinds, nil
+	return l, ordered, nil
 }
 
 // Split reports whether the layout splits the world.

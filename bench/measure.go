@@ -18,7 +18,9 @@ import (
 // timed iterations (each rank timing its own), then, outside the timed
 // region, one checked call on fresh inputs. Rank 0 gathers every rank's
 // iteration times and wrong-element counts and returns the combined record;
-// other ranks return a zero Record.
+// other ranks return a zero Record. When the overlap phase fails, rank 0
+// may still return the plain timing's record with the error
+// (salvagePlain), for the caller to write.
 func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, error) {
 	// The op runs in the row's group (or the world); the harness's own
 	// barrier and gathering run on the world.
@@ -87,7 +89,8 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	if p.Overlap > 0 || p.OverlapAuto {
 		o, err := r.measureOverlap(ctx, comm, wd, row.Algo, buckets, samples[:p.Iters])
 		if err != nil {
-			return results.Record{}, fmt.Errorf("overlapped with compute: %w", err)
+			err = fmt.Errorf("overlapped with compute: %w", err)
+			return r.salvagePlain(ctx, row, algo, samples), err
 		}
 		overlap = o
 	}
@@ -114,6 +117,34 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	rec.Retries = r.comm.Reruns() - reruns
 	overlap.fill(&rec)
 	return rec, nil
+}
+
+// salvageTimeout bounds the gathering of a row's plain timing after its
+// overlap phase failed: the run is ending, and a world that cannot gather
+// within it has lost the row.
+const salvageTimeout = time.Second
+
+// salvagePlain gathers the plain timing of row (samples, without a
+// checked result), measured before its overlap phase failed, so that rank
+// 0 can write it: on a signal every rank stops where it is and the world
+// still carries a gather. The gather runs on a context that the signal
+// has not cancelled, for at most salvageTimeout; when it fails (a rank
+// died, the transport is gone), the row is lost as before, and the
+// caller's error says why. The overlap phase is measured before the
+// plain timing is gathered, not after: on a simulated world, the gather
+// leaves the ranks' clocks apart, which the overlapped times would carry.
+// Rank 0 returns the record (Op set); others, and a failed gather, a zero
+// one.
+func (r *rankRunner) salvagePlain(ctx context.Context, row Row, algo string, samples []float64) results.Record {
+	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), salvageTimeout)
+	defer cancel()
+	all, err := r.gatherFloats(gctx, samples)
+	if err != nil || r.comm.Rank() != 0 {
+		return results.Record{}
+	}
+	rec := combine(row, all, r.comm.Size(), r.plan.Iters, r.linkFor(row.Group))
+	rec.Algo = algo
+	return rec
 }
 
 // linkFor returns the bandwidth of the link that bounds an op in domain

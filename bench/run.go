@@ -44,6 +44,9 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		}
 	}()
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
+		if err := agreePlan(ctx, p, t); err != nil {
+			return err
+		}
 		r := &rankRunner{plan: p, comm: coll.NewComm(inject.Wrap(t, p.Inject, p.Seed)), bufs: &bufferPool{}}
 		if err := r.makeGroups(); err != nil {
 			return err
@@ -248,6 +251,7 @@ func (r *rankRunner) header() results.Header {
 		h.Group = strings.Join(p.Groups, ",")
 	}
 	h.Fusion = len(p.Fusion) > 0
+	h.FusionSkips = p.FusionSkips()
 	switch {
 	case p.OverlapAuto:
 		h.Overlap = "each collective started without blocking, then as much synthetic compute as the collective's own time, then waited for"
@@ -278,29 +282,21 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 			}
 			rec, err := r.measureRow(ctx, row)
 			if err != nil {
+				err = fmt.Errorf("%s: %w", describe(row), err)
 				if runs > 1 {
-					return fmt.Errorf("run %d of %d: %s: %w", run, runs, describe(row), err)
+					err = fmt.Errorf("run %d of %d: %w", run, runs, err)
 				}
-				return fmt.Errorf("%s: %w", describe(row), err)
-			}
-			rec.Run, rec.Started = run, started
-			if compares {
-				rec.AlgoRequested = row.Algo
-			}
-			if len(r.plan.Fusion) > 0 {
-				shape := row
-				shape.Count, shape.Bytes, shape.Buckets = 0, 0, 0
-				if row.Buckets <= 1 {
-					fused[shape] = rec.TimeUS
-				} else if t := fused[shape]; t > 0 {
-					rec.FusionSpeedup = rec.TimeUS / t
+				// A row whose plain timing was measured before the failure
+				// (in its overlap phase) is written all the same.
+				if rec.Op != "" && emit != nil {
+					r.finishRecord(&rec, row, run, started, compares, fused)
+					if werr := emit(rec); werr != nil {
+						err = errors.Join(err, fmt.Errorf("writing output: %w", werr))
+					}
 				}
+				return err
 			}
-			if r.cal != nil && r.plan.Stats {
-				bytes := row.Count * row.DType.Size()
-				c := r.groups[row.Group]
-				rec.ModelUS = 1e6 * coll.Predict(row.Op, rec.Algo, c.Size(), bytes, c.Model())
-			}
+			r.finishRecord(&rec, row, run, started, compares, fused)
 			if emit != nil {
 				if err := emit(rec); err != nil {
 					return fmt.Errorf("writing output: %w", err)
@@ -309,6 +305,31 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 		}
 	}
 	return nil
+}
+
+// finishRecord completes rank 0's record of row, measured in run from
+// started: which algorithm was asked for when the rows compare several,
+// the time over the one-collective row of its shape (--fusion; fused holds
+// those), and with --stats the cost model's prediction.
+func (r *rankRunner) finishRecord(rec *results.Record, row Row, run int, started time.Time, compares bool, fused map[Row]float64) {
+	rec.Run, rec.Started = run, started
+	if compares {
+		rec.AlgoRequested = row.Algo
+	}
+	if len(r.plan.Fusion) > 0 {
+		shape := row
+		shape.Count, shape.Bytes, shape.Buckets = 0, 0, 0
+		if row.Buckets <= 1 {
+			fused[shape] = rec.TimeUS
+		} else if t := fused[shape]; t > 0 {
+			rec.FusionSpeedup = rec.TimeUS / t
+		}
+	}
+	if r.cal != nil && r.plan.Stats {
+		bytes := row.Count * row.DType.Size()
+		c := r.groups[row.Group]
+		rec.ModelUS = 1e6 * coll.Predict(row.Op, rec.Algo, c.Size(), bytes, c.Model())
+	}
 }
 
 // describe names a row in errors: "allreduce fp16 sum 1048576 B in-place".

@@ -58,6 +58,11 @@ func RunScenario(ctx context.Context, sc *Scenario, o ScenarioOptions, out io.Wr
 	}
 	var rep *ScenarioReport
 	err = b.Run(ctx, o.config(sc.Ranks), func(ctx context.Context, t backends.Transport) error {
+		if needsAgreement(o.Backend, sc.Ranks) {
+			if err := agreeOn(ctx, t, o.Timeout, scenarioFields(sc, o)); err != nil {
+				return err
+			}
+		}
 		r := newScenRank(sc, o, t)
 		res, err := r.run(ctx)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
 // Topology is how the ranks sit on servers (--topology): PerServer
@@ -20,16 +21,26 @@ type Topology struct {
 // "servers=S,per-server=P", or either one alone (the other follows from n).
 func ParseTopology(s string, n int) (Topology, error) {
 	var t Topology
-	for _, part := range strings.Split(s, ",") {
-		key, val, ok := strings.Cut(strings.TrimSpace(part), "=")
-		v, err := strconv.Atoi(strings.TrimSpace(val))
-		if !ok || err != nil || v < 1 {
-			return Topology{}, fmt.Errorf("--topology %q: %q is not servers=S or per-server=P with a positive number", s, part)
+	canon := func(k string) string {
+		k = strings.ToLower(k)
+		if k == "per_server" || k == "perserver" {
+			return "per-server"
 		}
-		switch strings.ToLower(strings.TrimSpace(key)) {
+		return k
+	}
+	keys, vals, err := listarg.Keys("--topology", s, ",", "=", canon)
+	if err != nil {
+		return Topology{}, err
+	}
+	for i, key := range keys {
+		v, err := strconv.Atoi(vals[i])
+		if err != nil || v < 1 {
+			return Topology{}, fmt.Errorf("--topology %q: %q is not servers=S or per-server=P with a positive number", s, strings.Split(s, ",")[i])
+		}
+		switch key {
 		case "servers":
 			t.Servers = v
-		case "per-server", "per_server", "perserver":
+		case "per-server":
 			t.PerServer = v
 		default:
 			return Topology{}, fmt.Errorf("--topology %q: unknown key %q (want servers and per-server)", s, key)

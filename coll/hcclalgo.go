@@ -3,6 +3,8 @@ package coll
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
 // hcclLevel1 maps HCCL's level-1 (between servers) algorithm names to ours.
@@ -42,7 +44,11 @@ func ParseHCCLAlgo(s string, ops []Op) (map[Op]string, error) {
 		}
 		return out, nil
 	}
-	for _, part := range strings.Split(s, "/") {
+	parts, err := listarg.Split("HCCL_ALGO", s, "/")
+	if err != nil {
+		return nil, err
+	}
+	for _, part := range parts {
 		opName, levels, ok := strings.Cut(part, "=")
 		if !ok {
 			return nil, fmt.Errorf("HCCL_ALGO %q: %q is not op=level0:X;level1:Y", s, part)
@@ -50,6 +56,9 @@ func ParseHCCLAlgo(s string, ops []Op) (map[Op]string, error) {
 		op, err := ParseOp(opName)
 		if err != nil {
 			return nil, fmt.Errorf("HCCL_ALGO %q: %w", s, err)
+		}
+		if _, dup := out[op]; dup {
+			return nil, fmt.Errorf("HCCL_ALGO %q: %v given twice", s, op)
 		}
 		name, err := hcclLevels(levels)
 		if err != nil {
@@ -66,16 +75,19 @@ func ParseHCCLAlgo(s string, ops []Op) (map[Op]string, error) {
 // hcclLevels reads "level0:X;level1:Y" and returns our name for Y.
 func hcclLevels(s string) (string, error) {
 	var level1 string
-	for _, kv := range strings.Split(s, ";") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), ":")
-		if !ok {
-			return "", fmt.Errorf("HCCL_ALGO %q: %q is not level<N>:<algorithm>", s, kv)
+	keys, vals, err := listarg.Keys("HCCL_ALGO", s, ";", ":", strings.ToLower)
+	if err != nil {
+		return "", err
+	}
+	for i, k := range keys {
+		if !strings.Contains(strings.Split(s, ";")[i], ":") {
+			return "", fmt.Errorf("HCCL_ALGO %q: %q is not level<N>:<algorithm>", s, strings.Split(s, ";")[i])
 		}
-		switch strings.ToLower(strings.TrimSpace(k)) {
+		switch k {
 		case "level0":
 			// Inside a server: nothing to choose on one machine.
 		case "level1":
-			level1 = strings.TrimSpace(v)
+			level1 = vals[i]
 		default:
 			return "", fmt.Errorf("HCCL_ALGO %q: unknown level %q (want level0 or level1)", s, k)
 		}

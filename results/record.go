@@ -114,6 +114,7 @@ type Header struct {
 	Groups          string // the layout of communication domains (--groups), "" when none
 	Group           string // the domain the sweep ran in (--group), "" for the whole world
 	Fusion          bool   // rows compare fused and split collectives (--fusion)
+	FusionSkips     string // which bucket counts some sizes are too small for, "" when none
 	Overlap         string // how collectives were overlapped with compute (--overlap), "" when not
 	Runs            int    // repetitions of the whole sweep (--runs)
 	TotalRows       int    // rows the run will measure, all runs together

@@ -60,6 +60,9 @@ func (t *Table) Begin(h Header) error {
 	if h.Fusion {
 		t.printf("# fusion: a row of b buckets runs b collectives of size/b back to back; fuse(x) = its time over one collective of size\n")
 	}
+	if h.FusionSkips != "" {
+		t.printf("# fusion: %s\n", h.FusionSkips)
+	}
 	if h.Overlap != "" {
 		t.printf("# overlap: %s; eff = (time + compute - total) / min(time, compute)\n", h.Overlap)
 	}

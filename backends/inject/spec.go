@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
 // Kind is what a fault does.
@@ -67,16 +69,27 @@ SCOPE: rank=R (from R) or link=A-B (from A to B)`
 
 // Parse reads a spec in Grammar's form; "" is no fault.
 func Parse(s string) (Spec, error) {
+	if s == "" {
+		return nil, nil
+	}
+	clauses, err := listarg.Split("--inject", s, ";")
+	if err != nil {
+		return nil, err
+	}
 	var spec Spec
-	for _, clause := range strings.Split(s, ";") {
-		clause = strings.TrimSpace(clause)
-		if clause == "" {
-			continue
-		}
+	seen := map[Fault]string{}
+	for _, clause := range clauses {
 		f, err := parseClause(clause)
 		if err != nil {
 			return nil, fmt.Errorf("--inject %q: %w", clause, err)
 		}
+		// The same fault twice would act twice, which nobody means.
+		if first, dup := seen[f]; dup && first == clause {
+			return nil, fmt.Errorf("--inject %q: %s is listed twice", s, clause)
+		} else if dup {
+			return nil, fmt.Errorf("--inject %q: %s is listed twice (as %s and as %s)", s, clause, first, clause)
+		}
+		seen[f] = clause
 		spec = append(spec, f)
 	}
 	return spec, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
 // parseDomains reads --groups (already in p.LayoutText), --group, --fusion
@@ -20,17 +21,23 @@ func parseDomains(p *bench.Plan, groups, fusion, overlap string) error {
 		p.Layout = l
 	}
 	if groups != "" {
-		for _, g := range strings.Split(groups, ",") {
-			p.Groups = append(p.Groups, strings.ToLower(strings.TrimSpace(g)))
+		var err error
+		lower := func(g string) (string, error) { return strings.ToLower(g), nil }
+		if p.Groups, err = listarg.Parse("--group", groups, ",", lower); err != nil {
+			return err
 		}
 	}
 	if fusion != "" {
-		for _, f := range strings.Split(fusion, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
+		var err error
+		bucket := func(f string) (int, error) {
+			n, err := strconv.Atoi(f)
 			if err != nil {
-				return fmt.Errorf("--fusion %q: %q is not a bucket count", fusion, f)
+				return 0, fmt.Errorf("%q is not a bucket count", f)
 			}
-			p.Fusion = append(p.Fusion, n)
+			return n, nil
+		}
+		if p.Fusion, err = listarg.Parse("--fusion", fusion, ",", bucket); err != nil {
+			return err
 		}
 	}
 	switch {
@@ -57,32 +64,42 @@ func parseLinks(p *bench.Plan, s string) error {
 	if !strings.Contains(s, "=") {
 		var err error
 		p.LinkGBps, p.LinkSource, err = parseLink(s)
-		return err
+		return linkErr(err)
 	}
 	var intra, inter string
-	for _, part := range strings.Split(s, ",") {
-		key, val, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch strings.ToLower(strings.TrimSpace(key)) {
+	keys, vals, err := listarg.Keys("--link-bw", s, ",", "=", strings.ToLower)
+	if err != nil {
+		return err
+	}
+	for i, key := range keys {
+		switch key {
 		case "intra":
-			intra = strings.TrimSpace(val)
+			intra = vals[i]
 		case "inter":
-			inter = strings.TrimSpace(val)
+			inter = vals[i]
 		default:
-			return fmt.Errorf("%q: want intra=X,inter=Y (a value, a preset or auto for intra)", s)
+			return linkErr(fmt.Errorf("%q: want intra=X,inter=Y (a value, a preset or auto for intra)", s))
 		}
 	}
 	if intra == "" || inter == "" {
-		return fmt.Errorf("%q: give both intra= and inter=", s)
+		return linkErr(fmt.Errorf("%q: give both intra= and inter=", s))
 	}
-	var err error
 	if p.LinkGBps, p.LinkSource, err = parseLink(intra); err != nil {
-		return fmt.Errorf("intra: %w", err)
+		return linkErr(fmt.Errorf("intra: %w", err))
 	}
 	if strings.EqualFold(inter, bench.LinkAuto) {
-		return fmt.Errorf("inter=auto: the link between servers cannot be measured from one of them; give a value or a preset")
+		return linkErr(fmt.Errorf("inter=auto: the link between servers cannot be measured from one of them; give a value or a preset"))
 	}
 	if p.LinkInterGBps, p.LinkInterSource, err = parseLink(inter); err != nil {
-		return fmt.Errorf("inter: %w", err)
+		return linkErr(fmt.Errorf("inter: %w", err))
 	}
 	return nil
+}
+
+// linkErr names --link-bw in an error of parseLinks; nil stays nil.
+func linkErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("--link-bw: %w", err)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
 // sizeValue is a pflag.Value for byte sizes with K/M/G suffixes.
@@ -44,27 +45,13 @@ func (d *durationValue) Set(v string) error {
 	return nil
 }
 
-// splitList splits a comma-separated flag value; "all" expands to every
-// name all returns.
-func splitList[T any](flag, v string, all func() []T, parse func(string) (T, error)) ([]T, error) {
+// splitList reads a comma-separated flag value by listarg's rule (no
+// empty item, no item twice); "all" expands to every name all returns.
+func splitList[T comparable](flag, v string, all func() []T, parse func(string) (T, error)) ([]T, error) {
 	if strings.EqualFold(strings.TrimSpace(v), "all") {
 		return all(), nil
 	}
-	var out []T
-	for _, part := range strings.Split(v, ",") {
-		if strings.TrimSpace(part) == "" {
-			continue
-		}
-		x, err := parse(part)
-		if err != nil {
-			return nil, fmt.Errorf("--%s: %w", flag, err)
-		}
-		out = append(out, x)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--%s: empty list", flag)
-	}
-	return out, nil
+	return listarg.Parse("--"+flag, v, ",", parse)
 }
 
 // normalize makes `_` and `-` interchangeable in long flag names, so

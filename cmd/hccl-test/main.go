@@ -113,6 +113,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: interrupted after %d rows\n", programName, sum.Rows)
 		}
 		return exitSignal
+	case errors.Is(err, bench.ErrPlanMismatch):
+		// The command lines disagree: bad input, though found only once
+		// the ranks could compare them.
+		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))
+		return exitUsage
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))
 		return exitFailed

@@ -54,6 +54,9 @@ Subcommands:
 func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	p := bench.DefaultPlan()
 	var o options
+	if err := checkGOMAXPROCS(os.Getenv); err != nil {
+		return p, o, err
+	}
 	fs := pflag.NewFlagSet(programName, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)
@@ -124,6 +127,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		fmt.Fprintf(helpOut, "Usage: %s [flags]\n\nSweeps collectives over sizes, data types and reductions, checks every result,\nand reports time, algbw, busbw and link utilization per row.\n\nFlags:\n%s%s", programName, fs.FlagUsagesWrapped(100), examples)
 		return p, o, errHelpShown
 	}
+	if err := refuseForeignFlags(fs, p.Backend); err != nil {
+		return p, o, err
+	}
 	if p.Runs < 1 {
 		return p, o, fmt.Errorf("--runs %d: must be at least 1", p.Runs)
 	}
@@ -165,7 +171,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		return p, o, fmt.Errorf("--placement: %w", err)
 	}
 	if err := parseLinks(&p, *link); err != nil {
-		return p, o, fmt.Errorf("--link-bw: %w", err)
+		return p, o, err
 	}
 	if env, ok := os.LookupEnv("HCCL_ALGO"); ok && !fs.Changed("algo") {
 		if p.OpAlgos, err = coll.ParseHCCLAlgo(env, p.Ops); err != nil {

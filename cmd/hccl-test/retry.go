@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
 // hcclRetry is operator re-execution as HCCL's environment configures it.
@@ -36,11 +37,13 @@ func parseHCCLRetry(getenv func(string) string) (hcclRetry, error) {
 	if strings.TrimSpace(enable) == "" {
 		return r, nil
 	}
-	for _, part := range strings.Split(enable, ",") {
-		level, val, ok := strings.Cut(strings.TrimSpace(part), ":")
-		level = strings.ToUpper(strings.TrimSpace(level))
-		val = strings.TrimSpace(val)
-		if !ok || len(level) != 2 || level[0] != 'L' || level[1] < '0' || level[1] > '2' || (val != "0" && val != "1") {
+	levels, vals, err := listarg.Keys("HCCL_OP_RETRY_ENABLE", enable, ",", ":", strings.ToUpper)
+	if err != nil {
+		return r, err
+	}
+	for i, level := range levels {
+		val := vals[i]
+		if len(level) != 2 || level[0] != 'L' || level[1] < '0' || level[1] > '2' || (val != "0" && val != "1") {
 			return r, fmt.Errorf("HCCL_OP_RETRY_ENABLE=%q: want levels as L0:0,L1:1,L2:0 (each 0 or 1)", enable)
 		}
 		r.enabled = r.enabled || val == "1"
@@ -57,13 +60,16 @@ func parseHCCLRetry(getenv func(string) string) (hcclRetry, error) {
 	bad := func(why string) (hcclRetry, error) {
 		return r, fmt.Errorf("HCCL_OP_RETRY_PARAMS=%q: %s (want MaxCnt:1..10,HoldTime:0..60000,IntervalTime:0..60000, times in ms)", params, why)
 	}
-	for _, part := range strings.Split(params, ",") {
-		key, val, ok := strings.Cut(strings.TrimSpace(part), ":")
-		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
-		if !ok || err != nil {
-			return bad(fmt.Sprintf("%q is not NAME:number", strings.TrimSpace(part)))
+	keys, vals, err := listarg.Keys("HCCL_OP_RETRY_PARAMS", params, ",", ":", nil)
+	if err != nil {
+		return r, err
+	}
+	for i, key := range keys {
+		n, err := strconv.ParseUint(vals[i], 10, 32)
+		if err != nil {
+			return bad(fmt.Sprintf("%q is not NAME:number", key+":"+vals[i]))
 		}
-		switch strings.TrimSpace(key) {
+		switch key {
 		case "MaxCnt":
 			if n < 1 || n > bench.MaxRetry {
 				return bad(fmt.Sprintf("MaxCnt %d out of range", n))

@@ -70,6 +70,9 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s scenario: interrupted\n", programName)
 		}
 		return exitSignal
+	case errors.Is(err, bench.ErrPlanMismatch):
+		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
+		return exitUsage
 	case err != nil:
 		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
 		return exitFailed
@@ -88,6 +91,9 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.SetNormalizeFunc(normalize)
 	fs.SortFlags = false
 	o := bench.ScenarioOptions{Backend: "shm"}
+	if err := checkGOMAXPROCS(os.Getenv); err != nil {
+		return scenarioRun{}, err
+	}
 	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " "))
 	ranks := fs.IntP("ranks", "p", 0, "number of ranks, in place of the file's")
 	iters := fs.IntP("iters", "n", 0, "timed iterations of the step per run, in place of the\nfile's")
@@ -117,6 +123,9 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if *help {
 		fmt.Fprintf(helpOut, scenarioHelp, programName, fs.FlagUsagesWrapped(100))
 		return scenarioRun{}, errHelpShown
+	}
+	if err := refuseForeignFlags(fs, o.Backend); err != nil {
+		return scenarioRun{}, err
 	}
 	if fs.NArg() != 1 {
 		return scenarioRun{}, fmt.Errorf("want one scenario FILE, got %d arguments (see %s scenario --help)", fs.NArg(), programName)

@@ -89,6 +89,8 @@ func TestScenarioBadInput(t *testing.T) {
 		{"sim alpha off sim", []string{"--sim-alpha", "2us", good}, "--sim-alpha: only --backend sim simulates links"},
 		{"sim topology", []string{"--backend", "sim", "--topology", "servers=3", good}, `--topology "servers=3": servers x per-server must be the world's 4 ranks (--ranks)`},
 		{"sim inter", []string{"--backend", "sim", "--link-bw", "intra=hccs,inter=roce", good}, "--link-bw inter=: a link between servers needs --topology with more than one server"},
+		{"bind off tcp", []string{"--bind", "lo", good}, "--bind: only --backend tcp has ranks that listen on a network address; it means nothing on --backend shm"},
+		{"master off tcp", []string{"--backend", "sim", "--master", "127.0.0.1:29500", good}, "--master: only --backend tcp has ranks that meet at a rendezvous address; it means nothing on --backend sim"},
 		{"no data off sim", []string{"--sim-data=false", good}, "--sim-data=false: only --backend sim can run without payload"},
 		{"corrupt without data", []string{"--backend", "sim", "--sim-data=false", "--inject", "corrupt=p:0.1", good}, `--inject "corrupt=p:0.1": corrupt changes the bytes of messages, and with --sim-data=false they have none`},
 		{"iters", []string{"--iters", "0", good}, "--iters 0: need at least 1 timed iteration"},

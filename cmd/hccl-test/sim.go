@@ -9,6 +9,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/listarg"
 
 	_ "github.com/hccl-test/hccl-test/backends/sim" // registers --backend sim
 )
@@ -45,7 +46,7 @@ func addSimFlags(fs *pflag.FlagSet) simFlags {
 func (f simFlags) apply(p *bench.Plan) error {
 	if *f.alpha != "" {
 		if err := parseSimAlpha(p, *f.alpha); err != nil {
-			return fmt.Errorf("--sim-alpha %q: %w", *f.alpha, err)
+			return err
 		}
 	}
 	if *f.reduce != "" {
@@ -84,26 +85,33 @@ func (f simFlags) apply(p *bench.Plan) error {
 }
 
 // parseSimAlpha reads "intra=DUR,inter=DUR", either part alone, or one DUR
-// (inside a server) into p.
+// (inside a server) into p. Its errors name --sim-alpha.
 func parseSimAlpha(p *bench.Plan, s string) error {
+	bad := func(err error) error { return fmt.Errorf("--sim-alpha %q: %w", s, err) }
 	if !strings.Contains(s, "=") {
 		d, err := positiveDuration(s)
+		if err != nil {
+			return bad(err)
+		}
 		p.SimAlpha = d
+		return nil
+	}
+	keys, vals, err := listarg.Keys("--sim-alpha", s, ",", "=", strings.ToLower)
+	if err != nil {
 		return err
 	}
-	for _, part := range strings.Split(s, ",") {
-		key, val, _ := strings.Cut(strings.TrimSpace(part), "=")
-		d, err := positiveDuration(val)
+	for i, key := range keys {
+		d, err := positiveDuration(vals[i])
 		if err != nil {
-			return err
+			return bad(err)
 		}
-		switch strings.ToLower(strings.TrimSpace(key)) {
+		switch key {
 		case "intra":
 			p.SimAlpha = d
 		case "inter":
 			p.SimInterAlpha = d
 		default:
-			return fmt.Errorf("unknown key %q (want intra=DUR,inter=DUR, or one DUR)", key)
+			return bad(fmt.Errorf("unknown key %q (want intra=DUR,inter=DUR, or one DUR)", key))
 		}
 	}
 	return nil
