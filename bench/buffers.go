@@ -31,7 +31,7 @@ func (bp *bufferPool) ensure(p Plan, n int) error {
 	for _, op := range p.Ops {
 		for _, dt := range p.DTypes {
 			_, bytes := RowCount(op, dt, n, p.MaxBytes)
-			s, r := bufferBytes(op, n, bytes)
+			s, r := op.BufferBytes(n, bytes)
 			need = max(need, s, r)
 		}
 	}
@@ -89,7 +89,7 @@ func (bp *bufferPool) buckets(row Row, rank, n int) []*coll.Args {
 	}
 	one := row
 	one.Bytes, one.Buckets = row.Bytes/int64(row.Buckets), 1
-	s, r := bufferBytes(row.Op, n, one.Bytes)
+	s, r := row.Op.BufferBytes(n, one.Bytes)
 	stride := int(max(s, r))
 	out := make([]*coll.Args, row.Buckets)
 	for i := range out {
@@ -100,20 +100,21 @@ func (bp *bufferPool) buckets(row Row, rank, n int) []*coll.Args {
 }
 
 // args lays out the buffers of one call of row by the conventions of
-// coll.Args, in place or not, for rank `rank` of n.
+// coll.Args, in place or not (the collective's coll.Layout), for rank
+// `rank` of n. Every rank gets the root's lengths, the largest.
 func (bp *bufferPool) args(row Row, rank, n int) *coll.Args {
 	b := row.Count * row.DType.Size()
 	a := &coll.Args{Op: row.Op, DType: row.DType, RedOp: row.RedOp, Count: row.Count, Root: max(row.Root, 0)}
-	sendLen, recvLen := bufferBytes(row.Op, n, row.Bytes)
+	sendLen, recvLen := row.Op.BufferBytes(n, row.Bytes)
 	if row.Place == OutOfPlace {
 		a.Send, a.Recv = bp.a[:sendLen], bp.b[:recvLen]
 		return a
 	}
-	switch row.Op {
-	case coll.AllGather, coll.Gather:
+	switch row.Op.Desc().InPlace {
+	case coll.SendInRecv:
 		a.Recv = bp.a[:recvLen]
 		a.Send = a.Recv[rank*b : (rank+1)*b]
-	case coll.ReduceScatter, coll.Scatter:
+	case coll.RecvInSend:
 		a.Send = bp.a[:sendLen]
 		a.Recv = a.Send[rank*b : (rank+1)*b]
 	default:

@@ -18,9 +18,9 @@ func patternFor(row Row, n int) dtype.Pattern {
 
 // fillInputs writes this rank's input into the send side of a: element i of
 // the send buffer holds pattern value (rank, i). Ranks that have no input
-// (non-roots of broadcast and scatter) fill nothing.
+// (a send length of 0: non-roots of broadcast and scatter) fill nothing.
 func fillInputs(a *coll.Args, p dtype.Pattern, rank int) {
-	if (a.Op == coll.Broadcast || a.Op == coll.Scatter) && rank != a.Root {
+	if send, _ := a.Op.Desc().Lengths(rank, a.Root, p.Ranks); send == 0 {
 		return
 	}
 	p.Fill(a.Send, rank, 0)
@@ -41,38 +41,13 @@ func poison(b []byte) {
 }
 
 // countWrong returns how many elements of this rank's output differ from
-// what the collective must produce, computed from the pattern alone.
+// what the collective must produce (its coll.Descriptor's Expect),
+// computed from the pattern alone.
 func countWrong(a *coll.Args, row Row, p dtype.Pattern, rank, n int) int64 {
 	b := a.Bytes()
-	dt := a.DType
-	blk := func(buf []byte, i int) []byte { return buf[i*b : (i+1)*b] }
 	var wrong int
-	switch a.Op {
-	case coll.AllReduce:
-		wrong = dtype.CountWrong(dt, a.Recv[:b], p.Template(-1), 0)
-	case coll.Reduce:
-		if rank == a.Root {
-			wrong = dtype.CountWrong(dt, a.Recv[:b], p.Template(-1), 0)
-		}
-	case coll.ReduceScatter:
-		wrong = dtype.CountWrong(dt, a.Recv[:b], p.Template(-1), rank*a.Count)
-	case coll.Broadcast:
-		wrong = dtype.CountWrong(dt, a.Recv[:b], p.Template(a.Root), 0)
-	case coll.SendRecv:
-		wrong = dtype.CountWrong(dt, a.Recv[:b], p.Template((rank-1+n)%n), 0)
-	case coll.AllGather, coll.Gather:
-		if a.Op == coll.Gather && rank != a.Root {
-			break
-		}
-		for j := range n {
-			wrong += dtype.CountWrong(dt, blk(a.Recv, j), p.Template(j), 0)
-		}
-	case coll.AllToAll:
-		for j := range n {
-			wrong += dtype.CountWrong(dt, blk(a.Recv, j), p.Template(j), rank*a.Count)
-		}
-	case coll.Scatter:
-		wrong = dtype.CountWrong(dt, a.Recv[:b], p.Template(a.Root), rank*a.Count)
+	for i, e := range a.Op.Desc().Expect(rank, a.Root, n) {
+		wrong += dtype.CountWrong(a.DType, a.Recv[i*b:(i+1)*b], p.Template(e.Template), e.Offset*a.Count)
 	}
 	return int64(wrong)
 }

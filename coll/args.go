@@ -7,7 +7,8 @@ import (
 )
 
 // Args describes one collective call on one rank, with nccl-tests' buffer
-// conventions. Let c = Count elements and n ranks:
+// conventions (each collective's Descriptor has them in its Lengths and
+// InPlace). Let c = Count elements and n ranks:
 //
 //	allreduce      Send c, Recv c
 //	broadcast      Send c (read on the root only), Recv c
@@ -58,36 +59,8 @@ func (a *Args) validate(rank, n int) error {
 	if a.Op.Rooted() && (a.Root < 0 || a.Root >= n) {
 		return fmt.Errorf("root %d out of range [0, %d)", a.Root, n)
 	}
-	b := a.Bytes()
-	sendLen, recvLen := b, b
-	switch a.Op {
-	case AllGather:
-		recvLen = n * b
-	case ReduceScatter:
-		sendLen = n * b
-	case AllToAll:
-		sendLen, recvLen = n*b, n*b
-	case Gather:
-		if rank != a.Root {
-			recvLen = 0
-		} else {
-			recvLen = n * b
-		}
-	case Scatter:
-		if rank != a.Root {
-			sendLen = 0
-		} else {
-			sendLen = n * b
-		}
-	case Broadcast:
-		if rank != a.Root {
-			sendLen = 0
-		}
-	case Reduce:
-		if rank != a.Root {
-			recvLen = 0
-		}
-	}
+	sendBlocks, recvBlocks := a.Op.Desc().Lengths(rank, a.Root, n)
+	sendLen, recvLen := sendBlocks*a.Bytes(), recvBlocks*a.Bytes()
 	if len(a.Send) < sendLen {
 		return fmt.Errorf("send buffer of %d bytes, need %d", len(a.Send), sendLen)
 	}

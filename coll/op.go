@@ -9,92 +9,89 @@ import (
 	"strings"
 )
 
-// Op is a collective operation. The zero value is invalid.
+// Op is a collective operation. The zero value is invalid. The collectives
+// and their descriptors are in collectives.go.
 type Op uint8
-
-// The collectives, in the order `--op all` sweeps them.
-const (
-	AllReduce Op = iota + 1
-	AllGather
-	ReduceScatter
-	Broadcast
-	Reduce
-	AllToAll
-	SendRecv
-	Gather
-	Scatter
-)
-
-var opNames = [...]string{
-	AllReduce: "allreduce", AllGather: "allgather", ReduceScatter: "reducescatter",
-	Broadcast: "broadcast", Reduce: "reduce", AllToAll: "alltoall",
-	SendRecv: "sendrecv", Gather: "gather", Scatter: "scatter",
-}
 
 // AllOps returns every collective in sweep order.
 func AllOps() []Op {
-	out := make([]Op, 0, len(opNames)-1)
-	for o := AllReduce; o <= Scatter; o++ {
+	out := make([]Op, 0, len(descriptors)-1)
+	for o := Op(1); o.Valid(); o++ {
 		out = append(out, o)
 	}
 	return out
 }
 
 // Valid reports whether o is a defined collective.
-func (o Op) Valid() bool { return o >= AllReduce && o <= Scatter }
+func (o Op) Valid() bool { return o >= 1 && int(o) < len(descriptors) }
+
+// Desc returns the descriptor of collective o, or nil if o is not Valid.
+// The descriptor is shared: callers must not modify it.
+func (o Op) Desc() *Descriptor {
+	if !o.Valid() {
+		return nil
+	}
+	return &descriptors[o]
+}
 
 // String returns the collective's name as the command line spells it.
 func (o Op) String() string {
 	if !o.Valid() {
 		return fmt.Sprintf("op(%d)", uint8(o))
 	}
-	return opNames[o]
+	return descriptors[o].Name
 }
 
 // Reduces reports whether the collective combines data with a reduction
 // operator (and so takes --redop).
-func (o Op) Reduces() bool { return o == AllReduce || o == ReduceScatter || o == Reduce }
+func (o Op) Reduces() bool { return o.Valid() && descriptors[o].Reduces }
 
 // Rooted reports whether the collective has a root rank.
-func (o Op) Rooted() bool { return o == Broadcast || o == Reduce || o == Gather || o == Scatter }
+func (o Op) Rooted() bool { return o.Valid() && descriptors[o].Rooted }
 
 // BusFactor returns the factor that turns algorithm bandwidth into bus
 // bandwidth on n ranks, as nccl-tests defines it: 2(n-1)/n for allreduce,
 // (n-1)/n for allgather, reducescatter, alltoall, gather and scatter, and 1
-// for broadcast, reduce and sendrecv.
+// for broadcast, reduce and sendrecv (and for an invalid o).
 func (o Op) BusFactor(n int) float64 {
-	nf := float64(n)
-	switch o {
-	case AllReduce:
-		return 2 * (nf - 1) / nf
-	case AllGather, ReduceScatter, AllToAll, Gather, Scatter:
-		return (nf - 1) / nf
-	default:
+	if !o.Valid() {
 		return 1
 	}
+	return descriptors[o].BusFactor(n)
 }
 
 // Blocks returns the number of count-sized blocks in the larger of a rank's
 // two buffers: n for allgather, reducescatter, alltoall, gather and scatter
-// (whose count is per rank or per peer), 1 for the others. The size a row
-// reports is Blocks(n) x count x element size, as nccl-tests prints it.
+// (whose count is per rank or per peer), 1 for the others (and for an
+// invalid o). The size a row reports is Blocks(n) x count x element size,
+// as nccl-tests prints it.
 func (o Op) Blocks(n int) int {
-	switch o {
-	case AllGather, ReduceScatter, AllToAll, Gather, Scatter:
-		return n
-	default:
+	if !o.Valid() {
 		return 1
 	}
+	return descriptors[o].Blocks(n)
+}
+
+// BufferBytes returns the send and receive lengths in bytes that a row of
+// size bytes takes on n ranks (Descriptor.BufferBytes); an invalid o takes
+// size for both.
+func (o Op) BufferBytes(n int, size int64) (send, recv int64) {
+	if !o.Valid() {
+		return size, size
+	}
+	return descriptors[o].BufferBytes(n, size)
 }
 
 // ParseOp returns the collective named s; "allreduce", "all_reduce" and
 // "all-reduce" are the same. Case is ignored.
 func ParseOp(s string) (Op, error) {
 	name := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(strings.TrimSpace(s)))
-	for o := AllReduce; o <= Scatter; o++ {
-		if opNames[o] == name {
+	var names []string
+	for _, o := range AllOps() {
+		if descriptors[o].Name == name {
 			return o, nil
 		}
+		names = append(names, descriptors[o].Name)
 	}
-	return 0, fmt.Errorf("unknown collective %q (want one of %s)", s, strings.Join(opNames[1:], " "))
+	return 0, fmt.Errorf("unknown collective %q (want one of %s)", s, strings.Join(names, " "))
 }
