@@ -29,13 +29,25 @@ import (
 //     sharing a core share its time, as in a collective).
 //
 // Rank 0 fits the constants and broadcasts them, so every rank chooses alike.
+// Like the link probe's, the buffers share a budget among the world's ranks
+// (calSizes): calLarge and calReduce up to 32 ranks, less beyond, at least
+// calMin.
 const (
 	calSmall  = 8
 	calLarge  = 4 << 20
 	calReduce = 1 << 20
+	calMin    = 64 << 10
+	calBudget = 256 << 20
 	calWarmup = 3
 	calIters  = 30
 )
+
+// calSizes returns the sizes of the ring step and of the reductions that
+// calibrate on a world of ranks ranks.
+func calSizes(ranks int) (large, reduce int64) {
+	large = shareBudget(calBudget, ranks, calMin, calLarge)
+	return large, min(large, calReduce)
+}
 
 // calibration is the fitted model: alpha and beta for the backend, gamma
 // per data type.
@@ -130,11 +142,12 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	}
 	// The sweep's buffers, allocated and touched already, when they are
 	// large enough; else two of calLarge for the calibration alone.
+	calLarge, calReduce := calSizes(n)
 	bp := r.bufs
-	if len(bp.a) < calLarge || len(bp.b) < calLarge {
+	if int64(len(bp.a)) < calLarge || int64(len(bp.b)) < calLarge {
 		bp = &bufferPool{}
 		defer bp.free()
-		if err := bp.alloc(calLarge); err != nil {
+		if err := bp.alloc(int(calLarge)); err != nil {
 			return nil, err
 		}
 		touch(bp.a)
@@ -152,7 +165,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	}
 	small /= rdSteps(n)
 	large, err := timeRow(Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
-		Count: calLarge, Bytes: calLarge}, coll.Auto)
+		Count: int(calLarge), Bytes: calLarge}, coll.Auto)
 	if err != nil {
 		return nil, fmt.Errorf("timing a %s step: %w", FormatSize(calLarge), err)
 	}
