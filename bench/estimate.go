@@ -117,28 +117,53 @@ func (p Plan) Memory() MemoryEstimate {
 			add("calibration", "algo", 2*large)
 		}
 	}
-	links := int64(p.peersPerRank())
-	switch p.Backend {
-	case "shm", "sim":
-		tables := int64(1)
-		if p.Backend == "sim" {
-			tables = 2 // the fabric's pairs besides the world's links
-		}
-		add("links", "ranks", tables*pairBytes*int64(p.Ranks)+links*shmLinkBytes)
-	default:
-		add("links", "ranks", int64(p.Ranks)*pairBytes+links*tcpLinkBytes)
-	}
-	add("ranks' goroutines and queues", "ranks", rankBytes)
 	rows := int64(unsafe.Sizeof(Row{})) * p.rowCount() / int64(max(p.Runs, 1))
 	if p.Runs > 1 {
 		rows += recordBytes * p.rowCount()
 	}
-	procs := int64(1)
-	if p.Backend != "shm" && p.Backend != "sim" {
-		procs = hosted // one process a rank: -p over tcp starts the others
+	e.Parts = append(e.Parts, overheadParts(p.Backend, p.Ranks, int(hosted), p.peersPerRank(), rows)...)
+	return e
+}
+
+// overheadParts returns what a run takes besides its payload and probes,
+// for hosted of a world of ranks ranks on backend, each exchanging with
+// peers peers and holding rows bytes of rows: the transport's links, the
+// ranks' goroutines and queues, and the processes.
+func overheadParts(backend string, ranks, hosted, peers int, rows int64) []MemPart {
+	h, n, links := int64(hosted), int64(ranks), int64(peers)
+	perRank := n*pairBytes + links*tcpLinkBytes
+	procs := h // one process a rank: -p over tcp starts the others
+	switch backend {
+	case "shm", "sim":
+		tables := int64(1)
+		if backend == "sim" {
+			tables = 2 // the fabric's pairs besides the world's links
+		}
+		perRank, procs = tables*pairBytes*n+links*shmLinkBytes, 1
 	}
-	e.Parts = append(e.Parts, MemPart{Name: "processes and rows", Flag: "ranks",
-		Bytes: satAdd(satMul(procs, processBytes), satMul(rows, procs))})
+	return []MemPart{
+		{Name: "links", Flag: "ranks", Bytes: satMul(perRank, h)},
+		{Name: "ranks' goroutines and queues", Flag: "ranks", Bytes: satMul(rankBytes, h)},
+		{Name: "processes and rows", Flag: "ranks", Bytes: satMul(procs, satAdd(processBytes, rows))},
+	}
+}
+
+// Memory estimates what the scenario takes on this machine for hosted of
+// its ranks on backend: MemoryPerRank's buffers (none without payload),
+// and the links, ranks and processes as a sweep's (Plan.Memory).
+func (sc *Scenario) Memory(backend string, hosted int, noPayload bool) MemoryEstimate {
+	var bufs int64
+	if !noPayload {
+		bufs = satMul(sc.MemoryPerRank(), int64(hosted))
+	}
+	peers := min(sc.Ranks, 2*bits.Len(uint(sc.Ranks))+4)
+	for _, s := range sc.Steps {
+		if !s.IsCompute() && s.Op == coll.AllToAll {
+			peers = sc.Ranks
+		}
+	}
+	e := MemoryEstimate{Hosted: hosted, Parts: []MemPart{{Name: "buffers and probes", Flag: "maxbytes", Bytes: bufs}}}
+	e.Parts = append(e.Parts, overheadParts(backend, sc.Ranks, hosted, peers, 0)...)
 	return e
 }
 
