@@ -141,13 +141,13 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 		return &calibration{base: coll.DefaultModel}, nil // nothing to choose between
 	}
 	// The sweep's buffers, allocated and touched already, when they are
-	// large enough; else two of calLarge for the calibration alone.
-	calLarge, calReduce := calSizes(n)
+	// large enough; else two of the ring step's size for the calibration alone.
+	stepBytes, reduceBytes := calSizes(n)
 	bp := r.bufs
-	if int64(len(bp.a)) < calLarge || int64(len(bp.b)) < calLarge {
+	if int64(len(bp.a)) < stepBytes || int64(len(bp.b)) < stepBytes {
 		bp = &bufferPool{}
 		defer bp.free()
-		if err := bp.alloc(int(calLarge)); err != nil {
+		if err := bp.alloc(int(stepBytes)); err != nil {
 			return nil, err
 		}
 		touch(bp.a)
@@ -165,13 +165,13 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	}
 	small /= rdSteps(n)
 	large, err := timeRow(Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
-		Count: int(calLarge), Bytes: calLarge}, coll.Auto)
+		Count: int(stepBytes), Bytes: stepBytes}, coll.Auto)
 	if err != nil {
-		return nil, fmt.Errorf("timing a %s step: %w", FormatSize(calLarge), err)
+		return nil, fmt.Errorf("timing a %s step: %w", FormatSize(stepBytes), err)
 	}
 
 	dts := r.plan.DTypes
-	gamma, err := r.slowestReduce(ctx, dts, bp.a[:calReduce], bp.b[:calReduce])
+	gamma, err := r.slowestReduce(ctx, dts, bp.a[:reduceBytes], bp.b[:reduceBytes])
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	fit := make([]float64, 2+len(dts))
 	if r.comm.Rank() == 0 {
 		fit[0] = max(small, 1e-7)
-		fit[1] = max((large-small)/float64(calLarge-calSmall), 1e-12)
+		fit[1] = max((large-small)/float64(stepBytes-calSmall), 1e-12)
 		copy(fit[2:], gamma)
 	}
 	if fit, err = r.broadcastFloats(ctx, fit); err != nil {

@@ -154,3 +154,21 @@ func TestMemoryRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestDryRunMemory checks that --dry-run prints the whole estimate, part
+// by part: for -p 512 -b 1K -e 1K, which grew to 24 GB while the dry run
+// said 3 KiB a rank, the probe and the calibration are there.
+func TestDryRunMemory(t *testing.T) {
+	p := DefaultPlan()
+	p.Ranks, p.MinBytes, p.MaxBytes, p.Iters, p.Warmup = 512, 1024, 1024, 1, 0
+	var b strings.Builder
+	if err := p.DryRun(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "# memory: about " + HumanSize(p.Memory().Total()/512) + " per rank, " + HumanSize(p.Memory().Total()) + " for the 512 ranks on this machine: "
+	for _, w := range []string{want, "link probe 1.0GiB", "calibration 256.0MiB", "sweep buffers", "links", "ranks' goroutines"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("dry run lacks %q:\n%s", w, b.String())
+		}
+	}
+}
