@@ -3,7 +3,8 @@
 // out-of-memory killer ends the process without a word.
 //
 // A watcher samples the process's resident set a few times a second. When
-// it passes the limit, the watcher cancels the run's context with an
+// it passes the limit (what the process held when the watch began, plus
+// the estimate and a margin), the watcher cancels the run's context with an
 // *Exceeded cause, which the run ends on like any cancellation; if the run
 // has not ended Grace later (a loop that allocates without looking at its
 // context), Stuck is called, which can end the process.
@@ -24,12 +25,13 @@ type Exceeded struct {
 	Resident int64 // the resident size sampled, bytes
 	Estimate int64 // what the run was estimated to need
 	Limit    int64 // the resident size the guard stops at
+	Start    int64 // the resident size when the watch began
 }
 
 // Error names the resident size, the estimate and the limit, on one line.
 func (e *Exceeded) Error() string {
-	return fmt.Sprintf("resident memory %s passed the limit of %s (the run's estimate of %s with margin): stopped before the system runs out; the estimate (--dry-run) is wrong, please report it",
-		human(e.Resident), human(e.Limit), human(e.Estimate))
+	return fmt.Sprintf("resident memory %s passed the limit of %s (%s at the start, and the run's estimate of %s with margin): stopped before the system runs out; the estimate (--dry-run) is wrong, please report it",
+		human(e.Resident), human(e.Limit), human(e.Start), human(e.Estimate))
 }
 
 // Config says what the guard watches.
@@ -37,8 +39,11 @@ type Config struct {
 	// Estimate is what the run was estimated to need, in bytes; 0 or
 	// less turns the guard off.
 	Estimate int64
-	// Limit is the resident size that stops the run; 0 takes
-	// DefaultLimit(Estimate).
+	// Limit is how much the resident size may grow past what it was
+	// when the watch began before the run is stopped; 0 takes
+	// DefaultLimit(Estimate). The estimate counts the process itself, so
+	// in a process of its own a run is allowed that much twice over; a
+	// process that ran other work before (a test) is not charged for it.
 	Limit int64
 	// Every is the time between two samples; 0 takes 50 ms.
 	Every time.Duration
@@ -90,11 +95,19 @@ func Watch(ctx context.Context, cfg Config) (context.Context, func()) {
 	if cfg.Resident == nil {
 		cfg.Resident = Resident
 	}
-	gctx, stop := watch(ctx, cfg)
+	start, err := cfg.Resident()
+	if err != nil {
+		start = 0
+	}
+	limit := cfg.Limit
+	if limit < math.MaxInt64-start {
+		limit += start
+	}
+	gctx, stop := watch(ctx, cfg, start, limit)
 	if !cfg.GoLimit {
 		return gctx, stop
 	}
-	old := debug.SetMemoryLimit(cfg.Limit)
+	old := debug.SetMemoryLimit(limit)
 	return gctx, func() {
 		stop()
 		debug.SetMemoryLimit(old)
@@ -102,7 +115,8 @@ func Watch(ctx context.Context, cfg Config) (context.Context, func()) {
 }
 
 // watch runs the watcher of Watch.
-func watch(ctx context.Context, cfg Config) (context.Context, func()) {
+// It stops the run past limit, the resident size start plus cfg.Limit.
+func watch(ctx context.Context, cfg Config, start, limit int64) (context.Context, func()) {
 	gctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -127,10 +141,10 @@ func watch(ctx context.Context, cfg Config) (context.Context, func()) {
 					continue
 				}
 				rss, err := cfg.Resident()
-				if err != nil || rss <= cfg.Limit {
+				if err != nil || rss <= limit {
 					continue
 				}
-				over = &Exceeded{Resident: rss, Estimate: cfg.Estimate, Limit: cfg.Limit}
+				over = &Exceeded{Resident: rss, Estimate: cfg.Estimate, Limit: limit, Start: start}
 				cancel(over)
 				timer := time.NewTimer(cfg.Grace)
 				defer timer.Stop()

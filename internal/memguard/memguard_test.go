@@ -33,9 +33,9 @@ func TestWatch(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var f fake
-			f.n.Store(tc.resident)
 			ctx, stop := Watch(context.Background(), Config{Estimate: 500, Limit: tc.limit, Every: time.Millisecond, Resident: f.read})
 			defer stop()
+			f.n.Store(tc.resident)
 			select {
 			case <-ctx.Done():
 				if !tc.stops {
@@ -79,15 +79,38 @@ func TestWatchGrowth(t *testing.T) {
 	}
 }
 
+// TestWatchFromStart checks that what the process held when the watch
+// began is not charged to the run.
+func TestWatchFromStart(t *testing.T) {
+	var f fake
+	f.n.Store(1000)
+	ctx, stop := Watch(context.Background(), Config{Estimate: 50, Limit: 100, Every: time.Millisecond, Resident: f.read})
+	defer stop()
+	f.n.Store(1100)
+	time.Sleep(20 * time.Millisecond)
+	if ctx.Err() != nil {
+		t.Fatalf("stopped at 1100, within 1000 + 100: %v", context.Cause(ctx))
+	}
+	f.n.Store(1101)
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("not stopped at 1101")
+	}
+	if e := Cause(ctx); e == nil || e.Start != 1000 || e.Limit != 1100 || !strings.Contains(e.Error(), "1000B at the start") {
+		t.Errorf("Cause = %+v (%v)", e, e)
+	}
+}
+
 // TestStuck checks that a run that does not end once cancelled is handed
 // to Stuck, and one that ends is not.
 func TestStuck(t *testing.T) {
 	for _, ends := range []bool{false, true} {
 		var f fake
-		f.n.Store(1 << 30)
 		called := make(chan *Exceeded, 1)
 		ctx, stop := Watch(context.Background(), Config{Estimate: 1, Limit: 2, Every: time.Millisecond,
 			Grace: 50 * time.Millisecond, Resident: f.read, Stuck: func(e *Exceeded) { called <- e }})
+		f.n.Store(1 << 30)
 		<-ctx.Done()
 		if ends {
 			stop()
