@@ -29,13 +29,25 @@ import (
 //     sharing a core share its time, as in a collective).
 //
 // Rank 0 fits the constants and broadcasts them, so every rank chooses alike.
+// Like the link probe's, the buffers share a budget among the world's ranks
+// (calSizes): calLarge and calReduce up to 32 ranks, less beyond, at least
+// calMin.
 const (
 	calSmall  = 8
 	calLarge  = 4 << 20
 	calReduce = 1 << 20
+	calMin    = 64 << 10
+	calBudget = 256 << 20
 	calWarmup = 3
 	calIters  = 30
 )
+
+// calSizes returns the sizes of the ring step and of the reductions that
+// calibrate on a world of ranks ranks.
+func calSizes(ranks int) (large, reduce int64) {
+	large = shareBudget(calBudget, ranks, calMin, calLarge)
+	return large, min(large, calReduce)
+}
 
 // calibration is the fitted model: alpha and beta for the backend, gamma
 // per data type.
@@ -129,12 +141,13 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 		return &calibration{base: coll.DefaultModel}, nil // nothing to choose between
 	}
 	// The sweep's buffers, allocated and touched already, when they are
-	// large enough; else two of calLarge for the calibration alone.
+	// large enough; else two of the ring step's size for the calibration alone.
+	stepBytes, reduceBytes := calSizes(n)
 	bp := r.bufs
-	if len(bp.a) < calLarge || len(bp.b) < calLarge {
+	if int64(len(bp.a)) < stepBytes || int64(len(bp.b)) < stepBytes {
 		bp = &bufferPool{}
 		defer bp.free()
-		if err := bp.alloc(calLarge); err != nil {
+		if err := bp.alloc(int(stepBytes)); err != nil {
 			return nil, err
 		}
 		touch(bp.a)
@@ -152,13 +165,13 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	}
 	small /= rdSteps(n)
 	large, err := timeRow(Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
-		Count: calLarge, Bytes: calLarge}, coll.Auto)
+		Count: int(stepBytes), Bytes: stepBytes}, coll.Auto)
 	if err != nil {
-		return nil, fmt.Errorf("timing a %s step: %w", FormatSize(calLarge), err)
+		return nil, fmt.Errorf("timing a %s step: %w", FormatSize(stepBytes), err)
 	}
 
 	dts := r.plan.DTypes
-	gamma, err := r.slowestReduce(ctx, dts, bp.a[:calReduce], bp.b[:calReduce])
+	gamma, err := r.slowestReduce(ctx, dts, bp.a[:reduceBytes], bp.b[:reduceBytes])
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +179,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	fit := make([]float64, 2+len(dts))
 	if r.comm.Rank() == 0 {
 		fit[0] = max(small, 1e-7)
-		fit[1] = max((large-small)/float64(calLarge-calSmall), 1e-12)
+		fit[1] = max((large-small)/float64(stepBytes-calSmall), 1e-12)
 		copy(fit[2:], gamma)
 	}
 	if fit, err = r.broadcastFloats(ctx, fit); err != nil {

@@ -17,8 +17,8 @@ const (
 )
 
 // DryRun writes what the plan would do, without running it: the matrix
-// of rows, the sizes, the memory each rank holds, and a rough estimate of
-// the duration.
+// of rows, the sizes, the memory the run takes on this machine (Memory,
+// part by part), and a rough estimate of the duration.
 func (p Plan) DryRun(w io.Writer) error {
 	rows := p.Rows()
 	perOp := map[string]int{}
@@ -73,13 +73,12 @@ func (p Plan) DryRun(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&b, "# rows: %d per run, %d in all\n", len(rows), len(rows)*runs)
-	perRank := p.MemoryNeeded() / int64(max(1, p.HostedRanksOrAll()))
+	mem := p.Memory()
 	if p.NoPayload {
 		fmt.Fprintf(&b, "# memory: no payload (--sim-data=false): the buffers take address space only, results are not checked\n")
-	} else {
-		fmt.Fprintf(&b, "# memory: about %s per rank, %s for the %d ranks on this machine\n",
-			HumanSize(perRank), HumanSize(p.MemoryNeeded()), p.HostedRanksOrAll())
 	}
+	fmt.Fprintf(&b, "# memory: about %s per rank, %s for the %d ranks on this machine: %s\n",
+		HumanSize(mem.Total()/int64(max(1, mem.Hosted))), HumanSize(mem.Total()), mem.Hosted, mem)
 	fmt.Fprintf(&b, "# estimated time: about %v (assuming %v per step and %g GB/s; the real figure depends on the machine)\n",
 		est.Round(time.Second), estimateStep, estimateGBps)
 	_, err := io.WriteString(w, b.String())

@@ -3,21 +3,45 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/bits"
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 )
 
-// The link probe behind --link-bw auto: every rank sends probeBytes to its
-// right neighbour while receiving as much from its left, all at once, which
-// is what one rank can move when every rank moves data (each rank's link is
-// busy in both directions, as in a ring step). The figure is the bytes one
-// rank receives per second, averaged as rows are.
+// The link probe behind --link-bw auto: every rank sends probeSize bytes
+// to its right neighbour while receiving as much from its left, all at
+// once, which is what one rank can move when every rank moves data (each
+// rank's link is busy in both directions, as in a ring step). The figure is
+// the bytes one rank receives per second, averaged as rows are.
+//
+// The probe's two buffers a rank share probeBudget among the ranks of the
+// world, at most probeMax and at least probeMin a message: 32 MiB up to 16
+// ranks, 1 MiB at 512, so that many ranks on one machine do not take most
+// of its memory for the probe alone. Every rank computes the same size from
+// the world's size, hosted here or not.
 const (
-	probeBytes  = 32 << 20
+	probeMax    = 32 << 20
+	probeMin    = 64 << 10
+	probeBudget = 1 << 30
 	probeWarmup = 3
 	probeIters  = 10
 )
+
+// probeSize returns the probe's message size on a world of ranks ranks.
+func probeSize(ranks int) int64 {
+	return shareBudget(probeBudget, ranks, probeMin, probeMax)
+}
+
+// shareBudget returns budget shared among the two buffers of each of
+// ranks ranks, rounded down to a power of two and kept in [lo, hi].
+func shareBudget(budget int64, ranks int, lo, hi int64) int64 {
+	share := budget / 2 / int64(max(ranks, 1))
+	if share < lo {
+		return lo
+	}
+	return min(hi, int64(1)<<(bits.Len64(uint64(share))-1))
+}
 
 // probeLink measures the link on this backend and returns GB/s, on every
 // rank alike (rank 0's figure is what the header reports).
@@ -28,10 +52,11 @@ func (r *rankRunner) probeLink(ctx context.Context) (float64, error) {
 	}
 	var bp bufferPool
 	defer bp.free()
-	if err := bp.alloc(probeBytes); err != nil {
+	size := probeSize(n)
+	if err := bp.alloc(int(size)); err != nil {
 		return 0, err
 	}
-	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: probeBytes, Bytes: probeBytes}
+	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: int(size), Bytes: size}
 	rec, err := r.probeRow(ctx, &bp, row, coll.Auto, probeWarmup, probeIters)
 	if err != nil {
 		return 0, err
@@ -52,7 +77,7 @@ func (r *rankRunner) probeDescription() string {
 		return "auto: one rank has no link; util not computed"
 	}
 	return fmt.Sprintf("auto: each of the %d ranks sends %s to its right neighbour while receiving from its left, all at once, on %s; %d timed iterations after %d warm-up",
-		r.comm.Size(), FormatSize(probeBytes), r.plan.Backend, probeIters, probeWarmup)
+		r.comm.Size(), FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeWarmup)
 }
 
 // broadcastFloats sends rank 0's v to every rank.

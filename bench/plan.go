@@ -138,7 +138,8 @@ type Plan struct {
 	// harness's own calls still carry data. Times are the same as with
 	// payload, since the simulated links time messages by their lengths.
 	NoPayload bool
-	// MemLimit is the memory the sweep may use in bytes (0: no limit).
+	// MemLimit is the memory the run may use in bytes (0: no limit):
+	// Validate refuses a plan whose estimate (Memory) is larger.
 	MemLimit int64
 	// HostedRanks is how many ranks share this machine's memory; 0 means
 	// all of them (one process, or -p on one machine).
@@ -256,9 +257,8 @@ func (p Plan) Validate() error {
 	case p.LinkInterGBps > 0 && !p.Topology.TwoLevel() && !p.TopologyAuto:
 		return fmt.Errorf("--link-bw inter=: a link between servers needs --topology with more than one server")
 	}
-	if n := p.sizeCount(); n > maxSizes {
-		return fmt.Errorf("--minbytes %d --maxbytes %d: the sweep has about %d sizes, at most %d (use a larger step)",
-			p.MinBytes, p.MaxBytes, n, maxSizes)
+	if err := p.validateCounts(); err != nil {
+		return err
 	}
 	if err := p.Inject.Validate(p.Ranks, p.Check); err != nil {
 		return err
@@ -280,11 +280,9 @@ func (p Plan) Validate() error {
 	if err := p.validateAlgos(); err != nil {
 		return err
 	}
-	if p.MemLimit > 0 {
-		if need := p.MemoryNeeded(); need > p.MemLimit {
-			return fmt.Errorf("--maxbytes %d: the sweep needs about %s of memory for %d ranks, more than the %s available",
-				p.MaxBytes, HumanSize(need), p.Ranks, HumanSize(p.MemLimit))
-		}
+	// Counted before the estimate, which counts the rows.
+	if err := p.checkMemory(); err != nil {
+		return err
 	}
 	return nil
 }
@@ -293,7 +291,6 @@ func (p Plan) Validate() error {
 // any machine could hold.
 const (
 	maxIters = 1_000_000
-	maxSizes = 100_000
 	// MaxRetry and MaxRetryPause bound --retry and its pauses, as HCCL
 	// bounds MaxCnt, HoldTime and IntervalTime.
 	MaxRetry      = 10
@@ -315,25 +312,6 @@ func (p Plan) validateRetry() error {
 	return nil
 }
 
-// sizeCount returns how many sizes the sweep has, without listing them.
-func (p Plan) sizeCount() int64 {
-	if p.MinBytes > p.MaxBytes {
-		return 0
-	}
-	if p.StepBytes > 0 {
-		return (p.MaxBytes-p.MinBytes)/p.StepBytes + 1
-	}
-	if p.StepFactor <= 1 {
-		return 0
-	}
-	// At least one byte per step; about log(max/min)/log(factor) steps.
-	var n int64
-	for s := float64(max(p.MinBytes, 1)); s <= float64(p.MaxBytes) && n <= maxSizes; n++ {
-		s = max(s*p.StepFactor, s+1)
-	}
-	return n
-}
-
 // bufferBytes returns the send and receive buffer sizes one rank needs for
 // op at a row size of size bytes.
 func bufferBytes(op coll.Op, n int, size int64) (send, recv int64) {
@@ -347,20 +325,16 @@ func bufferBytes(op coll.Op, n int, size int64) (send, recv int64) {
 	}
 }
 
-// MemoryNeeded estimates the memory the sweep takes, all ranks together:
-// each rank's send and receive buffers at the largest size, plus as much
-// again for algorithms' scratch space. Without payload (NoPayload) none of
-// them is backed by memory.
+// MemoryNeeded returns the part of the estimate (Memory) that payload
+// takes, all ranks of this machine together: the sweep's buffers, the
+// algorithms' scratch space and the copies --retry keeps. Without payload
+// (NoPayload) none of them is backed by memory.
 func (p Plan) MemoryNeeded() int64 {
-	if p.NoPayload {
-		return 0
-	}
-	var perRank int64
-	for _, op := range p.Ops {
-		for _, g := range p.groupList() {
-			s, r := bufferBytes(op, p.GroupSize(g), p.MaxBytes)
-			perRank = max(perRank, s+r+max(s, r))
+	var need int64
+	for _, part := range p.Memory().Parts {
+		if part.Flag == "maxbytes" || part.Flag == "retry" {
+			need += part.Bytes
 		}
 	}
-	return perRank * int64(p.HostedRanksOrAll())
+	return need
 }

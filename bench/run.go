@@ -183,6 +183,14 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 			return err
 		}
 	}
+	// Scratch space for the largest row now, once: grown row by row, a
+	// communicator would keep every size it outgrew mapped (coll.Comm's
+	// scratchBuf), without bound on a fine sweep, and fault pages in
+	// inside timed calls.
+	for _, g := range r.plan.groupList() {
+		c := r.groups[g]
+		c.Reserve(int(r.plan.bufferNeed(c.Size())))
+	}
 	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
 		r.cal = simCalibration(*links, r.plan.DTypes)
 	} else if r.plan.needsModel() && r.comm.Size() > 1 {

@@ -314,7 +314,7 @@ func (sc *Scenario) LayoutString() string {
 // communicator of every run (the baseline and one per domain), and the
 // link probe's buffers.
 func (sc *Scenario) MemoryPerRank() int64 {
-	need := int64(2 * scenProbeLarge)
+	need := 2 * scenProbeSize(sc.Ranks)
 	scratch := map[string]int64{}
 	for _, s := range sc.Steps {
 		if s.IsCompute() {

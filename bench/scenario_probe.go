@@ -19,9 +19,12 @@ import (
 // fixed amount of work.
 const (
 	// scenProbeSmall and scenProbeLarge are the sizes of the ring
-	// exchanges that measure alpha and beta.
-	scenProbeSmall = 8
-	scenProbeLarge = 1 << 20
+	// exchanges that measure alpha and beta; the large one shares
+	// scenProbeBudget among the ranks as the sweep's link probe does
+	// (scenProbeSize): scenProbeLarge up to 128 ranks, 64 KiB at 4096.
+	scenProbeSmall  = 8
+	scenProbeLarge  = 1 << 20
+	scenProbeBudget = 256 << 20
 	// scenProbeIters and scenProbeLargeIters are their timed iterations
 	// (the median counts), each after scenProbeWarmup untimed ones.
 	scenProbeIters      = 15
@@ -102,12 +105,13 @@ func (r *scenRank) calibrate(ctx context.Context) error {
 // and the median iteration counts. Every rank gets the same figures.
 func (r *scenRank) probe(ctx context.Context, t backends.Transport) error {
 	var send, recv []byte
+	size := scenProbeSize(t.Size())
 	for d, dom := range r.domains {
 		if !r.links[d] {
 			continue
 		}
 		if send == nil {
-			send, recv = make([]byte, scenProbeLarge), make([]byte, scenProbeLarge)
+			send, recv = make([]byte, size), make([]byte, size)
 		}
 		comm, err := r.domainComm(t, dom)
 		if err != nil {
@@ -119,12 +123,18 @@ func (r *scenRank) probe(ctx context.Context, t backends.Transport) error {
 		}
 		large, err := r.probeTime(ctx, comm, send, recv, scenProbeLargeIters)
 		if err != nil {
-			return fmt.Errorf("measuring %s links with %s exchanges: %w", dom, FormatSize(scenProbeLarge), err)
+			return fmt.Errorf("measuring %s links with %s exchanges: %w", dom, FormatSize(size), err)
 		}
 		r.alpha[d] = small
-		r.beta[d] = float64(scenProbeLarge-scenProbeSmall) / max(large-small, large/10)
+		r.beta[d] = float64(size-scenProbeSmall) / max(large-small, large/10)
 	}
 	return nil
+}
+
+// scenProbeSize returns the large probe exchange's size on a world of
+// ranks ranks.
+func scenProbeSize(ranks int) int64 {
+	return shareBudget(scenProbeBudget, ranks, probeMin, scenProbeLarge)
 }
 
 // probeTime times iters ring exchanges of len(send) bytes in comm, after

@@ -11,24 +11,45 @@ import (
 // Sizes returns the requested sizes of the sweep: MinBytes, then each size
 // times StepFactor (or plus StepBytes), for as long as the size does not
 // exceed MaxBytes. MaxBytes itself is included when the steps land on it.
-// A multiplicative step always advances by at least one byte.
+// A multiplicative step always advances by at least one byte. Validate
+// bounds how many there are (maxSizes); call it first.
 func (p Plan) Sizes() []int64 {
 	var out []int64
-	for s := p.MinBytes; s <= p.MaxBytes; {
+	p.eachSize(func(s int64) bool {
 		out = append(out, s)
-		var next int64
-		if p.StepBytes > 0 {
-			next = s + p.StepBytes
-		} else {
-			f := math.Round(float64(s) * p.StepFactor)
-			if f > MaxSize {
-				break
-			}
-			next = max(int64(f), s+1)
-		}
-		s = next
-	}
+		return true
+	})
 	return out
+}
+
+// eachSize calls f with every size of the sweep in order (see Sizes), until
+// f returns false, without listing them.
+func (p Plan) eachSize(f func(int64) bool) {
+	for s := p.MinBytes; s <= p.MaxBytes; {
+		if !f(s) {
+			return
+		}
+		s = p.nextSize(s)
+		if s < 0 {
+			return
+		}
+	}
+}
+
+// nextSize returns the size after s, or -1 past the largest size a plan
+// accepts.
+func (p Plan) nextSize(s int64) int64 {
+	if p.StepBytes > 0 {
+		if s > MaxSize-p.StepBytes {
+			return -1
+		}
+		return s + p.StepBytes
+	}
+	f := math.Round(float64(s) * p.StepFactor)
+	if f > MaxSize {
+		return -1
+	}
+	return max(int64(f), s+1)
 }
 
 // SweepString describes the sizes for the header.
@@ -37,7 +58,8 @@ func (p Plan) SweepString() string {
 	if p.StepBytes > 0 {
 		step = fmt.Sprintf("step %d B", p.StepBytes)
 	}
-	return fmt.Sprintf("%d..%d B by %s (%d sizes)", p.MinBytes, p.MaxBytes, step, len(p.Sizes()))
+	n, _ := p.sizeCount()
+	return fmt.Sprintf("%d..%d B by %s (%d sizes)", p.MinBytes, p.MaxBytes, step, n)
 }
 
 // Row is one measurement of a plan: a collective call shape.

@@ -104,8 +104,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stopProfile()
 	}
-	sum, err := bench.Run(ctx, plan, sink)
+	gctx, stopGuard := guardMemory(ctx, plan.Memory().Total(), stderr, programName)
+	sum, err := bench.Run(gctx, plan, sink)
+	stopGuard()
 	switch {
+	case err != nil && memoryStopped(gctx, stderr, programName):
+		return exitFailed
 	case err != nil && ctx.Err() != nil:
 		// Ranks that write no output (tcp's children) leave the saying to
 		// rank 0.

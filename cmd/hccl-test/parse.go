@@ -116,7 +116,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.StringVar(&o.csv, "csv", "", "also write every measurement to this CSV file (- for stdout, instead of the table)")
 	fs.StringVar(&o.json, "json", "", "also write every measurement as JSON lines to this file (- for stdout)")
 	fs.StringVar(&o.bench, "bench", "", "also write Go benchmark format, for benchstat, to this file (- for stdout)")
-	fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan, the memory per rank and an estimate of the time, and exit")
+	fs.BoolVar(&o.dryRun, "dry-run", false, fmt.Sprintf("print the plan, the memory the run takes part by part, and an estimate of the time,\nand exit (a plan may have at most %d sizes and %d rows, all runs counted)", bench.MaxSizes, bench.MaxRows))
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "show this help")
 

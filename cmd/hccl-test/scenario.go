@@ -47,7 +47,8 @@ Exit status: 0 done, 1 the run failed, 2 bad file or flags, 3 wrong results.
 type scenarioRun struct {
 	sc     *bench.Scenario
 	opts   bench.ScenarioOptions
-	writes bool // this process hosts rank 0 and writes the report
+	memory int64 // the estimate the run's memory guard compares with
+	writes bool  // this process hosts rank 0 and writes the report
 }
 
 // runScenario is `hccl-test scenario [flags] FILE`.
@@ -63,8 +64,12 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer reportOnSIGQUIT(stderr)()
-	rep, err := bench.RunScenario(ctx, r.sc, r.opts, stdout)
+	gctx, stopGuard := guardMemory(ctx, r.memory, stderr, programName+" scenario")
+	rep, err := bench.RunScenario(gctx, r.sc, r.opts, stdout)
+	stopGuard()
 	switch {
+	case err != nil && memoryStopped(gctx, stderr, programName+" scenario"):
+		return exitFailed
 	case err != nil && ctx.Err() != nil:
 		if r.writes {
 			fmt.Fprintf(stderr, "%s scenario: interrupted\n", programName)
@@ -188,12 +193,13 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if p.LaunchedRank >= 0 {
 		hosted = 1
 	}
-	if avail := bench.AvailableMemory(); avail > 0 && !o.NoPayload && sc.MemoryPerRank()*hosted > avail {
-		return scenarioRun{}, fmt.Errorf("%s: the scenario needs about %s of memory for %d ranks, more than the %s available",
-			file, bench.HumanSize(sc.MemoryPerRank()*hosted), hosted, bench.HumanSize(avail))
+	mem := sc.Memory(o.Backend, int(hosted), o.NoPayload)
+	if avail := bench.AvailableMemory(); avail > 0 && mem.Total() > avail {
+		return scenarioRun{}, fmt.Errorf("%s: the scenario needs about %s of memory for %d ranks (%s the most), more than the %s available",
+			file, bench.HumanSize(mem.Total()), hosted, mem.Largest().Name, bench.HumanSize(avail))
 	}
 	o.Args = append([]string{"scenario"}, args...)
-	return scenarioRun{sc: sc, opts: o, writes: p.WritesOutput()}, nil
+	return scenarioRun{sc: sc, opts: o, writes: p.WritesOutput(), memory: mem.Total()}, nil
 }
 
 // scenarioLinks reads a scenario's simulated links on --backend sim from
