@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // sizeValue is a pflag.Value for byte sizes with K/M/G suffixes.
@@ -26,19 +27,16 @@ func (s *sizeValue) Set(v string) error {
 }
 
 // durationValue is a pflag.Value for a time limit: a Go duration (90s,
-// 2m) or a plain number of seconds, as nccl-tests' -T takes it.
+// 2m) or a plain number of seconds, as nccl-tests' -T takes it, from 0 to
+// limits.MaxDuration (Plan.Validate refuses 0 where it means nothing).
 type durationValue time.Duration
 
 func (d *durationValue) String() string { return time.Duration(*d).String() }
 func (d *durationValue) Type() string   { return "duration" }
 func (d *durationValue) Set(v string) error {
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		*d = durationValue(time.Duration(secs * float64(time.Second)))
-		return nil
-	}
-	t, err := time.ParseDuration(v)
+	t, err := limits.Duration(v, limits.SecondsOrDuration, 0)
 	if err != nil {
-		return fmt.Errorf("%q is neither seconds nor a duration such as 90s or 2m", v)
+		return err
 	}
 	*d = durationValue(t)
 	return nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // errHelpShown reports that --help was asked for and printed.
@@ -214,11 +214,11 @@ func envDuration(name string, d *durationValue) error {
 	if v == "" {
 		return nil
 	}
-	secs, err := strconv.ParseFloat(v, 64)
-	if err != nil || secs <= 0 {
-		return fmt.Errorf("%s=%q: want a positive number of seconds", name, v)
+	t, err := limits.Duration(v, limits.Seconds, 1)
+	if err != nil {
+		return fmt.Errorf("%s=%q: want a positive number of seconds: %w", name, v, err)
 	}
-	*d = durationValue(time.Duration(secs * float64(time.Second)))
+	*d = durationValue(t)
 	return nil
 }
 

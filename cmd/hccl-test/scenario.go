@@ -129,8 +129,8 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		return scenarioRun{}, errors.New("--slowdown: empty (want a percentage such as 50%)")
 	case timeout.duration() <= 0:
 		return scenarioRun{}, fmt.Errorf("--timeout %v: must be positive", timeout.duration())
-	case connect.duration() < 0:
-		return scenarioRun{}, fmt.Errorf("--connect-timeout %v: must not be negative", connect.duration())
+	case connect.duration() <= 0:
+		return scenarioRun{}, fmt.Errorf("--connect-timeout %v: must be positive", connect.duration())
 	}
 	if o.Master != "" {
 		if _, port, err := net.SplitHostPort(o.Master); err != nil || port == "" {
