@@ -108,7 +108,7 @@ func Duration(s string, f Form, min time.Duration) (time.Duration, error) {
 	}
 	if d < min {
 		if min == 1 {
-			return 0, outOfRange("%v: must be positive", d)
+			return 0, outOfRange("%v: want a positive duration", d)
 		}
 		return 0, outOfRange("%v: shorter than the least useful %v", d, min)
 	}
@@ -234,4 +234,32 @@ func numberEnd(s string) int {
 		}
 	}
 	return i
+}
+
+// AddDurations returns the sum of durations that are not negative,
+// saturating at math.MaxInt64 nanoseconds instead of wrapping to a
+// negative time.
+func AddDurations(ds ...time.Duration) time.Duration {
+	var sum time.Duration
+	for _, d := range ds {
+		if d > math.MaxInt64-sum {
+			return math.MaxInt64
+		}
+		sum += d
+	}
+	return sum
+}
+
+// DurationOf returns secs seconds as a Duration, saturating at
+// math.MaxInt64 nanoseconds (and 0 below 0 or for NaN) instead of
+// overflowing.
+func DurationOf(secs float64) time.Duration {
+	ns := secs * 1e9
+	switch {
+	case !(ns > 0):
+		return 0
+	case ns >= math.MaxInt64:
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }

@@ -2,6 +2,7 @@ package limits
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestDuration(t *testing.T) {
 		{in: "-5", form: Seconds, err: "must not be negative", rng: true},
 		{in: "-5ms", form: GoDuration, err: "must not be negative", rng: true},
 		{in: "1e-10", form: Seconds, err: "shorter than 1ns", rng: true},
-		{in: "0", form: Seconds, min: 1, err: "must be positive", rng: true},
+		{in: "0", form: Seconds, min: 1, err: "want a positive duration", rng: true},
 		{in: "90", form: GoDuration, err: "is not a duration such as 2us"},
 		{in: "2m", form: Seconds, err: "want a number of seconds"},
 		{in: "soon", form: SecondsOrDuration, err: "neither seconds nor a duration"},
@@ -111,6 +112,28 @@ func TestRate(t *testing.T) {
 		}
 		if tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("Rate(%q) = %v, %v; want an error containing %q", tc.in, got, err, tc.err)
+		}
+	}
+}
+
+func TestSaturation(t *testing.T) {
+	const maxD = time.Duration(1<<63 - 1)
+	tests := []struct {
+		name string
+		got  time.Duration
+		want time.Duration
+	}{
+		{"sum", AddDurations(time.Second, 2*time.Second), 3 * time.Second},
+		{"sum past the end", AddDurations(maxD/2, maxD/2, 2), maxD},
+		{"a week a million times", AddDurations(MaxDuration, maxD-MaxDuration/2), maxD},
+		{"seconds", DurationOf(1.5), 1500 * time.Millisecond},
+		{"a PiB at 1B/s", DurationOf(MaxSize / MinRate), maxD},
+		{"NaN", DurationOf(math.NaN()), 0},
+		{"negative", DurationOf(-1), 0},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, tc.got, tc.want)
 		}
 	}
 }
