@@ -278,6 +278,9 @@ func (p Plan) Validate() error {
 			return fmt.Errorf("--master %q: want host:port, rank 0's rendezvous address", p.Master)
 		}
 	}
+	if err := backends.CheckConfig(p.Backend, p.config()); err != nil {
+		return err
+	}
 	if err := p.validateAlgos(); err != nil {
 		return err
 	}

@@ -149,6 +149,9 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if err := p.ApplyLauncher(fs.Changed("ranks")); err != nil {
 		return scenarioRun{}, err
 	}
+	if err := backends.CheckConfig(o.Backend, backends.Config{Ranks: p.Ranks, Master: o.Master, Bind: o.Bind}); err != nil {
+		return scenarioRun{}, err
+	}
 	ov := bench.ScenarioOverrides{Iterations: *iters, Slowdown: *slowdown}
 	switch {
 	case p.LaunchedRank >= 0:
