@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // children are the rank processes hccl-test -p started: the same program
@@ -167,7 +169,8 @@ func describeExit(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by " + ws.Signal().String()
+			// Signal.String is the description ("killed"), not the name.
+			return fmt.Sprintf("was killed by signal %d (%s)", int(ws.Signal()), unix.SignalName(ws.Signal()))
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	}
