@@ -53,6 +53,9 @@ func splitList[T any](flag, v string, all func() []T, parse func(string) (T, err
 		if strings.TrimSpace(part) == "" {
 			continue
 		}
+		if strings.EqualFold(strings.TrimSpace(part), "all") {
+			return nil, fmt.Errorf("--%s %q: \"all\" cannot be combined with other names", flag, v)
+		}
 		x, err := parse(part)
 		if err != nil {
 			return nil, fmt.Errorf("--%s: %w", flag, err)
