@@ -10,8 +10,9 @@ import (
 // it only counts the rest: an error names ranges, never all of 4096 ranks.
 const maxRankRuns = 16
 
-// RankList names a set of ranks for a message, in order, consecutive
-// ranks as ranges: "rank 3", "ranks 3-4095", "ranks 0, 2-5, 9". Past
+// RankList names a set of ranks for a message, in order, three or more
+// consecutive ranks as a range: "rank 3", "ranks 3, 4", "ranks 3-4095",
+// "ranks 0, 2-5, 9". Past
 // maxRankRuns ranges it names the first ones and counts the rest, so the
 // text stays short whatever the world's size. Duplicates count once; ranks
 // need not be sorted.
@@ -40,10 +41,13 @@ func RankList(ranks []int) string {
 		if runs > 0 {
 			b.WriteString(", ")
 		}
-		if j > i {
-			fmt.Fprintf(&b, "%d-%d", rs[i], rs[j])
-		} else {
+		switch j - i {
+		case 0:
 			fmt.Fprintf(&b, "%d", rs[i])
+		case 1: // two are as short listed
+			fmt.Fprintf(&b, "%d, %d", rs[i], rs[j])
+		default:
+			fmt.Fprintf(&b, "%d-%d", rs[i], rs[j])
 		}
 		runs++
 		shown += j - i + 1
