@@ -9,10 +9,14 @@ import (
 )
 
 // CheckConfig implements backends.ConfigChecker: the rendezvous address
-// must be host:port with a port number, and --bind an address of this
-// machine or one of its network interfaces, so that neither mistake
-// surfaces only once ranks start.
+// must be host:port with a port number, --bind an address of this machine
+// or one of its network interfaces, and HCCL_TEST_SPIN a duration from 0
+// to maxSpin, so that no such mistake surfaces only once ranks start (or,
+// for HCCL_TEST_SPIN, never).
 func (Backend) CheckConfig(cfg backends.Config) error {
+	if _, err := spinFromEnv(); err != nil {
+		return err
+	}
 	if cfg.Master != "" {
 		if err := checkAddress(cfg.Master); err != nil {
 			return fmt.Errorf("--master %q: %w", cfg.Master, err)
