@@ -22,20 +22,37 @@ func (Backend) CheckConfig(cfg backends.Config) error {
 			return fmt.Errorf("--master %q: %w", cfg.Master, err)
 		}
 	}
-	if cfg.Bind == "" {
-		return nil
+	r, launched, err := detectLaunch(getenv, cfg.Master)
+	if err != nil {
+		return err
 	}
-	host, err := bindHost(cfg.Bind)
+	if !launched { // this process is rank 0 and starts the others
+		r = role{Rank: 0, Master: cfg.Master}
+		if r.Master == "" {
+			r.Master = "127.0.0.1:0"
+		}
+	}
+	addr, err := listenAddress(r, cfg.Bind)
 	if err != nil {
 		return err
 	}
 	// Listening, for a moment, is the one exact test of an address that
-	// ranks will listen on.
+	// this rank will listen on; on port 0, as the port itself may be free
+	// or taken by the time the rank starts.
+	host, _, _ := net.SplitHostPort(addr)
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
+	switch {
+	case err == nil:
+		return ln.Close()
+	case cfg.Bind != "":
 		return fmt.Errorf("--bind %q: not an address of this machine: %w", cfg.Bind, err)
+	default:
+		from := "rendezvous address"
+		if !launched {
+			from = "--master"
+		}
+		return fmt.Errorf("%s %q: rank 0 listens there, but %q is not an address of this machine: %w", from, r.Master, host, err)
 	}
-	return ln.Close()
 }
 
 // checkAddress checks a rendezvous address: host:port, the port a number
