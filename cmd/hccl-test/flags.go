@@ -26,6 +26,28 @@ func (s *sizeValue) Set(v string) error {
 	return nil
 }
 
+// countValue is a pflag.Value for a whole number such as -n or -p, read by
+// limits.Count (pflag's own calls 99999999999999999999 "not an integer");
+// each flag's own limits are checked with the plan.
+type countValue int
+
+// newCount sets *p to v and returns *p as a countValue.
+func newCount(p *int, v int) *countValue {
+	*p = v
+	return (*countValue)(p)
+}
+
+func (c *countValue) String() string { return strconv.Itoa(int(*c)) }
+func (c *countValue) Type() string   { return "int" }
+func (c *countValue) Set(s string) error {
+	n, err := limits.Count(s)
+	if err != nil {
+		return err
+	}
+	*c = countValue(n)
+	return nil
+}
+
 // durationValue is a pflag.Value for a time limit: a Go duration (90s,
 // 2m) or a plain number of seconds, as nccl-tests' -T takes it, from 0 to
 // limits.MaxDuration (Plan.Validate refuses 0 where it means nothing).

@@ -88,8 +88,10 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.SortFlags = false
 	o := bench.ScenarioOptions{Backend: "shm"}
 	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " "))
-	ranks := fs.IntP("ranks", "p", 0, "number of ranks, in place of the file's")
-	iters := fs.IntP("iters", "n", 0, "timed iterations of the step per run, in place of the\nfile's")
+	ranks := new(int)
+	fs.VarP(newCount(ranks, 0), "ranks", "p", "number of ranks, in place of the file's")
+	iters := new(int)
+	fs.VarP(newCount(iters, 0), "iters", "n", "timed iterations of the step per run, in place of the\nfile's")
 	slowdown := fs.String("slowdown", "", "how much slower a domain's links are made in its run,\nin place of the file's slowdown (default 50%)")
 	fs.StringVar(&o.InjectText, "inject", "", "faults to inject in every run, the baseline included\n(README), "+inject.Grammar)
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of --inject's random choices")

@@ -263,3 +263,19 @@ func DurationOf(secs float64) time.Duration {
 	}
 	return time.Duration(ns)
 }
+
+// MaxCount bounds a count a user gives (iterations, ranks, runs, a root):
+// every flag has its own, smaller limit as well, which its check names.
+const MaxCount = 1 << 31
+
+// Count parses a whole number within ±MaxCount.
+func Count(s string) (int, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%q is not a whole number", s)
+	case err != nil || n > MaxCount || n < -MaxCount:
+		return 0, outOfRange("%q: want a number from %d to %d", s, -MaxCount, MaxCount)
+	}
+	return int(n), nil
+}

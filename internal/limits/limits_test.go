@@ -137,3 +137,29 @@ func TestSaturation(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+		err  string
+	}{
+		{in: "20", want: 20},
+		{in: "-1", want: -1},
+		{in: "2147483648", want: MaxCount},
+		{in: "2147483649", err: "want a number from -2147483648 to 2147483648"},
+		{in: "99999999999999999999", err: "want a number from"},
+		{in: "1.5", err: "is not a whole number"},
+		{in: "0x10", err: "is not a whole number"},
+		{in: "", err: "is not a whole number"},
+	}
+	for _, tc := range tests {
+		got, err := Count(tc.in)
+		if tc.err == "" && (err != nil || got != tc.want) {
+			t.Errorf("Count(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+		if tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("Count(%q) = %d, %v; want an error containing %q", tc.in, got, err, tc.err)
+		}
+	}
+}
