@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // GroupKinds are the communication domains --groups knows, in the order
@@ -46,8 +48,10 @@ func parseLayout(label, s string, n int, ranksFrom string) (Layout, []string, er
 		kind, val, ok := strings.Cut(strings.TrimSpace(part), "=")
 		kind = strings.ToLower(strings.TrimSpace(kind))
 		i := slices.Index(GroupKinds, kind)
-		size, err := strconv.Atoi(strings.TrimSpace(val))
+		size, err := limits.Count(val)
 		switch {
+		case errors.Is(err, limits.ErrRange):
+			return Layout{}, nil, fmt.Errorf("%s %q: %s=%s: want 1 to %d ranks per group", label, s, kind, strings.TrimSpace(val), maxGroupRanks)
 		case !ok || err != nil:
 			return Layout{}, nil, fmt.Errorf("%s %q: %q is not KIND=SIZE (kinds: %s)", label, s, part, strings.Join(GroupKinds, " "))
 		case i < 0:

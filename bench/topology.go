@@ -1,11 +1,12 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // Topology is how the ranks sit on servers (--topology): PerServer
@@ -22,7 +23,10 @@ func ParseTopology(s string, n int) (Topology, error) {
 	var t Topology
 	for _, part := range strings.Split(s, ",") {
 		key, val, ok := strings.Cut(strings.TrimSpace(part), "=")
-		v, err := strconv.Atoi(strings.TrimSpace(val))
+		v, err := limits.Count(val)
+		if errors.Is(err, limits.ErrRange) {
+			return Topology{}, fmt.Errorf("--topology %q: %q: %w", s, part, err)
+		}
 		if !ok || err != nil || v < 1 {
 			return Topology{}, fmt.Errorf("--topology %q: %q is not servers=S or per-server=P with a positive number", s, part)
 		}

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // parseDomains reads --groups (already in p.LayoutText), --group, --fusion
@@ -26,8 +27,11 @@ func parseDomains(p *bench.Plan, groups, fusion, overlap string) error {
 	}
 	if fusion != "" {
 		for _, f := range strings.Split(fusion, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
+			n, err := limits.Count(f)
+			switch {
+			case errors.Is(err, limits.ErrRange):
+				return fmt.Errorf("--fusion %s: want bucket counts from 1 to %d", strings.TrimSpace(f), bench.MaxBuckets)
+			case err != nil:
 				return fmt.Errorf("--fusion %q: %q is not a bucket count", fusion, f)
 			}
 			p.Fusion = append(p.Fusion, n)
