@@ -53,3 +53,20 @@ func TestDryRunDomains(t *testing.T) {
 		}
 	}
 }
+
+// TestDryRunEstimateAtLimits: a plan at every limit at once has an estimate
+// past what a time.Duration holds; it is said so, not wrapped to a negative
+// time.
+func TestDryRunEstimateAtLimits(t *testing.T) {
+	p := DefaultPlan()
+	p.Backend, p.NoPayload, p.Check = "shm", true, false
+	p.MinBytes, p.MaxBytes, p.Ranks = 1<<40, 1<<40, 4096
+	p.Iters, p.Warmup, p.Runs = maxIters, maxIters, maxIters
+	var b strings.Builder
+	if err := p.DryRun(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "# estimated time: more than 100 years") {
+		t.Errorf("dry run:\n%s", out)
+	}
+}
