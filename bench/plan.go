@@ -366,5 +366,11 @@ func (p Plan) MemoryNeeded() int64 {
 			perRank = max(perRank, s+r+max(s, r))
 		}
 	}
-	return perRank * int64(p.HostedRanksOrAll())
+	// Saturates: 1 PiB (-e at its limit) on 4096 ranks is past an int64,
+	// and a product that wrapped negative would pass the memory check.
+	hosted := int64(max(p.HostedRanksOrAll(), 1))
+	if perRank > math.MaxInt64/hosted {
+		return math.MaxInt64
+	}
+	return perRank * hosted
 }
