@@ -1,6 +1,7 @@
 package backends
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -16,6 +17,31 @@ import (
 // time.
 type Clock interface {
 	Now() time.Duration
+}
+
+// ClockLimit is the furthest a virtual clock may go: 100 years of
+// simulated time, a third of what a time.Duration holds, so that every
+// time derived from the clocks (differences, sums of a row's iterations)
+// is a Duration too. A backend in virtual time does its arithmetic on the
+// clocks without wrapping and stops a clock at ClockLimit.
+const ClockLimit = 100 * 365 * 24 * time.Hour
+
+// ErrClockLimit is what CheckClock's error wraps: the simulated world was
+// too slow for what was asked of it (a tiny bandwidth, a huge latency or
+// hold) to be counted.
+var ErrClockLimit = errors.New("the virtual clock reached its limit of 100 years")
+
+// CheckClock returns an error wrapping ErrClockLimit once t's virtual clock
+// (found as ClockOf finds it) has reached ClockLimit, nil otherwise or on a
+// backend in wall time. Call it between calls, when none of the rank's
+// requests is pending, so that the rank can stop without leaving its peers
+// waiting on a message of its.
+func CheckClock(t Transport) error {
+	c, ok := ClockOf(t)
+	if !ok || c.Now() < ClockLimit {
+		return nil
+	}
+	return fmt.Errorf("%w: the simulated links, latencies or holds are too slow for this sweep (use a faster --link-bw, --sim-alpha or --inject, or a smaller -e or -n)", ErrClockLimit)
 }
 
 // WaitClock is a Clock that also counts the virtual time its rank spent

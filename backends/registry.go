@@ -80,6 +80,28 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// ConfigChecker is implemented by backends that can check the options
+// of a Config that concern them (addresses, interfaces) before any rank
+// starts, so that a mistake in them is refused as bad input. CheckConfig
+// must not start anything that outlives it; its error names the flag and
+// the value.
+type ConfigChecker interface {
+	CheckConfig(cfg Config) error
+}
+
+// CheckConfig has the backend registered as name check cfg, if it is a
+// ConfigChecker.
+func CheckConfig(name string, cfg Config) error {
+	b, err := Lookup(name)
+	if err != nil {
+		return err
+	}
+	if c, ok := b.(ConfigChecker); ok {
+		return c.CheckConfig(cfg)
+	}
+	return nil
+}
+
 // Launch describes a world started by an external launcher (mpirun, srun,
 // torchrun) as this process sees it.
 type Launch struct {

@@ -5,6 +5,9 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // Rough costs behind the dry run's time estimate: what a small step and a
@@ -39,16 +42,22 @@ func (p Plan) DryRun(w io.Writer) error {
 	for _, s := range p.Sizes() {
 		sizes = append(sizes, FormatSize(s))
 	}
-	var est time.Duration
+	// In float seconds: a plan at every limit at once (-n, -w, --runs, -p)
+	// is past what a Duration holds; it prints as "more than 100 years".
+	var estSecs float64
 	runs := max(p.Runs, 1)
 	for _, r := range rows {
 		steps := 2 * p.Ranks
 		bytes := float64(r.Bytes) * float64(max(2, r.Op.Blocks(p.Ranks)))
-		one := time.Duration(steps)*estimateStep + time.Duration(bytes/(estimateGBps*1e9)*float64(time.Second))
+		one := float64(steps)*estimateStep.Seconds() + bytes/(estimateGBps*1e9)
 		iters := p.Warmup + p.Iters + estimateOverrun
-		est += time.Duration(iters) * one
+		estSecs += float64(iters) * one
 	}
-	est *= time.Duration(runs)
+	estSecs *= float64(runs)
+	est := fmt.Sprintf("about %v", limits.DurationOf(estSecs).Round(time.Second))
+	if estSecs > backends.ClockLimit.Seconds() {
+		est = "more than 100 years"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# dry run: nothing is started\n")
 	fmt.Fprintf(&b, "# backend %s  ranks %d  algo %s  runs %d  iters %d  warmup %d  check %v\n",
@@ -79,8 +88,8 @@ func (p Plan) DryRun(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "# memory: about %s per rank, %s for the %d ranks on this machine: %s\n",
 		HumanSize(mem.Total()/int64(max(1, mem.Hosted))), HumanSize(mem.Total()), mem.Hosted, mem)
-	fmt.Fprintf(&b, "# estimated time: about %v (assuming %v per step and %g GB/s; the real figure depends on the machine)\n",
-		est.Round(time.Second), estimateStep, estimateGBps)
+	fmt.Fprintf(&b, "# estimated time: %s (assuming %v per step and %g GB/s; the real figure depends on the machine)\n",
+		est, estimateStep, estimateGBps)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

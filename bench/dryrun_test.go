@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -51,5 +52,37 @@ func TestDryRunDomains(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("dry run lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestDryRunEstimateAtLimits: a plan at every limit at once has an estimate
+// past what a time.Duration holds; it is said so, not wrapped to a negative
+// time.
+func TestDryRunEstimateAtLimits(t *testing.T) {
+	p := DefaultPlan()
+	p.Backend, p.NoPayload, p.Check = "shm", true, false
+	p.MinBytes, p.MaxBytes, p.Ranks = 1<<40, 1<<40, 4096
+	p.Iters, p.Warmup, p.Runs = maxIters, maxIters, maxIters
+	var b strings.Builder
+	if err := p.DryRun(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "# estimated time: more than 100 years") {
+		t.Errorf("dry run:\n%s", out)
+	}
+}
+
+// TestMemoryNeededSaturates: -e at its limit on 4096 ranks needs more bytes
+// than an int64 counts; the estimate saturates and the plan is refused,
+// where the product wrapped negative and passed the memory check.
+func TestMemoryNeededSaturates(t *testing.T) {
+	p := DefaultPlan()
+	p.Ops = []coll.Op{coll.Broadcast}
+	p.MaxBytes, p.Ranks, p.MemLimit = MaxSize, 4096, 1<<34
+	if got := p.MemoryNeeded(); got != math.MaxInt64 {
+		t.Errorf("MemoryNeeded = %d, want %d", got, int64(math.MaxInt64))
+	}
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "of memory for 4096 ranks") {
+		t.Errorf("Validate: %v, want the memory check's refusal", err)
 	}
 }

@@ -1,11 +1,12 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
@@ -50,8 +51,10 @@ func parseLayout(label, s string, n int, ranksFrom string) (Layout, []string, er
 	}
 	for j, kind := range kinds {
 		i := slices.Index(GroupKinds, kind)
-		size, err := strconv.Atoi(vals[j])
+		size, err := limits.Count(vals[j])
 		switch {
+		case errors.Is(err, limits.ErrRange):
+			return Layout{}, nil, fmt.Errorf("%s %q: %s=%s: want 1 to %d ranks per group", label, s, kind, strings.TrimSpace(vals[j]), maxGroupRanks)
 		case err != nil:
 			return Layout{}, nil, fmt.Errorf("%s %q: %q is not KIND=SIZE (kinds: %s)", label, s, strings.Split(s, ",")[j], strings.Join(GroupKinds, " "))
 		case i < 0:

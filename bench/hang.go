@@ -46,25 +46,79 @@ func hangReport(err error) error {
 		return err
 	}
 	sort.Slice(calls, func(i, j int) bool { return calls[i].Rank < calls[j].Rank })
-	var in, past, before []string
+	// Ranks still in the op say each what it waited for, up to
+	// maxHangDetails of them; ranks elsewhere are grouped by the op they
+	// were in, as ranges: the report stays one short line at 4096 ranks.
+	var in []int
+	var details []string
+	var past, before rankGroups
 	for _, ce := range calls {
 		switch {
 		case ce.Seq == timedOut.Seq:
-			in = append(in, fmt.Sprintf("rank %d (%s)", ce.Rank, waitingOn(ce.Err)))
+			in = append(in, ce.Rank)
+			if len(details) < maxHangDetails {
+				details = append(details, fmt.Sprintf("rank %d (%s)", ce.Rank, waitingOn(ce.Err)))
+			}
 		case ce.Seq > timedOut.Seq:
-			past = append(past, fmt.Sprintf("rank %d (now in op #%d %s)", ce.Rank, ce.Seq, ce.Call))
+			past.add(ce.Rank, fmt.Sprintf("now in op #%d %s", ce.Seq, ce.Call))
 		default:
-			before = append(before, fmt.Sprintf("rank %d (in op #%d %s)", ce.Rank, ce.Seq, ce.Call))
+			before.add(ce.Rank, fmt.Sprintf("in op #%d %s", ce.Seq, ce.Call))
 		}
 	}
-	report := fmt.Sprintf("op #%d %s timed out; still in it: %s", timedOut.Seq, timedOut.Call, listOrNone(in))
-	if len(past) > 0 {
-		report += "; finished it: " + strings.Join(past, ", ")
+	stillIn := "none"
+	if len(in) > 0 {
+		stillIn = strings.Join(details, ", ")
+		if len(in) > len(details) {
+			stillIn = fmt.Sprintf("%s (%d ranks): %s, and %d more", backends.RankList(in), len(in), stillIn, len(in)-len(details))
+		}
 	}
-	if len(before) > 0 {
-		report += "; had not reached it: " + strings.Join(before, ", ")
+	report := fmt.Sprintf("op #%d %s timed out; still in it: %s", timedOut.Seq, timedOut.Call, stillIn)
+	if len(past.order) > 0 {
+		report += "; finished it: " + past.String()
+	}
+	if len(before.order) > 0 {
+		report += "; had not reached it: " + before.String()
 	}
 	return fmt.Errorf("%w; %s", first, report)
+}
+
+// maxHangDetails is how many ranks still in a timed-out op the hang report
+// describes one by one.
+const maxHangDetails = 8
+
+// rankGroups gathers ranks by what they were doing, in the order the
+// doings were first seen.
+type rankGroups struct {
+	order []string
+	ranks map[string][]int
+}
+
+func (g *rankGroups) add(rank int, doing string) {
+	if g.ranks == nil {
+		g.ranks = map[string][]int{}
+	}
+	if _, ok := g.ranks[doing]; !ok {
+		g.order = append(g.order, doing)
+	}
+	g.ranks[doing] = append(g.ranks[doing], rank)
+}
+
+// String is "rank 0 (now in op #8 gather(...)), ranks 4-9 (now in op #9
+// barrier)", at most maxHangDetails groups, then a count of the rest.
+func (g rankGroups) String() string {
+	var parts []string
+	rest := 0
+	for i, doing := range g.order {
+		if i == maxHangDetails {
+			rest = len(g.order) - i
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", backends.RankList(g.ranks[doing]), doing))
+	}
+	if rest > 0 {
+		parts = append(parts, fmt.Sprintf("and ranks in %d other ops", rest))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // waitingOn extracts from a rank's error the step it was in and what it
@@ -78,11 +132,4 @@ func waitingOn(err error) string {
 		}
 	}
 	return s
-}
-
-func listOrNone(l []string) string {
-	if len(l) == 0 {
-		return "none"
-	}
-	return strings.Join(l, ", ")
 }

@@ -47,3 +47,36 @@ func TestHangReport(t *testing.T) {
 		})
 	}
 }
+
+// TestHangReportBounded: at 4096 ranks the report names ranges of ranks and
+// describes a few, in a line of bounded length (it listed every rank, 385
+// KB).
+func TestHangReportBounded(t *testing.T) {
+	const n = 4096
+	var parts []error
+	for r := range n {
+		seq, err := uint64(5), error(fmt.Errorf("step 3: still waiting to receive from rank %d: %w", (r+n-1)%n, backends.ErrTimeout))
+		switch {
+		case r%512 == 7: // a few ahead, in two different ops
+			seq, err = uint64(6+r%1024/512), errors.New("context canceled")
+		case r >= 4000:
+			seq, err = 4, errors.New("context canceled")
+		}
+		parts = append(parts, &coll.CallError{Rank: r, Seq: seq, Call: fmt.Sprintf("op%d", seq), Algo: "ring", Err: err})
+	}
+	got := hangReport(errors.Join(parts...)).Error()
+	if len(got) > 1500 {
+		t.Errorf("report of %d bytes: %.300q...", len(got), got)
+	}
+	for _, w := range []string{
+		"op #5 op5 timed out; still in it: ranks 0-6, 8-518, 520-1030, ",
+		"(3992 ranks): rank 0 (step 3: still waiting to receive from rank 4095), rank 1 (",
+		", and 3984 more",
+		"finished it: ranks 7, 1031, 2055, 3079 (now in op #6 op6), ranks 519, 1543, 2567, 3591 (now in op #7 op7)",
+		"had not reached it: ranks 4000-4095 (in op #4 op4)",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("report lacks %q:\n%s", w, got)
+		}
+	}
+}

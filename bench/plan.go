@@ -199,7 +199,7 @@ func DefaultPlan() Plan {
 		MinBytes: 32 << 20, MaxBytes: 32 << 20, StepFactor: 2,
 		Iters: 20, Warmup: 5, Check: true, Root: 0, Algo: coll.Auto,
 		Placements: []Placement{OutOfPlace}, LinkSource: LinkAuto, Timeout: 2 * time.Minute,
-		LaunchedRank: -1,
+		ConnectTimeout: 2 * time.Minute, LaunchedRank: -1,
 	}
 }
 
@@ -250,8 +250,9 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--placement: none given")
 	case p.Timeout <= 0:
 		return fmt.Errorf("--timeout %v: must be positive", p.Timeout)
-	case p.ConnectTimeout < 0:
-		return fmt.Errorf("--connect-timeout %v: must not be negative", p.ConnectTimeout)
+	case p.ConnectTimeout <= 0:
+		// 0 would let the backend wait its own default, in silence.
+		return fmt.Errorf("--connect-timeout %v: must be positive", p.ConnectTimeout)
 	case p.LinkGBps < 0 || math.IsNaN(p.LinkGBps):
 		return fmt.Errorf("--link-bw %v: must be positive", p.LinkGBps)
 	case p.LinkInterGBps > 0 && !p.Topology.TwoLevel() && !p.TopologyAuto:
@@ -276,6 +277,9 @@ func (p Plan) Validate() error {
 		if _, port, err := net.SplitHostPort(p.Master); err != nil || port == "" {
 			return fmt.Errorf("--master %q: want host:port, rank 0's rendezvous address", p.Master)
 		}
+	}
+	if err := backends.CheckConfig(p.Backend, p.config()); err != nil {
+		return err
 	}
 	if err := p.validateAlgos(); err != nil {
 		return err

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // parseStep reads and checks step i (from 0) of the file.
@@ -103,11 +103,13 @@ func scenComputeStep(f scenFileStep) (ScenarioStep, error) {
 	if len(extra) > 0 {
 		return ScenarioStep{}, fmt.Errorf("a compute phase takes no %s (a collective is a step of its own)", strings.Join(extra, ", "))
 	}
-	d, err := time.ParseDuration(strings.TrimSpace(f.Compute))
+	// limits.Duration tells a misspelling from a value past every limit
+	// (9999999999h overflows time.ParseDuration).
+	d, err := limits.Duration(f.Compute, limits.GoDuration, 0)
 	switch {
-	case err != nil:
+	case err != nil && !errors.Is(err, limits.ErrRange):
 		return ScenarioStep{}, fmt.Errorf("compute %q: want a duration such as 500us or 3ms", f.Compute)
-	case d <= 0 || d > scenMaxCompute:
+	case err != nil || d <= 0 || d > scenMaxCompute:
 		return ScenarioStep{}, fmt.Errorf("compute %q: want more than 0 and at most %v", f.Compute, scenMaxCompute)
 	}
 	return ScenarioStep{Name: f.Name, Compute: d, Root: -1}, nil

@@ -107,6 +107,8 @@ func TestParseScenario(t *testing.T) {
 			`step 1 "forward": neither compute nor op: a step is a compute phase ("compute": "3ms") or a collective ("op": "allreduce", ...)`},
 		{"duration", edit(`"3ms"`, `"3 ms"`), ScenarioOverrides{}, `step 1 "forward": compute "3 ms": want a duration such as 500us or 3ms`},
 		{"negative duration", edit(`"3ms"`, `"-3ms"`), ScenarioOverrides{}, `step 1 "forward": compute "-3ms": want more than 0 and at most 10s`},
+		{"overflowing duration", edit(`"3ms"`, `"9999999999h"`), ScenarioOverrides{}, `step 1 "forward": compute "9999999999h": want more than 0 and at most 10s`},
+		{"huge size", edit(`"8M"`, `"1e30"`), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": size "1e30": larger than the limit of 1125899906842624 bytes`},
 		{"op", edit(`"op": "allreduce", "dtype": "bf16"`, `"op": "allreduse", "dtype": "bf16"`), ScenarioOverrides{},
 			`step 2 "tp allreduce (activations)": op: unknown collective "allreduse" (want one of allreduce allgather reducescatter broadcast reduce alltoall sendrecv gather scatter)`},
 		{"no group", edit(`"group": "tp", `, ``), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": group: missing (want tp, dp, world)`},

@@ -1,11 +1,12 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
@@ -33,7 +34,10 @@ func ParseTopology(s string, n int) (Topology, error) {
 		return Topology{}, err
 	}
 	for i, key := range keys {
-		v, err := strconv.Atoi(vals[i])
+		v, err := limits.Count(vals[i])
+		if errors.Is(err, limits.ErrRange) {
+			return Topology{}, fmt.Errorf("--topology %q: %q: %w", s, strings.Split(s, ",")[i], err)
+		}
 		if err != nil || v < 1 {
 			return Topology{}, fmt.Errorf("--topology %q: %q is not servers=S or per-server=P with a positive number", s, strings.Split(s, ",")[i])
 		}

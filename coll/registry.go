@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/hccl-test/hccl-test/backends"
 )
 
 // Func runs one collective on one rank. It may assume that its Args passed
@@ -199,7 +201,13 @@ func (c *Comm) runOnce(ctx context.Context, name string, a *Args) (string, error
 	}
 	c.live.begin(c.calls, a, alg)
 	defer c.live.end()
-	if err := run(ctx, c, a); err != nil {
+	err = run(ctx, c, a)
+	if err == nil {
+		// Every request of the call is done: the rank can stop here
+		// without leaving a peer waiting on it.
+		err = backends.CheckClock(c.t)
+	}
+	if err != nil {
 		return used, &CallError{Rank: c.rank, Seq: c.calls, Call: signature(a).String(), Algo: used, Err: err}
 	}
 	return used, nil

@@ -10,7 +10,6 @@ package agree
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -187,14 +186,11 @@ func (h *Hub) Lose(rank int, why error) {
 func (h *Hub) missing(rd *round) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []string
+	var out []int
 	for r, ok := range rd.voted {
 		if !ok {
-			out = append(out, fmt.Sprint(r))
+			out = append(out, r)
 		}
 	}
-	if len(out) == 1 {
-		return "rank " + out[0]
-	}
-	return "ranks " + strings.Join(out, ", ")
+	return backends.RankList(out)
 }

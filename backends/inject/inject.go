@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // Wrap returns t with spec's faults applied to what this rank sends, with
@@ -67,12 +68,13 @@ func (w *transport) Send(peer int, buf []byte) backends.Request {
 		}
 		switch f.Kind {
 		case Delay:
-			hold += f.Min
+			hold = limits.AddDurations(hold, f.Min)
 			if f.Max > f.Min {
-				hold += time.Duration(w.rng.Int64N(int64(f.Max - f.Min + 1)))
+				hold = limits.AddDurations(hold, time.Duration(w.rng.Int64N(int64(f.Max-f.Min+1))))
 			}
 		case Bandwidth:
-			hold += time.Duration(float64(len(buf)) / f.Rate * 1e9)
+			// Saturates: 1 PiB at 1 B/s is past what a Duration holds.
+			hold = limits.AddDurations(hold, limits.DurationOf(float64(len(buf))/f.Rate))
 		case Fail:
 			if w.hit(i, f) {
 				return w.fail(peer, buf)

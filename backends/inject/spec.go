@@ -10,11 +10,13 @@
 package inject
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
@@ -185,37 +187,28 @@ func (f *Fault) parseScope(scope string) error {
 }
 
 func parseDuration(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%q: want a duration such as 200us or 5ms", s)
-	}
-	return d, nil
+	return limits.Duration(s, limits.GoDuration, 0)
 }
 
-// parseRate reads 100MB/s, 1.5GB/s or 800Mbit/s as bytes per second.
+// parseRate reads 100MB/s, 1.5GB/s or 800Mbit/s as bytes per second,
+// within limits.MinRate and limits.MaxRate.
 func parseRate(s string) (float64, error) {
-	units := []struct {
-		suffix string
-		scale  float64
-	}{{"GB/s", 1e9}, {"MB/s", 1e6}, {"KB/s", 1e3}, {"Gbit/s", 1e9 / 8}, {"Mbit/s", 1e6 / 8}}
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			v, err := strconv.ParseFloat(num, 64)
-			if err != nil || !(v > 0) {
-				break
-			}
-			return v * u.scale, nil
-		}
+	r, err := limits.Rate(s)
+	switch {
+	case errors.Is(err, limits.ErrRange):
+		return 0, fmt.Errorf("rate %q: want %s", s, limits.RateRange)
+	case err != nil:
+		return 0, fmt.Errorf("rate %q: want a number with GB/s, MB/s, KB/s, Gbit/s or Mbit/s", s)
 	}
-	return 0, fmt.Errorf("rate %q: want a number with GB/s, MB/s, KB/s, Gbit/s or Mbit/s", s)
+	return r, nil
 }
 
 // Validate checks the spec against a world of n ranks and whether results
 // are checked: corruption must never pass silently.
 func (s Spec) Validate(n int, checked bool) error {
 	for _, f := range s {
-		if f.From >= n || f.To >= n {
-			return fmt.Errorf("--inject: rank out of range for %d ranks", n)
+		if r := max(f.From, f.To); r >= n {
+			return fmt.Errorf("--inject: rank out of range for %d ranks: %d (want 0 to %d)", n, r, n-1)
 		}
 		if f.Kind == Corrupt && !checked {
 			return fmt.Errorf("--inject corrupt: needs the check (-c 1), or the corruption would pass unnoticed")

@@ -26,6 +26,12 @@ func TestParse(t *testing.T) {
 		{"slow=1ms", nil, "@rank"},
 		{"slow=1ms..2ms@rank=1", nil, "one duration"},
 		{"bw=fast", nil, "rate"},
+		{"bw=1e-300MB/s", nil, "want 1B/s to 1000TB/s"},
+		{"bw=2e15B/s", nil, "want 1B/s to 1000TB/s"},
+		{"bw=NaNMB/s", nil, "rate"},
+		{"delay=200000h", nil, "limit of 168h"},
+		{"delay=9999999999h", nil, "limit of 168h"},
+		{"slow=-1s@rank=1", nil, "negative"},
 		{"fail=op:0", nil, "call number"},
 		{"fail=p:1.5", nil, "probability"},
 		{"corrupt=sometimes", nil, "op:N or p:P"},
@@ -58,8 +64,8 @@ func TestParse(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	spec, _ := Parse("delay=1ms@rank=4")
-	if err := spec.Validate(4, true); err == nil {
-		t.Error("rank 4 of 4 accepted")
+	if err := spec.Validate(4, true); err == nil || !strings.Contains(err.Error(), "4 (want 0 to 3)") {
+		t.Errorf("rank 4 of 4: %v, want an error naming the rank and the range", err)
 	}
 	spec, _ = Parse("corrupt=p:0.5")
 	if err := spec.Validate(4, false); err == nil || !strings.Contains(err.Error(), "-c 1") {

@@ -60,13 +60,17 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	}
 	// An op timed out: report where every rank was, after the first error.
 	all := []error{first}
+	var finished []int // named as ranges: there may be 4096 of them
 	for r, err := range errs {
 		switch {
 		case err == nil:
-			all = append(all, fmt.Errorf("rank %d had finished", r))
+			finished = append(finished, r)
 		case err != first:
 			all = append(all, err)
 		}
+	}
+	if len(finished) > 0 {
+		all = append(all, fmt.Errorf("%s had finished", backends.RankList(finished)))
 	}
 	return errors.Join(all...)
 }

@@ -173,6 +173,6 @@ func (r *recvReq) Wait(ctx context.Context) error {
 		r.e.waited.Add(int64(idle))
 		r.e.advance(at.arrive)
 	}
-	r.e.advance(r.e.Now() + r.reduce)
+	r.e.advanceBy(r.reduce)
 	return nil
 }

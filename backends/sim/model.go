@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"time"
+
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // timing is what the link model says about one message.
@@ -28,11 +30,11 @@ func (e *endpoint) book(peer, n int, hold time.Duration) timing {
 		port, alpha, gbps = 1, l.InterAlpha, l.InterGBps
 	}
 	issued := max(e.Now(), e.issue)
-	e.issue = issued + l.Gap
+	e.issue = limits.AddDurations(issued, l.Gap)
 	start := max(issued, e.busy[port])
-	left := start + hold + bytesAt(n, gbps)
+	left := limits.AddDurations(start, hold, bytesAt(n, gbps))
 	e.busy[port] = left
-	return timing{left: left, arrive: left + alpha}
+	return timing{left: left, arrive: limits.AddDurations(left, alpha)}
 }
 
 // reduceTime is what reducing n received bytes costs the receiver.
@@ -40,24 +42,24 @@ func (f *fabric) reduceTime(n int) time.Duration { return bytesAt(n, f.links.Red
 
 // Copied implements backends.LocalWorker: a copy of n bytes between the
 // rank's own buffers takes n/CopyGBps of its time.
-func (e *endpoint) Copied(n int) { e.advance(e.Now() + bytesAt(n, e.f.links.CopyGBps)) }
+func (e *endpoint) Copied(n int) { e.advanceBy(bytesAt(n, e.f.links.CopyGBps)) }
 
 // Reduced implements backends.LocalWorker: a reduction of the rank's own
 // buffers into n bytes takes n/ReduceGBps of its time, as the reduction
 // of n received bytes does.
-func (e *endpoint) Reduced(n int) { e.advance(e.Now() + e.f.reduceTime(n)) }
+func (e *endpoint) Reduced(n int) { e.advanceBy(e.f.reduceTime(n)) }
 
 // Hold implements backends.Holder: the rank spends d of its time on
 // something else (a compute phase, an injected hold) before its next
 // message or piece of work.
 func (e *endpoint) Hold(d time.Duration) {
 	if d > 0 {
-		e.advance(e.Now() + d)
+		e.advanceBy(d)
 	}
 }
 
 // bytesAt returns the time n bytes take at gbps GB/s (bytes per
-// nanosecond), rounded to the nanosecond.
+// nanosecond), rounded to the nanosecond, at most math.MaxInt64.
 func bytesAt(n int, gbps float64) time.Duration {
-	return time.Duration(math.Round(float64(n) / gbps))
+	return limits.DurationOf(math.Round(float64(n)/gbps) / 1e9)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // Where receivers move the data (LinkModel.Pull), as on shared memory,
@@ -36,8 +37,9 @@ func (e *endpoint) post(peer, n int, hold time.Duration) timing {
 		alpha, gbps = l.InterAlpha, l.InterGBps
 	}
 	issued := max(e.Now(), e.issue)
-	e.issue = issued + l.Gap
-	return timing{pull: &pulled{avail: issued + alpha, move: hold + bytesAt(n, gbps), done: make(chan struct{})}}
+	e.issue = limits.AddDurations(issued, l.Gap)
+	return timing{pull: &pulled{avail: limits.AddDurations(issued, alpha), move: limits.AddDurations(hold, bytesAt(n, gbps)),
+		done: make(chan struct{})}}
 }
 
 // take moves p into e: once it is there, its bytes, or its reduction if
@@ -47,7 +49,7 @@ func (e *endpoint) take(p *pulled, reduce time.Duration) {
 		e.waited.Add(int64(idle))
 		e.advance(p.avail)
 	}
-	e.advance(e.Now() + max(p.move, reduce))
+	e.advanceBy(max(p.move, reduce))
 }
 
 // release tells p's sender that its receiver is done with it at t.

@@ -64,6 +64,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/shm"
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // Name is the name the backend is registered under.
@@ -211,8 +212,15 @@ func (e *endpoint) Now() time.Duration { return time.Duration(e.clock.Load()) }
 // sending (waiting for its port to pass the data on) and reducing.
 func (e *endpoint) Waited() time.Duration { return time.Duration(e.waited.Load()) }
 
-// advance moves the rank's clock forward to t, if it is behind.
+// advanceBy moves the rank's clock d forward, saturating rather than
+// wrapping.
+func (e *endpoint) advanceBy(d time.Duration) { e.advance(limits.AddDurations(e.Now(), d)) }
+
+// advance moves the rank's clock forward to t, if it is behind, and no
+// further than backends.ClockLimit: there the clock stops, and the call
+// that took it there fails (coll checks after every call).
 func (e *endpoint) advance(t time.Duration) {
+	t = min(t, backends.ClockLimit)
 	if t > e.Now() {
 		e.clock.Store(int64(t))
 	}

@@ -56,18 +56,19 @@ func detectLaunch(getenv func(string) string, master string) (role, bool, error)
 		return role{}, ok, err
 	}
 	r := role{Rank: l.Rank, Size: l.Size, Source: l.Source, Child: getenv(EnvRank) != ""}
+	from := "rendezvous address" // what gave it, for an error
 	switch {
 	case getenv(EnvMaster) != "":
-		r.Master = getenv(EnvMaster)
+		r.Master, from = getenv(EnvMaster), EnvMaster
 	case master != "":
-		r.Master = master
+		r.Master, from = master, "--master"
 	case getenv("MASTER_ADDR") != "" && getenv("MASTER_PORT") != "":
-		r.Master = net.JoinHostPort(getenv("MASTER_ADDR"), getenv("MASTER_PORT"))
+		r.Master, from = net.JoinHostPort(getenv("MASTER_ADDR"), getenv("MASTER_PORT")), "MASTER_ADDR and MASTER_PORT"
 	default:
 		return role{}, true, fmt.Errorf("started by %s, which gives no rendezvous address: pass --master host:port (rank 0's, the same on every rank) or set MASTER_ADDR and MASTER_PORT", l.Source)
 	}
-	if _, _, err := net.SplitHostPort(r.Master); err != nil {
-		return role{}, true, fmt.Errorf("rendezvous address %q: want host:port", r.Master)
+	if err := checkAddress(r.Master); err != nil {
+		return role{}, true, fmt.Errorf("%s %q: %w", from, r.Master, err)
 	}
 	secret := getenv(EnvSecret)
 	if secret == "" {

@@ -1,12 +1,15 @@
 package tcp
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // spinBudget is how long a link's reader keeps polling its socket, while a
@@ -15,7 +18,7 @@ import (
 // virtual machines, more than a small message takes to arrive; polling for
 // a bounded time, yielding the CPU between polls, keeps small-message
 // latency near the kernel's while still blocking when nothing comes.
-var spinBudget = spinFromEnv()
+var spinBudget, _ = spinFromEnv() // a bad HCCL_TEST_SPIN is refused by CheckConfig
 
 // oversubscribed is set when more ranks share this host than it has CPUs;
 // readers then never poll: every CPU cycle is some rank's work.
@@ -113,11 +116,26 @@ func (p *pollReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-func spinFromEnv() time.Duration {
-	if d, err := time.ParseDuration(getenv("HCCL_TEST_SPIN")); err == nil {
-		return d
+// maxSpin bounds HCCL_TEST_SPIN: polling longer than a small message
+// takes to arrive only burns a CPU.
+const maxSpin = 10 * time.Millisecond
+
+// spinFromEnv reads HCCL_TEST_SPIN (default 50us, 0 off, at most maxSpin);
+// on an error it returns the default too.
+func spinFromEnv() (time.Duration, error) {
+	const def = 50 * time.Microsecond
+	v := getenv("HCCL_TEST_SPIN")
+	if v == "" {
+		return def, nil
 	}
-	return 50 * time.Microsecond
+	d, err := limits.Duration(v, limits.GoDuration, 0)
+	if err == nil && d > maxSpin {
+		err = fmt.Errorf("%v: more than %v", d, maxSpin)
+	}
+	if err != nil {
+		return def, fmt.Errorf("HCCL_TEST_SPIN=%q: want 0 to %v: %w", v, maxSpin, err)
+	}
+	return d, nil
 }
 
 // rawRead reads from a non-blocking socket without telling the runtime it

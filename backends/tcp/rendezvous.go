@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -173,18 +172,16 @@ func (ep *endpoint) collect(ctx context.Context, deadline time.Time, keep bool) 
 	return conns, nil
 }
 
-// missing names the ranks that have not joined: "rank 3" or "ranks 3, 5".
+// missing names the ranks that have not joined: "rank 3", "ranks 3, 5" or
+// "ranks 3-4095".
 func missing(conns []net.Conn) string {
-	var out []string
+	var out []int
 	for r := 1; r < len(conns); r++ {
 		if conns[r] == nil {
-			out = append(out, fmt.Sprint(r))
+			out = append(out, r)
 		}
 	}
-	if len(out) == 1 {
-		return "rank " + out[0]
-	}
-	return "ranks " + strings.Join(out, ", ")
+	return backends.RankList(out)
 }
 
 // advertised is the address peers should dial for a rank that listens on

@@ -12,6 +12,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hccl-test/hccl-test/backends"
 )
 
 // children are the rank processes hccl-test -p started: the same program
@@ -122,10 +126,13 @@ func (cs *children) anyFailed() bool {
 // failed names, on one line, the children that have already ended badly.
 func (cs *children) failed() error {
 	var msgs []string
+	var more []int // failed ranks past maxChildDetails, named as ranges
 	for _, c := range cs.procs {
 		select {
 		case <-c.done:
-			if c.err != nil {
+			if c.err != nil && len(msgs) == maxChildDetails {
+				more = append(more, c.rank)
+			} else if c.err != nil {
 				msg := fmt.Sprintf("rank %d (pid %d) %v", c.rank, c.cmd.Process.Pid, describeExit(c.err))
 				if said := c.last.String(); said != "" {
 					msg += ": " + said
@@ -138,8 +145,16 @@ func (cs *children) failed() error {
 	if len(msgs) == 0 {
 		return nil
 	}
+	if len(more) > 0 {
+		msgs = append(msgs, fmt.Sprintf("and %s ended badly too", backends.RankList(more)))
+	}
 	return errors.New(strings.Join(msgs, "; "))
 }
+
+// maxChildDetails is how many children that ended badly an error
+// describes one by one (how each ended, its last line); the rest it names
+// as ranges of ranks.
+const maxChildDetails = 4
 
 // kill ends every child still running and waits for them.
 func (cs *children) kill() {
@@ -167,7 +182,8 @@ func describeExit(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by " + ws.Signal().String()
+			// Signal.String is the description ("killed"), not the name.
+			return fmt.Sprintf("was killed by signal %d (%s)", int(ws.Signal()), unix.SignalName(ws.Signal()))
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	}

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
@@ -30,8 +31,11 @@ func parseDomains(p *bench.Plan, groups, fusion, overlap string) error {
 	if fusion != "" {
 		var err error
 		bucket := func(f string) (int, error) {
-			n, err := strconv.Atoi(f)
-			if err != nil {
+			n, err := limits.Count(f)
+			switch {
+			case errors.Is(err, limits.ErrRange):
+				return 0, fmt.Errorf("%s: want bucket counts from 1 to %d", strings.TrimSpace(f), bench.MaxBuckets)
+			case err != nil:
 				return 0, fmt.Errorf("%q is not a bucket count", f)
 			}
 			return n, nil

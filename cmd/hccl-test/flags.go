@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
 )
 
@@ -26,20 +27,39 @@ func (s *sizeValue) Set(v string) error {
 	return nil
 }
 
+// countValue is a pflag.Value for a whole number such as -n or -p, read by
+// limits.Count (pflag's own calls 99999999999999999999 "not an integer");
+// each flag's own limits are checked with the plan.
+type countValue int
+
+// newCount sets *p to v and returns *p as a countValue.
+func newCount(p *int, v int) *countValue {
+	*p = v
+	return (*countValue)(p)
+}
+
+func (c *countValue) String() string { return strconv.Itoa(int(*c)) }
+func (c *countValue) Type() string   { return "int" }
+func (c *countValue) Set(s string) error {
+	n, err := limits.Count(s)
+	if err != nil {
+		return err
+	}
+	*c = countValue(n)
+	return nil
+}
+
 // durationValue is a pflag.Value for a time limit: a Go duration (90s,
-// 2m) or a plain number of seconds, as nccl-tests' -T takes it.
+// 2m) or a plain number of seconds, as nccl-tests' -T takes it, from 0 to
+// limits.MaxDuration (Plan.Validate refuses 0 where it means nothing).
 type durationValue time.Duration
 
 func (d *durationValue) String() string { return time.Duration(*d).String() }
 func (d *durationValue) Type() string   { return "duration" }
 func (d *durationValue) Set(v string) error {
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		*d = durationValue(time.Duration(secs * float64(time.Second)))
-		return nil
-	}
-	t, err := time.ParseDuration(v)
+	t, err := limits.Duration(v, limits.SecondsOrDuration, 0)
 	if err != nil {
-		return fmt.Errorf("%q is neither seconds nor a duration such as 90s or 2m", v)
+		return err
 	}
 	*d = durationValue(t)
 	return nil
@@ -50,6 +70,11 @@ func (d *durationValue) Set(v string) error {
 func splitList[T comparable](flag, v string, all func() []T, parse func(string) (T, error)) ([]T, error) {
 	if strings.EqualFold(strings.TrimSpace(v), "all") {
 		return all(), nil
+	}
+	for _, part := range strings.Split(v, ",") {
+		if strings.EqualFold(strings.TrimSpace(part), "all") {
+			return nil, fmt.Errorf("--%s %q: \"all\" cannot be combined with other names", flag, v)
+		}
 	}
 	return listarg.Parse("--"+flag, v, ",", parse)
 }

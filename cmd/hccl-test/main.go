@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
-	"strings"
 	"syscall"
 
 	"github.com/hccl-test/hccl-test/bench"
@@ -54,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v (see --help)\n", programName, err)
+		fmt.Fprintf(stderr, "%s: %s (see --help)\n", programName, oneLine(err))
 		return exitUsage
 	}
 	if opts.version {
@@ -68,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	if opts.dryRun {
 		if err := plan.DryRun(stdout); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+			fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))
 			return exitFailed
 		}
 		return exitOK
@@ -85,7 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	sink, closeFiles, err := outputs(opts, plan, tableOut)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))
 		return exitUsage
 	}
 	defer closeFiles()
@@ -99,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if path := os.Getenv("HCCL_TEST_CPUPROFILE"); path != "" {
 		stopProfile, err := startCPUProfile(path)
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: HCCL_TEST_CPUPROFILE: %v\n", programName, err)
+			fmt.Fprintf(stderr, "%s: HCCL_TEST_CPUPROFILE: %s\n", programName, oneLine(err))
 			return exitUsage
 		}
 		defer stopProfile()
@@ -131,9 +130,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
-
-// oneLine prints an error on one line, joining the lines of joined errors.
-func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
 
 // startCPUProfile writes a CPU profile of this process (for go tool pprof)
 // to path until the returned function is called: HCCL_TEST_CPUPROFILE, for

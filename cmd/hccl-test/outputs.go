@@ -46,7 +46,7 @@ func outputs(o options, p bench.Plan, stdout io.Writer) (results.Sink, func() er
 			f, err := os.Create(out.path)
 			if err != nil {
 				closeAll()
-				return nil, nil, fmt.Errorf("%s %s: %w", out.flag, out.path, err)
+				return nil, nil, fmt.Errorf("%s %q: %w", out.flag, out.path, err)
 			}
 			files = append(files, f)
 			sinks = append(sinks, out.make(f))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // errHelpShown reports that --help was asked for and printed.
@@ -71,11 +71,12 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	factor := fs.Float64P("stepfactor", "f", p.StepFactor, "multiply the size by this each step (> 1)")
 	var stepB sizeValue
 	fs.VarP(&stepB, "stepbytes", "i", "add this many bytes each step instead of multiplying")
-	fs.IntVarP(&p.Iters, "iters", "n", p.Iters, "timed iterations per row")
-	fs.IntVarP(&p.Warmup, "warmup-iters", "w", p.Warmup, "untimed iterations per row before the timed ones")
-	check := fs.IntP("check", "c", 1, "1: check every row's result (outside the timed region); 0: don't")
-	fs.IntVarP(&p.Root, "root", "r", p.Root, "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
-	fs.IntVarP(&p.Ranks, "ranks", "p", p.Ranks, "number of ranks")
+	fs.VarP(newCount(&p.Iters, p.Iters), "iters", "n", "timed iterations per row")
+	fs.VarP(newCount(&p.Warmup, p.Warmup), "warmup-iters", "w", "untimed iterations per row before the timed ones")
+	check := new(int)
+	fs.VarP(newCount(check, 1), "check", "c", "1: check every row's result (outside the timed region); 0: don't")
+	fs.VarP(newCount(&p.Root, p.Root), "root", "r", "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
+	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks")
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
 	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest),\nnative (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+";\nor several, comma-separated (auto,ring,rd), each row measured with each in turn\n(default from HCCL_ALGO, e.g. level0:NA;level1:H-D_R)")
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
@@ -85,7 +86,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err != nil {
 		return p, o, err
 	}
-	fs.IntVar(&p.Retry, "retry", 0, "run an op that failed on a transport error again, up to this many times\n(default from HCCL_OP_RETRY_ENABLE and HCCL_OP_RETRY_PARAMS' MaxCnt)")
+	fs.Var(newCount(&p.Retry, 0), "retry", "run an op that failed on a transport error again, up to this many times\n(default from HCCL_OP_RETRY_ENABLE and HCCL_OP_RETRY_PARAMS' MaxCnt)")
 	hold, interval := durationValue(0), durationValue(0)
 	if envRetry.enabled {
 		hold, interval = durationValue(envRetry.hold), durationValue(envRetry.interval)
@@ -112,7 +113,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.StringVar(&p.Master, "master", "", "rank 0's rendezvous address host:port, the same on every rank (tcp under\nmpirun or srun; torchrun's MASTER_ADDR and MASTER_PORT are read too)")
 	fs.StringVar(&p.Bind, "bind", "", "address or network interface that ranks listen on (tcp; default loopback)")
 	fs.BoolVar(&p.Stats, "stats", false, "add min, p50, p99 and max of the iteration times to the table")
-	fs.IntVar(&p.Runs, "runs", 1, "repeat the whole sweep this many times (benchstat wants about 10);\nthe table shows each row's median")
+	fs.Var(newCount(&p.Runs, 1), "runs", "repeat the whole sweep this many times (benchstat wants about 10);\nthe table shows each row's median")
 	fs.StringVar(&o.csv, "csv", "", "also write every measurement to this CSV file (- for stdout, instead of the table)")
 	fs.StringVar(&o.json, "json", "", "also write every measurement as JSON lines to this file (- for stdout)")
 	fs.StringVar(&o.bench, "bench", "", "also write Go benchmark format, for benchstat, to this file (- for stdout)")
@@ -220,11 +221,11 @@ func envDuration(name string, d *durationValue) error {
 	if v == "" {
 		return nil
 	}
-	secs, err := strconv.ParseFloat(v, 64)
-	if err != nil || secs <= 0 {
-		return fmt.Errorf("%s=%q: want a positive number of seconds", name, v)
+	t, err := limits.Duration(v, limits.Seconds, 1)
+	if err != nil {
+		return fmt.Errorf("%s=%q: want a positive number of seconds: %w", name, v, err)
 	}
-	*d = durationValue(time.Duration(secs * float64(time.Second)))
+	*d = durationValue(t)
 	return nil
 }
 

@@ -100,8 +100,10 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		return scenarioRun{}, err
 	}
 	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " "))
-	ranks := fs.IntP("ranks", "p", 0, "number of ranks, in place of the file's")
-	iters := fs.IntP("iters", "n", 0, "timed iterations of the step per run, in place of the\nfile's")
+	ranks := new(int)
+	fs.VarP(newCount(ranks, 0), "ranks", "p", "number of ranks, in place of the file's")
+	iters := new(int)
+	fs.VarP(newCount(iters, 0), "iters", "n", "timed iterations of the step per run, in place of the\nfile's")
 	slowdown := fs.String("slowdown", "", "how much slower a domain's links are made in its run,\nin place of the file's slowdown (default 50%)")
 	fs.StringVar(&o.InjectText, "inject", "", "faults to inject in every run, the baseline included\n(README), "+inject.Grammar)
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of --inject's random choices")
@@ -144,8 +146,8 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		return scenarioRun{}, errors.New("--slowdown: empty (want a percentage such as 50%)")
 	case timeout.duration() <= 0:
 		return scenarioRun{}, fmt.Errorf("--timeout %v: must be positive", timeout.duration())
-	case connect.duration() < 0:
-		return scenarioRun{}, fmt.Errorf("--connect-timeout %v: must not be negative", connect.duration())
+	case connect.duration() <= 0:
+		return scenarioRun{}, fmt.Errorf("--connect-timeout %v: must be positive", connect.duration())
 	}
 	if o.Master != "" {
 		if _, port, err := net.SplitHostPort(o.Master); err != nil || port == "" {
@@ -162,6 +164,9 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	p := bench.DefaultPlan()
 	p.Backend, p.Ranks, p.Master, p.Bind, p.ConnectTimeout = o.Backend, *ranks, o.Master, o.Bind, o.ConnectTimeout
 	if err := p.ApplyLauncher(fs.Changed("ranks")); err != nil {
+		return scenarioRun{}, err
+	}
+	if err := backends.CheckConfig(o.Backend, backends.Config{Ranks: p.Ranks, Master: o.Master, Bind: o.Bind}); err != nil {
 		return scenarioRun{}, err
 	}
 	ov := bench.ScenarioOverrides{Iterations: *iters, Slowdown: *slowdown}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
 
 	_ "github.com/hccl-test/hccl-test/backends/sim" // registers --backend sim
@@ -117,14 +118,8 @@ func parseSimAlpha(p *bench.Plan, s string) error {
 	return nil
 }
 
-// positiveDuration parses a latency such as 2us or 1.5us.
+// positiveDuration parses a latency such as 2us or 1.5us, more than 0 and
+// at most limits.MaxDuration.
 func positiveDuration(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	switch {
-	case err != nil:
-		return 0, fmt.Errorf("%q is not a duration such as 2us or 10us", s)
-	case d <= 0:
-		return 0, fmt.Errorf("%v: want a positive duration", d)
-	}
-	return d, nil
+	return limits.Duration(s, limits.GoDuration, 1)
 }

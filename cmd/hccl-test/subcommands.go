@@ -75,7 +75,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		err = results.WriteNotes(stdout, old, cur, fs.Arg(0), fs.Arg(1))
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s compare: %v\n", programName, err)
+		fmt.Fprintf(stderr, "%s compare: %s\n", programName, oneLine(err))
 		return exitFailed
 	}
 	if *threshold != "" { // --threshold 0: any significant change for the worse
@@ -114,7 +114,7 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "plot", errors.New(strings.TrimPrefix(err.Error(), "plot: ")))
 	}
 	if err := plot.Write(d, *out); err != nil {
-		fmt.Fprintf(stderr, "%s plot: %v\n", programName, err)
+		fmt.Fprintf(stderr, "%s plot: %s\n", programName, oneLine(err))
 		return exitFailed
 	}
 	return exitOK

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSimClockLimit runs simulated worlds whose virtual time passes what a
+// clock can count (a tiny bandwidth, a week's delay on every message, a
+// week-slow rank): each run fails (exit 1) with one line naming the clock's
+// limit, the rank and the op, instead of wrapping to a time of 0 and
+// passing.
+func TestSimClockLimit(t *testing.T) {
+	bin := buildBinary(t)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"tiny link", []string{"--link-bw", "1B/s", "-b", "1G", "-e", "1G", "-n", "20", "--sim-data=false", "-p", "4"}},
+		{"tiny injected bw", []string{"--inject", "bw=1B/s", "-b", "256M", "-e", "1G", "-n", "20", "--sim-data=false", "-p", "4"}},
+		{"week delays", []string{"--inject", "delay=168h", "-b", "1K", "-e", "1K", "-n", "100000", "-p", "8"}},
+		{"week-slow rank", []string{"--inject", "slow=168h@rank=1", "-b", "1K", "-e", "1K", "-n", "10000", "-p", "8"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--backend", "sim", "-w", "0"}, tc.args...)
+			start := time.Now()
+			_, stderr, code := runBinary(t, bin, args...)
+			if code != exitFailed {
+				t.Fatalf("exit %d, want %d; stderr %q", code, exitFailed, stderr)
+			}
+			if took := time.Since(start); took > 30*time.Second {
+				t.Errorf("took %v", took)
+			}
+			if strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr %q: want one line", stderr)
+			}
+			for _, want := range []string{"the virtual clock reached its limit of 100 years", "rank ", "op #"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr %q lacks %q", stderr, want)
+				}
+			}
+		})
+	}
+}
+
+// TestErrorLines runs commands whose errors echo a user's text with a
+// newline in it, or describe a timeout at 4096 ranks: each error is one
+// line on stderr, short whatever the world's size (the 4096-rank timeout
+// listed every rank, 331 KB; a path with a newline made three lines).
+func TestErrorLines(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		code int
+		want []string
+	}{
+		{"csv path with a newline", nil, []string{"--csv", dir + "/no/such\ndir", "-b", "1K", "-e", "1K"}, exitUsage,
+			[]string{`--csv "` + dir + `/no/such\ndir": open "` + dir + `/no/such\ndir": no such file or directory`}},
+		{"scenario path with a newline", nil, []string{"scenario", dir + "/x\ny.json"}, exitUsage,
+			[]string{`"` + dir + `/x\ny.json"`}},
+		{"profile path with a newline", []string{"HCCL_TEST_CPUPROFILE=" + dir + "/no/p\nq"}, []string{"-b", "1K", "-e", "1K", "-n", "1", "-w", "0"}, exitUsage,
+			[]string{`HCCL_TEST_CPUPROFILE: open "` + dir + `/no/p\nq"`}},
+		{"timeout at 4096 ranks", nil, []string{"-p", "4096", "-b", "1K", "-e", "1K", "-n", "1", "-w", "0", "-T", "2s",
+			"--algo", "ring", "--link-bw", "1GB/s", "--inject", "slow=4s@rank=2"}, exitFailed,
+			[]string{"timed out; still in it: ranks ", "(4096 ranks): rank 0 (", "and 4088 more"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runBinaryEnv(t, bin, tc.env, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tc.code, stderr)
+			}
+			if strings.Count(stderr, "\n") != 1 || len(stderr) > maxErrorLine+100 {
+				t.Fatalf("stderr of %d bytes, %d lines, want one line of at most %d: %.2000q",
+					len(stderr), strings.Count(stderr, "\n"), maxErrorLine+100, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+		})
+	}
+}
+
+// runBinaryEnv is runBinary with variables added to the environment.
+func runBinaryEnv(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %v: %v", args, err)
+	}
+	return o.String(), e.String(), code
+}
