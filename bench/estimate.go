@@ -95,12 +95,12 @@ func (p Plan) Memory() MemoryEstimate {
 	var bufs, scratch, saved int64
 	for _, g := range p.groupList() {
 		need := p.bufferNeed(p.GroupSize(g))
-		bufs = max(bufs, 2*need)
+		bufs = max(bufs, satMul(2, need))
 		// Each communicator reserves scratch space for its largest row
 		// (coll.Comm.Reserve), and with --retry keeps a copy of the input.
-		scratch += 2 * need
+		scratch = satAdd(scratch, satMul(2, need))
 		if p.Retry > 0 {
-			saved += need
+			saved = satAdd(saved, need)
 		}
 	}
 	if p.NoPayload {

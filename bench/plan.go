@@ -337,7 +337,7 @@ func (p Plan) MemoryNeeded() int64 {
 	var need int64
 	for _, part := range p.Memory().Parts {
 		if part.Flag == "maxbytes" || part.Flag == "retry" {
-			need += part.Bytes
+			need = satAdd(need, part.Bytes)
 		}
 	}
 	return need
