@@ -104,6 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stopProfile()
 	}
+	plan.Log = stderr // the backend's notes and the output of the ranks it starts
 	sum, err := bench.Run(ctx, plan, sink)
 	switch {
 	case err != nil && ctx.Err() != nil:

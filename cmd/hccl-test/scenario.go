@@ -63,6 +63,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer reportOnSIGQUIT(stderr)()
+	r.opts.Log = stderr // the backend's notes and the output of the ranks it starts
 	rep, err := bench.RunScenario(ctx, r.sc, r.opts, stdout)
 	switch {
 	case err != nil && ctx.Err() != nil:
