@@ -1,8 +1,6 @@
 package backends
 
-import (
-	"context"
-)
+import "context"
 
 // Outcome is how one rank's part of a collective call ended, as the rank
 // reports it when the ranks agree on the call (Recoverer.Agree). Outcomes
