@@ -34,3 +34,5 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 )
+
+tool golang.org/x/tools/cmd/stringer

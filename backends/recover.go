@@ -1,38 +1,25 @@
 package backends
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // Outcome is how one rank's part of a collective call ended, as the rank
 // reports it when the ranks agree on the call (Recoverer.Agree). Outcomes
 // are ordered: the verdict on a call is the worst outcome any rank reports.
+// Its String (outcome_string.go) names it.
 type Outcome uint8
+
+//go:generate go tool stringer -type Outcome -linecomment
 
 const (
 	// Succeeded: the rank's part finished without error.
-	Succeeded Outcome = iota
+	Succeeded Outcome = iota // succeeded
 	// Transient: it failed in a way that running the call again may cure:
 	// a dropped link, or a peer that gave up on the call.
-	Transient
+	Transient // transient failure
 	// Fatal: it failed in a way that running it again cannot cure: ranks
 	// disagree about the call, a deadline passed, the run was stopped.
-	Fatal
+	Fatal // fatal failure
 )
-
-// String names the outcome.
-func (o Outcome) String() string {
-	switch o {
-	case Succeeded:
-		return "succeeded"
-	case Transient:
-		return "transient failure"
-	case Fatal:
-		return "fatal failure"
-	}
-	return fmt.Sprintf("Outcome(%d)", uint8(o))
-}
 
 // Vote is one rank's report on a call; a verdict is a Vote too: the worst
 // outcome, the lowest rank that reported it, and its error text.

@@ -27,7 +27,9 @@ type Config struct {
 	// connecting each link.
 	ConnectTimeout time.Duration
 	// Log receives one line per notable event that is not an error of the
-	// run (a dropped stranger, a child that exited). nil discards them.
+	// run (a dropped stranger, a child that exited), and the output of rank
+	// processes the backend starts itself. nil discards them. The command
+	// passes its stderr.
 	Log io.Writer
 	// Args are the command-line arguments a backend that starts rank
 	// processes passes to them (the same program, the same flags).

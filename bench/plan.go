@@ -6,9 +6,9 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"net"
-	"os"
 	"strings"
 	"time"
 
@@ -148,12 +148,13 @@ type Plan struct {
 	// started it as one rank of the world; -1 otherwise.
 	LaunchedRank int
 
-	// Master, Bind, ConnectTimeout and Args are passed to the backend; see
-	// backends.Config.
+	// Master, Bind, ConnectTimeout, Args and Log are passed to the
+	// backend; see backends.Config.
 	Master         string
 	Bind           string
 	ConnectTimeout time.Duration
 	Args           []string
+	Log            io.Writer
 }
 
 // ApplyLauncher takes the world size from the launcher that started this
@@ -187,7 +188,7 @@ func (p Plan) WritesOutput() bool { return p.LaunchedRank <= 0 }
 func (p Plan) config() backends.Config {
 	return backends.Config{
 		Ranks: p.Ranks, Master: p.Master, Bind: p.Bind, ConnectTimeout: p.ConnectTimeout,
-		Log: os.Stderr, Args: p.Args, Retry: p.Retry > 0, Links: p.simLinks(),
+		Log: p.Log, Args: p.Args, Retry: p.Retry > 0, Links: p.simLinks(),
 	}
 }
 

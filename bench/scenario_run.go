@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -25,13 +24,14 @@ type ScenarioOptions struct {
 	Seed       uint64
 	Timeout    time.Duration // limit for one collective, barrier or exchange
 	JSON       bool          // write one JSON object instead of the text
-	// Master, Bind, ConnectTimeout and Args are passed to the backend; see
-	// backends.Config. Args must make a rank process run the same
-	// scenario.
+	// Master, Bind, ConnectTimeout, Args and Log are passed to the
+	// backend; see backends.Config. Args must make a rank process run the
+	// same scenario.
 	Master         string
 	Bind           string
 	ConnectTimeout time.Duration
 	Args           []string
+	Log            io.Writer
 	// Links is the link model of a simulated world (--backend sim), nil
 	// for the default one and on other backends.
 	Links *backends.LinkModel
@@ -43,7 +43,7 @@ type ScenarioOptions struct {
 // config is the backend configuration for a world of ranks.
 func (o ScenarioOptions) config(ranks int) backends.Config {
 	return backends.Config{Ranks: ranks, Master: o.Master, Bind: o.Bind, ConnectTimeout: o.ConnectTimeout,
-		Log: os.Stderr, Args: o.Args, Links: o.Links}
+		Log: o.Log, Args: o.Args, Links: o.Links}
 }
 
 // RunScenario runs sc in one world on o's backend: it measures each domain's

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"encoding/csv"
 	"io"
 	"math"
@@ -13,72 +14,93 @@ import (
 // meaning; adding a column does not change it.
 const SchemaVersion = 1
 
-// columns are the CSV header and the JSON field names, in order, with units
-// in the names. Every row carries the run's metadata, so that files from
-// several runs can be concatenated and still be told apart.
-var columns = []string{
-	"schema_version", "run_id", "started", "host", "tool_version", "backend", "ranks",
-	"algo_requested", "placement_mode", "link_GBps", "link_source",
-	"op", "dtype", "redop", "root", "algo", "in_place", "size_bytes", "count", "iters",
-	"time_us", "min_us", "p50_us", "p99_us", "max_us", "stddev_us",
-	"algbw_GBps", "busbw_GBps", "util_pct", "wrong", "run", "model_us", "slow_rank", "skew",
-	"retries", "group", "group_size", "buckets", "fusion_speedup", "compute_us", "total_us", "overlap_eff",
-	"topology", "link_inter_GBps",
+// column is one CSV column and JSON field: its name, with the unit in it,
+// and its value for record r of run: a string, int64, float64, bool or nil
+// (unknown).
+type column struct {
+	name  string
+	value func(run runInfo, r Record) any
 }
 
-// fieldValues returns one value per column for record r of the run: a string,
-// int64, float64, bool or nil (unknown). Floats are never NaN or infinite:
-// those become nil. They are rounded to 15 significant digits, finer than any
-// measurement's precision, so that 100 x 0.1019 reads 10.19, not
-// 10.190000000000001.
+// columns are the CSV header and the JSON fields, in order. Every row
+// carries the run's metadata, so that files from several runs can be
+// concatenated and still be told apart.
+var columns = []column{
+	{"schema_version", func(runInfo, Record) any { return int64(SchemaVersion) }},
+	{"run_id", func(run runInfo, _ Record) any { return run.id }},
+	{"started", func(run runInfo, _ Record) any { return run.started }},
+	{"host", func(run runInfo, _ Record) any { return run.h.Host }},
+	{"tool_version", func(run runInfo, _ Record) any { return run.h.Version }},
+	{"backend", func(run runInfo, _ Record) any { return run.h.Backend }},
+	{"ranks", func(run runInfo, _ Record) any { return int64(run.h.Ranks) }},
+	{"algo_requested", func(run runInfo, r Record) any { return cmp.Or(r.AlgoRequested, run.h.Algo) }},
+	{"placement_mode", func(run runInfo, _ Record) any { return run.h.Placement }},
+	{"link_GBps", func(run runInfo, _ Record) any { return known(run.h.LinkGBps > 0, run.h.LinkGBps) }},
+	{"link_source", func(run runInfo, _ Record) any { return run.h.LinkSource }},
+	{"op", func(_ runInfo, r Record) any { return r.Op }},
+	{"dtype", func(_ runInfo, r Record) any { return r.DType }},
+	{"redop", func(_ runInfo, r Record) any { return r.RedOp }},
+	{"root", func(_ runInfo, r Record) any { return int64(r.Root) }},
+	{"algo", func(_ runInfo, r Record) any { return r.Algo }},
+	{"in_place", func(_ runInfo, r Record) any { return r.InPlace }},
+	{"size_bytes", func(_ runInfo, r Record) any { return r.Bytes }},
+	{"count", func(_ runInfo, r Record) any { return r.Count }},
+	{"iters", func(_ runInfo, r Record) any { return int64(r.Iters) }},
+	{"time_us", func(_ runInfo, r Record) any { return r.TimeUS }},
+	{"min_us", func(_ runInfo, r Record) any { return r.MinUS }},
+	{"p50_us", func(_ runInfo, r Record) any { return r.P50US }},
+	{"p99_us", func(_ runInfo, r Record) any { return r.P99US }},
+	{"max_us", func(_ runInfo, r Record) any { return r.MaxUS }},
+	{"stddev_us", func(_ runInfo, r Record) any { return r.StdDevUS }},
+	{"algbw_GBps", func(_ runInfo, r Record) any { return r.AlgBW }},
+	{"busbw_GBps", func(_ runInfo, r Record) any { return r.BusBW }},
+	{"util_pct", func(_ runInfo, r Record) any { return known(!math.IsNaN(r.Util), 100*r.Util) }},
+	{"wrong", func(_ runInfo, r Record) any { return known(r.Checked(), r.Wrong) }},
+	{"run", func(_ runInfo, r Record) any { return int64(r.Run) }},
+	{"model_us", func(_ runInfo, r Record) any { return known(r.ModelUS > 0, r.ModelUS) }},
+	{"slow_rank", func(_ runInfo, r Record) any { return int64(r.SlowRank) }},
+	{"skew", func(_ runInfo, r Record) any { return known(r.Skew >= 1, r.Skew) }},
+	{"retries", func(_ runInfo, r Record) any { return int64(r.Retries) }},
+	{"group", func(_ runInfo, r Record) any { return r.Group }},
+	{"group_size", func(_ runInfo, r Record) any { return int64(r.GroupSize) }},
+	{"buckets", func(_ runInfo, r Record) any { return int64(max(r.Buckets, 1)) }},
+	{"fusion_speedup", func(_ runInfo, r Record) any { return known(r.FusionSpeedup > 0, r.FusionSpeedup) }},
+	// Measured only with --overlap.
+	{"compute_us", func(_ runInfo, r Record) any { return known(r.ComputeUS > 0, r.ComputeUS) }},
+	{"total_us", func(_ runInfo, r Record) any { return known(r.ComputeUS > 0, r.TotalUS) }},
+	{"overlap_eff", func(_ runInfo, r Record) any { return known(r.ComputeUS > 0, r.OverlapEff) }},
+	{"topology", func(run runInfo, _ Record) any { return run.h.Topology }},
+	{"link_inter_GBps", func(run runInfo, _ Record) any { return known(run.h.LinkInterGBps > 0, run.h.LinkInterGBps) }},
+}
+
+// known returns v if ok, else nil: the value of a field that is unknown
+// unless ok (a link bandwidth of 0, a row not checked, a prediction not
+// made).
+func known(ok bool, v any) any {
+	if ok {
+		return v
+	}
+	return nil
+}
+
+// columnNames returns the names of columns, in order: the CSV header.
+func columnNames() []string {
+	names := make([]string, len(columns))
+	for i, c := range columns {
+		names[i] = c.name
+	}
+	return names
+}
+
+// fieldValues returns one value per column for record r of the run.
+// Floats are never NaN or infinite: those become nil. They are rounded to
+// 15 significant digits, finer than any measurement's precision, so that
+// 100 x 0.1019 reads 10.19, not 10.190000000000001.
 func fieldValues(run runInfo, r Record) []any {
-	var util any // unknown unless a link bandwidth was known
-	if !math.IsNaN(r.Util) {
-		util = 100 * r.Util
-	}
-	var wrong any // unknown unless checked
-	if r.Checked() {
-		wrong = r.Wrong
-	}
-	var model any // Record.ModelUS is 0 when no prediction was made
-	if r.ModelUS > 0 {
-		model = r.ModelUS
-	}
-	var skew any // Record.Skew is 0 when the ranks were not compared
-	if r.Skew >= 1 {
-		skew = r.Skew
-	}
-	var speedup any // Record.FusionSpeedup is 0 when not measured
-	if r.FusionSpeedup > 0 {
-		speedup = r.FusionSpeedup
-	}
-	var compute, total, eff any // measured only with --overlap
-	if r.ComputeUS > 0 {
-		compute, total, eff = r.ComputeUS, r.TotalUS, r.OverlapEff
-	}
-	var inter any // Header.LinkInterGBps is 0 when not given
-	if run.h.LinkInterGBps > 0 {
-		inter = run.h.LinkInterGBps
-	}
-	requested := run.h.Algo
-	if r.AlgoRequested != "" {
-		requested = r.AlgoRequested
-	}
-	var link any // Header.LinkGBps is 0 when unknown
-	if run.h.LinkGBps > 0 {
-		link = run.h.LinkGBps
-	}
-	v := []any{
-		int64(SchemaVersion), run.id, run.started, run.h.Host, run.h.Version, run.h.Backend, int64(run.h.Ranks),
-		requested, run.h.Placement, link, run.h.LinkSource,
-		r.Op, r.DType, r.RedOp, int64(r.Root), r.Algo, r.InPlace, r.Bytes, r.Count, int64(r.Iters),
-		r.TimeUS, r.MinUS, r.P50US, r.P99US, r.MaxUS, r.StdDevUS,
-		r.AlgBW, r.BusBW, util, wrong, int64(r.Run), model, int64(r.SlowRank), skew,
-		int64(r.Retries), r.Group, int64(r.GroupSize), int64(max(r.Buckets, 1)), speedup, compute, total, eff,
-		run.h.Topology, inter,
-	}
-	for i, x := range v {
-		if f, ok := x.(float64); ok {
+	v := make([]any, len(columns))
+	for i, c := range columns {
+		v[i] = c.value(run, r)
+		if f, ok := v[i].(float64); ok {
 			if math.IsNaN(f) || math.IsInf(f, 0) {
 				v[i] = nil
 			} else {
@@ -150,7 +172,7 @@ func NewCSV(w io.Writer) *CSV {
 // Begin implements Sink: it writes the header row.
 func (c *CSV) Begin(h Header) error {
 	c.run = newRunInfo(h)
-	return c.writeRow(columns)
+	return c.writeRow(columnNames())
 }
 
 // Write implements Sink: it writes and flushes one row.

@@ -44,7 +44,7 @@ func (j *JSONLines) Write(r Record) error {
 		if i > 0 {
 			j.buf.WriteByte(',')
 		}
-		if err := appendJSON(&j.buf, columns[i]); err != nil {
+		if err := appendJSON(&j.buf, columns[i].name); err != nil {
 			j.err = err
 			return err
 		}

@@ -12,32 +12,22 @@ import (
 	"github.com/hccl-test/hccl-test/backends/agree"
 )
 
-// ctlType says what a control frame is for.
+// ctlType says what a control frame is for. Its String (ctltype_string.go)
+// names it in errors.
 type ctlType uint8
+
+//go:generate go tool stringer -type ctlType -linecomment
 
 // The control message types. Any other value is a malformed frame.
 const (
 	// ctlVote: a rank's vote in a round, sent to rank 0.
-	ctlVote ctlType = 1
+	ctlVote ctlType = 1 // vote
 	// ctlVerdict: a round's verdict, sent by rank 0 to a rank that voted.
-	ctlVerdict ctlType = 2
+	ctlVerdict ctlType = 2 // verdict
 	// ctlRelay: a failure vote on a call, sent by rank 0 to every rank as
 	// soon as it arrives, so that their attempts stop.
-	ctlRelay ctlType = 3
+	ctlRelay ctlType = 3 // relay
 )
-
-// String names the message type in errors.
-func (t ctlType) String() string {
-	switch t {
-	case ctlVote:
-		return "vote"
-	case ctlVerdict:
-		return "verdict"
-	case ctlRelay:
-		return "relay"
-	}
-	return fmt.Sprintf("ctlType(%d)", uint8(t))
-}
 
 // controlMsg is the payload of a KindControl frame: which message, the
 // round it is about, and a vote (the voter's, the verdict, or the failure

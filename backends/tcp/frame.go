@@ -51,51 +51,35 @@ var (
 	ErrTruncated = errors.New("truncated frame")
 )
 
-// Kind says what a frame carries.
+// Kind says what a frame carries. Its String (kind_string.go) gives the
+// name after each constant, or Kind(N) for an unknown value.
 type Kind uint8
+
+//go:generate go tool stringer -type Kind -linecomment
 
 // The frame kinds. Any other value is rejected by ParseHeader.
 const (
 	// KindData carries the bytes of one point-to-point message.
-	KindData Kind = 1
+	KindData Kind = 1 // data
 	// KindHello opens a handshake: the sender's nonce, rank, world size,
 	// purpose and address (see Handshake).
-	KindHello Kind = 2
+	KindHello Kind = 2 // hello
 	// KindProof answers a hello with proof of the shared secret.
-	KindProof Kind = 3
+	KindProof Kind = 3 // proof
 	// KindTable carries the rendezvous table of rank addresses.
-	KindTable Kind = 4
+	KindTable Kind = 4 // table
 	// KindAbort carries, as text, the error that made the sender stop, so
 	// that its peers can say where a failure started. Its Op is
 	// AbortMismatch when that error was a mismatch, so that the peer's
 	// error is one too: a mismatch is never run again (--retry), where a
 	// peer that merely stopped may be.
-	KindAbort Kind = 5
+	KindAbort Kind = 5 // abort
 	// KindControl carries a message of the control plane that lets the
 	// ranks run a failed call again (see controlMsg): a vote, a verdict,
 	// or a relayed failure. It travels only on the control connections
 	// kept from the rendezvous, never on a link.
-	KindControl Kind = 6
+	KindControl Kind = 6 // control
 )
-
-// String returns the kind's name, or Kind(N) for an unknown value.
-func (k Kind) String() string {
-	switch k {
-	case KindData:
-		return "data"
-	case KindHello:
-		return "hello"
-	case KindProof:
-		return "proof"
-	case KindAbort:
-		return "abort"
-	case KindTable:
-		return "table"
-	case KindControl:
-		return "control"
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
 
 // known reports whether k is a kind of this protocol version.
 func (k Kind) known() bool { return k >= KindData && k <= KindControl }

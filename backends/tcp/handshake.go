@@ -17,27 +17,19 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 )
 
-// Purpose says what a connection is for.
+// Purpose says what a connection is for. Its String (purpose_string.go)
+// gives the name after each constant, or Purpose(N) for an unknown value.
 type Purpose uint8
+
+//go:generate go tool stringer -type Purpose -linecomment
 
 // The purposes a hello may state. Any other value is a malformed hello.
 const (
 	// PurposeRendezvous: a rank joining the world at rank 0.
-	PurposeRendezvous Purpose = 1
+	PurposeRendezvous Purpose = 1 // rendezvous
 	// PurposeLink: a point-to-point data connection between two ranks.
-	PurposeLink Purpose = 2
+	PurposeLink Purpose = 2 // link
 )
-
-// String returns the purpose's name, or Purpose(N) for an unknown value.
-func (p Purpose) String() string {
-	switch p {
-	case PurposeRendezvous:
-		return "rendezvous"
-	case PurposeLink:
-		return "link"
-	}
-	return fmt.Sprintf("Purpose(%d)", uint8(p))
-}
 
 // Hello is what a peer says about itself when a connection opens.
 type Hello struct {

@@ -191,15 +191,15 @@ func describeExit(err error) string {
 }
 
 // watchParent makes a child started by hccl-test -p exit as soon as its
-// parent is gone, which shows as the end of its stdin pipe. If stdin cannot
-// be read, it watches its parent process id instead.
-func watchParent() {
+// parent is gone, which shows as the end of its stdin pipe, saying so on
+// log. If stdin cannot be read, it watches its parent process id instead.
+func watchParent(log io.Writer) {
 	if getenv(envParentWatch) == "" {
 		return
 	}
 	parent := os.Getppid()
 	gone := func(why string) {
-		fmt.Fprintf(os.Stderr, "hccl-test: rank %s: the parent process is gone (%s); exiting\n", getenv(EnvRank), why)
+		fmt.Fprintf(log, "hccl-test: rank %s: the parent process is gone (%s); exiting\n", getenv(EnvRank), why)
 		os.Exit(1)
 	}
 	go func() {

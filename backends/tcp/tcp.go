@@ -10,6 +10,7 @@ package tcp
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -48,8 +49,12 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	if launched && r.Size != cfg.Ranks {
 		return fmt.Errorf("started by %s for %d ranks, but asked for %d", r.Source, r.Size, cfg.Ranks)
 	}
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
 	if r.Child {
-		watchParent()
+		watchParent(log)
 	}
 	switch {
 	case !launched || r.Child:
@@ -66,7 +71,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 		}
 		started = func(master string) error {
 			var err error
-			kids, err = spawn(cfg.Ranks, master, r.Secret, cfg.Args, os.Stderr)
+			kids, err = spawn(cfg.Ranks, master, r.Secret, cfg.Args, log)
 			if err == nil {
 				kids.forwardSIGQUIT()
 			}

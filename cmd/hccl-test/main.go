@@ -103,6 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stopProfile()
 	}
+	plan.Log = stderr // the backend's notes and the output of the ranks it starts
 	gctx, stopGuard := guardMemory(ctx, plan.Memory().Total(), stderr, programName)
 	sum, err := bench.Run(gctx, plan, sink)
 	stopGuard()

@@ -64,6 +64,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer reportOnSIGQUIT(stderr)()
+	r.opts.Log = stderr // the backend's notes and the output of the ranks it starts
 	gctx, stopGuard := guardMemory(ctx, r.memory, stderr, programName+" scenario")
 	rep, err := bench.RunScenario(gctx, r.sc, r.opts, stdout)
 	stopGuard()
