@@ -215,3 +215,37 @@ func (s Spec) Validate(n int, checked bool) error {
 func (f Fault) matches(from, to int) bool {
 	return (f.From < 0 || f.From == from) && (f.To < 0 || f.To == to)
 }
+
+// String writes the fault back in Grammar's form, to name it in errors:
+// "delay=30s@rank=1".
+func (f Fault) String() string {
+	var s string
+	switch f.Kind {
+	case Delay:
+		s = "delay=" + f.Min.String()
+		if f.Max != f.Min {
+			s += ".." + f.Max.String()
+		}
+	case Bandwidth:
+		s = fmt.Sprintf("bw=%gMB/s", f.Rate/1e6)
+	case Slow:
+		s = "slow=" + f.Min.String()
+	case Fail, Corrupt:
+		s = "fail="
+		if f.Kind == Corrupt {
+			s = "corrupt="
+		}
+		if f.Call > 0 {
+			s += fmt.Sprintf("op:%d", f.Call)
+		} else {
+			s += fmt.Sprintf("p:%g", f.Prob)
+		}
+	}
+	switch {
+	case f.From >= 0 && f.To >= 0:
+		s += fmt.Sprintf("@link=%d-%d", f.From, f.To)
+	case f.From >= 0:
+		s += fmt.Sprintf("@rank=%d", f.From)
+	}
+	return s
+}
