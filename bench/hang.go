@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 )
 
@@ -32,23 +33,32 @@ func hangReport(err error) error {
 	}
 	var calls []*coll.CallError
 	var timedOut *coll.CallError
+	var timedOutErr error // the part of err that timedOut came from
 	for _, p := range parts {
 		var ce *coll.CallError
 		if !errors.As(p, &ce) {
 			continue
 		}
 		calls = append(calls, ce)
-		if timedOut == nil && errors.Is(ce, backends.ErrTimeout) {
-			timedOut = ce
+		if errors.Is(ce, backends.ErrTimeout) &&
+			(timedOut == nil || errors.Is(ce, inject.ErrInjected) && !errors.Is(timedOut, inject.ErrInjected)) {
+			timedOut, timedOutErr = ce, p // an injected fault's own error first
 		}
 	}
 	if timedOut == nil || len(calls) < 2 {
 		return err
 	}
+	if errors.Is(timedOut, inject.ErrInjected) {
+		// A fault of --inject held the op past its time limit: its own
+		// error leads, not a wait it caused elsewhere.
+		first = timedOutErr
+	}
 	sort.Slice(calls, func(i, j int) bool { return calls[i].Rank < calls[j].Rank })
 	var in, past, before []string
 	for _, ce := range calls {
 		switch {
+		case ce.Seq == timedOut.Seq && errors.Is(ce, inject.ErrInjected):
+			in = append(in, fmt.Sprintf("rank %d (held by --inject)", ce.Rank))
 		case ce.Seq == timedOut.Seq:
 			in = append(in, fmt.Sprintf("rank %d (%s)", ce.Rank, waitingOn(ce.Err)))
 		case ce.Seq > timedOut.Seq:

@@ -43,8 +43,10 @@ type Fault struct {
 	Kind     Kind
 	Min, Max time.Duration // Delay (Min == Max: fixed) and Slow
 	Rate     float64       // Bandwidth, bytes per second
-	// Call, for Fail and Corrupt: the call number (as errors count them,
-	// "op #N") at which the fault fires once; 0 with Prob instead.
+	// Call, for Fail and Corrupt: the call at which the fault fires once,
+	// counted among the measured calls on a gated transport (WrapGated;
+	// errors say "measured op #N"), else the call's own number ("op #N");
+	// 0 with Prob instead.
 	Call uint64
 	Prob float64 // Fail and Corrupt: probability per matching message
 	// From and To limit the fault to messages from rank From and to rank
@@ -61,8 +63,8 @@ const Grammar = `KIND=VALUE[@SCOPE] clauses, ';' between:
 delay=DUR or MIN..MAX  hold each message (200us, 0..1ms)
 bw=RATE                hold each message size/RATE (10MB/s)
 slow=DUR@rank=R        rank R starts every call DUR late
-fail=op:N or p:P       fail a send at call N or by chance P
-corrupt=op:N or p:P    flip a bit at call N or by chance P
+fail=op:N or p:P       fail a send in measured op N, or by chance P
+corrupt=op:N or p:P    flip a bit in measured op N, or by chance P
 SCOPE: rank=R (from R) or link=A-B (from A to B)`
 
 // Parse reads a spec in Grammar's form; "" is no fault.
