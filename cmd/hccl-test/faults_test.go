@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -61,7 +63,7 @@ func TestInjectedFaults(t *testing.T) {
 		for _, backend := range faultBackends {
 			t.Run(backend+"/"+tc.name, func(t *testing.T) {
 				start := time.Now()
-				stdout, stderr, code := runBinary(t, bin, append(append([]string{"--backend", backend}, base...), tc.args...)...)
+				stdout, stderr, code := runBounded(t, tc.within+time.Minute, bin, append(append([]string{"--backend", backend}, base...), tc.args...)...)
 				took := time.Since(start)
 				if code != tc.code {
 					t.Fatalf("exit %d, want %d:\n%s\n%s", code, tc.code, stdout, stderr)
@@ -126,4 +128,45 @@ func TestInterruptInjectedDelay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestScenarioInjectedDelay: a scenario's faults hold its probes and runs
+// under its time limit as a sweep's do.
+func TestScenarioInjectedDelay(t *testing.T) {
+	bin := buildBinary(t)
+	for _, backend := range []string{"shm", "sim"} {
+		t.Run(backend, func(t *testing.T) {
+			start := time.Now()
+			_, stderr, code := runBounded(t, time.Minute, bin, "scenario", "--backend", backend, "--iters", "2",
+				"--inject", "delay=1h", "-T", "3s", "../../examples/dense-tp-dp.json")
+			if code != exitFailed || !strings.Contains(stderr, "injected by --inject delay=1h0m0s") {
+				t.Errorf("exit %d, want %d naming the injected delay: %s", code, exitFailed, stderr)
+			}
+			if took := time.Since(start); took > 15*time.Second {
+				t.Errorf("took %v, want about 3s at most", took)
+			}
+		})
+	}
+}
+
+// runBounded runs the binary as runBinary does, but kills it after limit
+// (a run that ignores its time limit and SIGTERM would hang the test).
+func runBounded(t *testing.T, limit time.Duration, bin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("killed after %v: %v\n%s", limit, args, e.String())
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %v: %v", args, err)
+	}
+	return o.String(), e.String(), code
 }
