@@ -56,7 +56,7 @@ func TestInjectedFaults(t *testing.T) {
 			name: "corruption of a call the check does not see is reported",
 			args: []string{"--inject", "corrupt=op:1", "--link-bw", "1GB/s", "--algo", "ring"}, code: exitWrong, within: 15 * time.Second,
 			stdout: []string{"FAILED", "corrupted by --inject in calls the check did not see"},
-			stderr: []string{"wrong elements"},
+			stderr: []string{"wrong elements (", "corrupted by --inject"},
 		},
 	}
 	for _, tc := range tests {
