@@ -206,6 +206,7 @@ func (r *rankRunner) timeProbe(ctx context.Context, bufs *bufferPool, row Row, a
 func (r *rankRunner) probeRow(ctx context.Context, bufs *bufferPool, row Row, algo string, warmup, iters int) (results.Record, error) {
 	probe := *r
 	probe.bufs = bufs
+	probe.gate = nil // faults act on measured ops only, not on probes
 	row.Algo = algo
 	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = warmup, iters, false
 	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 )
 
@@ -32,18 +33,25 @@ func hangReport(err error) error {
 	}
 	var calls []*coll.CallError
 	var timedOut *coll.CallError
+	var timedOutErr error // the part of err that timedOut came from
 	for _, p := range parts {
 		var ce *coll.CallError
 		if !errors.As(p, &ce) {
 			continue
 		}
 		calls = append(calls, ce)
-		if timedOut == nil && errors.Is(ce, backends.ErrTimeout) {
-			timedOut = ce
+		if errors.Is(ce, backends.ErrTimeout) &&
+			(timedOut == nil || errors.Is(ce, inject.ErrInjected) && !errors.Is(timedOut, inject.ErrInjected)) {
+			timedOut, timedOutErr = ce, p // an injected fault's own error first
 		}
 	}
 	if timedOut == nil || len(calls) < 2 {
 		return err
+	}
+	if errors.Is(timedOut, inject.ErrInjected) {
+		// A fault of --inject held the op past its time limit: its own
+		// error leads, not a wait it caused elsewhere.
+		first = timedOutErr
 	}
 	sort.Slice(calls, func(i, j int) bool { return calls[i].Rank < calls[j].Rank })
 	// Ranks still in the op say each what it waited for, up to
@@ -54,6 +62,11 @@ func hangReport(err error) error {
 	var past, before rankGroups
 	for _, ce := range calls {
 		switch {
+		case ce.Seq == timedOut.Seq && errors.Is(ce, inject.ErrInjected):
+			in = append(in, ce.Rank)
+			if len(details) < maxHangDetails {
+				details = append(details, fmt.Sprintf("rank %d (held by --inject)", ce.Rank))
+			}
 		case ce.Seq == timedOut.Seq:
 			in = append(in, ce.Rank)
 			if len(details) < maxHangDetails {
@@ -69,7 +82,11 @@ func hangReport(err error) error {
 	if len(in) > 0 {
 		stillIn = strings.Join(details, ", ")
 		if len(in) > len(details) {
-			stillIn = fmt.Sprintf("%s (%d ranks): %s, and %d more", backends.RankList(in), len(in), stillIn, len(in)-len(details))
+			list := backends.RankList(in)
+			if !strings.HasSuffix(list, " in all)") { // a long list counts its ranks itself
+				list = fmt.Sprintf("%s (%d ranks)", list, len(in))
+			}
+			stillIn = fmt.Sprintf("%s: %s, and %d more", list, stillIn, len(in)-len(details))
 		}
 	}
 	report := fmt.Sprintf("op #%d %s timed out; still in it: %s", timedOut.Seq, timedOut.Call, stillIn)

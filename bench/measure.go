@@ -43,6 +43,12 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// guards nothing once its ops are over.
 	r.rearm = func() { wd.arm(time.Now()) }
 	defer func() { r.rearm = nil }()
+	// --inject's faults act on the row's own calls, under the op's time
+	// limit and its watchdog, and not on the harness's (gate.Suspend).
+	// Corruption they inject is counted in, wherever the check looks.
+	r.gate.Open(wd.ctx, p.Timeout)
+	defer r.gate.Close()
+	corrupted := r.gate.Corrupted()
 	// One iteration is one collective, or with --fusion one per bucket,
 	// back to back, timed by r.now (clock.go): the backend's virtual clock
 	// where it simulates (sim), else the wall clock. The watchdog stays on
@@ -94,6 +100,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		}
 		overlap = o
 	}
+	unchecked := r.gate.Corrupted() - corrupted
 	if p.Check {
 		for _, args := range buckets {
 			poison(args.Recv)
@@ -107,7 +114,9 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 			wrong += countWrong(args, row, pattern, rank, n)
 		}
 		samples[p.Iters] = float64(wrong)
+		samples[p.Iters+3] = float64(r.gate.Corrupted() - corrupted - unchecked)
 	}
+	samples[p.Iters+2] = float64(unchecked)
 	all, err := r.gatherFloats(ctx, samples)
 	if err != nil || r.comm.Rank() != 0 {
 		return results.Record{}, err
@@ -167,11 +176,13 @@ func (r *rankRunner) linkBW() float64 {
 }
 
 // sampleExtras is how many values follow the iteration times in a rank's
-// samples: its wrong count and its time spent waiting.
-const sampleExtras = 2
+// samples: its wrong count, its time spent waiting, and the messages it
+// corrupted (--inject) in the calls the check does not see and in the
+// checked call.
+const sampleExtras = 4
 
-// combine turns every rank's samples (rank-major, iters times, a wrong
-// count and a wait time each) into the row's record. An iteration's time is
+// combine turns every rank's samples (rank-major, iters times and the
+// sampleExtras each) into the row's record. An iteration's time is
 // its slowest rank's; the row's time is the slowest rank's mean. With
 // groups, every rank of the world counts (all groups run at once) and the
 // bus factor is the group's.
@@ -179,7 +190,7 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 	perIter := make([]float64, iters)
 	busy := make([]float64, n)
 	var slowestTotal float64
-	var wrong int64
+	var wrong, unchecked, inCheck int64
 	for rk := range n {
 		s := all[rk*(iters+sampleExtras) : (rk+1)*(iters+sampleExtras)]
 		var total float64
@@ -194,6 +205,19 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 		} else if wrong >= 0 {
 			wrong += int64(s[iters])
 		}
+		unchecked += int64(s[iters+2])
+		inCheck += int64(s[iters+3])
+	}
+	// Corruption the tool injected is always reported: one wrong element
+	// per corrupted message that the check did not see, in a call it did
+	// not check or in the checked one when it found nothing wrong (a max
+	// or min hides a flipped bit of a value that does not win).
+	injected := unchecked
+	if wrong == 0 {
+		injected += inCheck
+	}
+	if injected > 0 {
+		wrong = max(wrong, 0) + injected
 	}
 	mean := slowestTotal / float64(iters)
 	us := func(f func(stats.Float64Data) (float64, error)) float64 {
@@ -209,7 +233,7 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 		P99US:    us(func(d stats.Float64Data) (float64, error) { return stats.Percentile(d, 99) }),
 		MaxUS:    us(stats.Max),
 		StdDevUS: us(stats.StandardDeviation),
-		Wrong:    wrong, Util: math.NaN(),
+		Wrong:    wrong, Injected: injected, Util: math.NaN(),
 		Group: row.Group, GroupSize: row.GroupSize, Buckets: row.Buckets,
 	}
 	rec.SlowRank, rec.Skew = straggler(busy)
@@ -243,6 +267,7 @@ func straggler(busy []float64) (rank int, skew float64) {
 
 // barrier synchronises the ranks under the op timeout.
 func (r *rankRunner) barrier(ctx context.Context) error {
+	defer r.gate.Suspend()() // no fault acts on the harness's own calls
 	octx, cancel := context.WithTimeout(ctx, r.plan.Timeout)
 	defer cancel()
 	return r.comm.Barrier(octx)

@@ -64,7 +64,7 @@ func TestRunNoPayloadLarge(t *testing.T) {
 	t.Logf("64 ranks x 64 MiB: %.0f us virtual (%s), %v wall", c.records[0].TimeUS, c.records[0].Algo, time.Since(start))
 }
 
-// TestRunNoPayloadRetry drops sends at two calls of a sweep without
+// TestRunNoPayloadRetry drops sends at two measured calls of a sweep without
 // payload, with re-execution on: the run ends without error, the re-runs
 // are counted in the rows and the summary, and every row but the ones
 // re-run takes the virtual time of the same row run without faults.
@@ -75,7 +75,7 @@ func TestRunNoPayloadRetry(t *testing.T) {
 	if _, err := Run(context.Background(), p, &clean); err != nil {
 		t.Fatal(err)
 	}
-	c, sum := runRetrying(t, p, "fail=op:6@rank=1; fail=op:20@rank=5")
+	c, sum := runRetrying(t, p, "fail=op:6@rank=1; fail=op:12@rank=5")
 	if len(c.records) != len(clean.records) || len(c.records) != 5 {
 		t.Fatalf("%d rows with faults, %d without, want 5 each", len(c.records), len(clean.records))
 	}

@@ -47,7 +47,8 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		if err := agreePlan(ctx, p, t); err != nil {
 			return err
 		}
-		r := &rankRunner{plan: p, comm: coll.NewComm(inject.Wrap(t, p.Inject, p.Seed)), bufs: &bufferPool{}}
+		ft, gate := inject.WrapGated(t, p.Inject, p.Seed)
+		r := &rankRunner{plan: p, comm: coll.NewComm(ft), bufs: &bufferPool{}, gate: gate}
 		if err := r.makeGroups(); err != nil {
 			return err
 		}
@@ -115,6 +116,10 @@ type rankRunner struct {
 	// rearm restarts the time limit of the op in progress before it is
 	// run again (--retry); nil outside a row.
 	rearm func()
+	// gate scopes --inject's faults to the measured ops (measureRow opens
+	// it for a row's own calls); nil without faults, and for the link
+	// probe and calibration, which measure rows of their own.
+	gate *inject.Gate
 	// groups holds this rank's communicator in each domain of the plan's
 	// --group, over the same transport as comm, which stays the world's
 	// for the harness's own calls.
@@ -153,6 +158,7 @@ func (r *rankRunner) measuredWithoutPayload() {
 // harnessCall runs one of the harness's own calls on the world, with data
 // even when the measured ops run without (measuredWithoutPayload).
 func (r *rankRunner) harnessCall(ctx context.Context, a *coll.Args) error {
+	defer r.gate.Suspend()() // no fault acts on the harness's own calls
 	if r.comm.NoPayload() {
 		r.comm.SetNoPayload(false)
 		defer r.comm.SetNoPayload(true)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 )
@@ -103,7 +104,9 @@ func (r *scenRank) calibrate(ctx context.Context) error {
 // scenProbeLarge bytes. Alpha is the small exchange's time, beta the bytes
 // over the large one's extra time; each iteration counts its slowest rank,
 // and the median iteration counts. Every rank gets the same figures.
-func (r *scenRank) probe(ctx context.Context, t backends.Transport) error {
+func (r *scenRank) probe(ctx context.Context) error {
+	// The probes run with --inject's faults, under their time limit.
+	t, gate := inject.WrapGated(r.t, r.o.Inject, r.o.Seed)
 	var send, recv []byte
 	size := scenProbeSize(t.Size())
 	for d, dom := range r.domains {
@@ -117,11 +120,11 @@ func (r *scenRank) probe(ctx context.Context, t backends.Transport) error {
 		if err != nil {
 			return err
 		}
-		small, err := r.probeTime(ctx, comm, send[:scenProbeSmall], recv[:scenProbeSmall], scenProbeIters)
+		small, err := r.probeTime(ctx, comm, gate, send[:scenProbeSmall], recv[:scenProbeSmall], scenProbeIters)
 		if err != nil {
 			return fmt.Errorf("measuring %s links with %d-byte exchanges: %w", dom, scenProbeSmall, err)
 		}
-		large, err := r.probeTime(ctx, comm, send, recv, scenProbeLargeIters)
+		large, err := r.probeTime(ctx, comm, gate, send, recv, scenProbeLargeIters)
 		if err != nil {
 			return fmt.Errorf("measuring %s links with %s exchanges: %w", dom, FormatSize(size), err)
 		}
@@ -140,13 +143,15 @@ func scenProbeSize(ranks int) int64 {
 // probeTime times iters ring exchanges of len(send) bytes in comm, after
 // scenProbeWarmup untimed ones, and returns the median over iterations of
 // the slowest rank's time, in seconds.
-func (r *scenRank) probeTime(ctx context.Context, comm *coll.Comm, send, recv []byte, iters int) (float64, error) {
+func (r *scenRank) probeTime(ctx context.Context, comm *coll.Comm, gate *inject.Gate, send, recv []byte, iters int) (float64, error) {
 	args := &coll.Args{Op: coll.SendRecv, DType: dtype.Uint8, Count: len(send), Root: 0, Send: send, Recv: recv}
 	if err := r.barrier(ctx); err != nil {
 		return 0, err
 	}
 	wd := newOpWatchdog(ctx, r.o.Timeout)
 	defer wd.stop()
+	gate.Open(wd.ctx, r.o.Timeout)
+	defer gate.Close()
 	times := make([]float64, iters)
 	for i := -scenProbeWarmup; i < iters; i++ {
 		start := r.now()

@@ -125,7 +125,11 @@ type scenRank struct {
 	// comms holds each run's communicators, one per domain: [0] the
 	// baseline's, [1+d] those of the run with domain d slowed; made when
 	// the run first comes, kept for its later rounds.
-	comms   [][]*coll.Comm
+	comms [][]*coll.Comm
+	// gates scope each run's faults to its own calls, as comms are
+	// indexed: opened under the run's watchdog and time limit, so that
+	// their holds end with either (inject.Gate).
+	gates   []*inject.Gate
 	untrack []func() // for the status report on SIGQUIT
 	// clock is the rank's virtual clock on a backend in virtual time
 	// (scenario_clock.go), zero on the wall clock.
@@ -162,6 +166,7 @@ type scenColl struct {
 func newScenRank(sc *Scenario, o ScenarioOptions, t backends.Transport) *scenRank {
 	r := &scenRank{sc: sc, o: o, t: t, rank: t.Rank(), domains: sc.Domains(), colls: make([]*scenColl, len(sc.Steps))}
 	r.comms = make([][]*coll.Comm, 1+len(r.domains))
+	r.gates = make([]*inject.Gate, 1+len(r.domains))
 	if v, ok := virtualClockOf(t); ok {
 		r.clock = v
 	}
@@ -270,7 +275,7 @@ func (r *scenRank) run(ctx context.Context) (*ScenarioReport, error) {
 			u()
 		}
 	}()
-	if err := r.probe(ctx, inject.Wrap(r.t, r.o.Inject, r.o.Seed)); err != nil {
+	if err := r.probe(ctx); err != nil {
 		return nil, err
 	}
 	if err := r.calibrate(ctx); err != nil {
@@ -340,7 +345,8 @@ func (r *scenRank) runComms(d int) ([]*coll.Comm, error) {
 	if c := r.comms[d+1]; c != nil {
 		return c, nil
 	}
-	t := inject.Wrap(r.t, r.phaseSpec(d), r.o.Seed)
+	t, gate := inject.WrapGated(r.t, r.phaseSpec(d), r.o.Seed)
+	r.gates[d+1] = gate
 	comms := make([]*coll.Comm, len(r.domains))
 	for i, dom := range r.domains {
 		c, err := r.domainComm(t, dom)
@@ -369,6 +375,9 @@ func (r *scenRank) runPhase(ctx context.Context, d, iters, warmup int, check boo
 	}
 	wd := newOpWatchdog(ctx, r.o.Timeout)
 	defer wd.stop()
+	gate := r.gates[d+1]
+	gate.Open(wd.ctx, r.o.Timeout)
+	defer gate.Close()
 	k := scenSampleLen(len(r.domains))
 	scratch := make([]float64, k)
 	for i := range warmup {

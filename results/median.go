@@ -101,9 +101,10 @@ func median(rs []Record) Record {
 		out.TotalUS = pick(func(r Record) float64 { return r.TotalUS })
 		out.OverlapEff = pick(func(r Record) float64 { return r.OverlapEff })
 	}
-	out.Retries = 0
+	out.Retries, out.Injected = 0, 0
 	for _, r := range rs {
 		out.Retries += r.Retries
+		out.Injected += r.Injected
 	}
 	out.Run = 0
 	return out

@@ -35,10 +35,14 @@ type Record struct {
 	BusBW         float64 // AlgBW x the collective's bus factor, GB/s
 	Util          float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
 	Wrong         int64   // elements that differ from the expectation; -1 when not checked
-	SlowRank      int     // the rank with the most time in the op not spent waiting on peers
-	Skew          float64 // that rank's such time over the least such rank's (>= 1)
-	Run           int     // which repetition of the sweep (--runs) measured it, from 1
-	Retries       int     // calls of the row that failed and were run again (--retry)
+	// Injected is the part of Wrong that --inject's corrupt put there in
+	// calls whose result the check did not see (or saw unchanged, as a
+	// max hides a flipped low bit): one element per corrupted message.
+	Injected int64
+	SlowRank int     // the rank with the most time in the op not spent waiting on peers
+	Skew     float64 // that rank's such time over the least such rank's (>= 1)
+	Run      int     // which repetition of the sweep (--runs) measured it, from 1
+	Retries  int     // calls of the row that failed and were run again (--retry)
 	// Group is the communication domain the row ran in (--group: tp, dp,
 	// ...), every group of it at once; "" for the whole world. GroupSize
 	// is the ranks in each group: busbw's n.
@@ -128,9 +132,12 @@ type Header struct {
 
 // Summary is what the footer reports about a finished (or interrupted) run.
 type Summary struct {
-	Rows    int
-	Wrong   int64 // total wrong elements over checked rows
-	Retries int   // calls run again, over all rows
+	Rows  int
+	Wrong int64 // total wrong elements over checked rows
+	// Injected is the part of Wrong that injected corruption contributed
+	// where the check did not see it (Record.Injected).
+	Injected int64
+	Retries  int // calls run again, over all rows
 	// BigRows and BigBusBW are the number and mean bus bandwidth of the rows
 	// of at least BigRowBytes.
 	BigRows  int
@@ -159,6 +166,7 @@ func (s *Summary) Add(r Record) {
 	s.Retries += r.Retries
 	if r.Wrong > 0 {
 		s.Wrong += r.Wrong
+		s.Injected += r.Injected
 	}
 	if r.Bytes >= BigRowBytes && !math.IsNaN(r.BusBW) {
 		addToMean(&s.BigBusBW, &s.BigRows, r.BusBW)

@@ -257,6 +257,9 @@ func (t *Table) End(s Summary) error {
 	} else {
 		t.printf("# wrong elements: %d %s\n", s.Wrong, verdict)
 	}
+	if s.Injected > 0 {
+		t.printf("# of which %d are messages corrupted by --inject in calls the check did not see, one element each\n", s.Injected)
+	}
 	if t.h.Retry != "" {
 		t.printf("# re-runs: %d ops failed on a transport error and were run again\n", s.Retries)
 	}

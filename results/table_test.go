@@ -148,3 +148,18 @@ func TestTableRetry(t *testing.T) {
 		t.Errorf("retry shown with re-execution off:\n%s", plain)
 	}
 }
+
+// TestTableInjectedWrong: the footer says how many of the wrong elements
+// are messages --inject corrupted where the check could not see them.
+func TestTableInjectedWrong(t *testing.T) {
+	r := record(1024, false)
+	r.Wrong, r.Injected, r.Util = 3, 2, math.NaN()
+	var s Summary
+	s.Add(r)
+	out := render(t, header("out", false), []Record{r}, s)
+	for _, want := range []string{"# wrong elements: 3 FAILED", "# of which 2 are messages corrupted by --inject"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -47,8 +47,10 @@ type Fault struct {
 	Kind     Kind
 	Min, Max time.Duration // Delay (Min == Max: fixed) and Slow
 	Rate     float64       // Bandwidth, bytes per second
-	// Call, for Fail and Corrupt: the call number (as errors count them,
-	// "op #N") at which the fault fires once; 0 with Prob instead.
+	// Call, for Fail and Corrupt: the call at which the fault fires once,
+	// counted among the measured calls on a gated transport (WrapGated;
+	// errors say "measured op #N"), else the call's own number ("op #N");
+	// 0 with Prob instead.
 	Call uint64
 	Prob float64 // Fail and Corrupt: probability per matching message
 	// From and To limit the fault to messages from rank From and to rank
@@ -65,8 +67,8 @@ const Grammar = `KIND=VALUE[@SCOPE] clauses, ';' between:
 delay=DUR or MIN..MAX  hold each message (200us, 0..1ms)
 bw=RATE                hold each message size/RATE (10MB/s)
 slow=DUR@rank=R        rank R starts every call DUR late
-fail=op:N or p:P       fail a send at call N or by chance P
-corrupt=op:N or p:P    flip a bit at call N or by chance P
+fail=op:N or p:P       fail a send in measured op N, or by chance P
+corrupt=op:N or p:P    flip a bit in measured op N, or by chance P
 SCOPE: rank=R (from R) or link=A-B (from A to B)`
 
 // Parse reads a spec in Grammar's form; "" is no fault.
@@ -220,4 +222,38 @@ func (s Spec) Validate(n int, checked bool) error {
 // matches reports whether f applies to a message from rank from to rank to.
 func (f Fault) matches(from, to int) bool {
 	return (f.From < 0 || f.From == from) && (f.To < 0 || f.To == to)
+}
+
+// String writes the fault back in Grammar's form, to name it in errors:
+// "delay=30s@rank=1".
+func (f Fault) String() string {
+	var s string
+	switch f.Kind {
+	case Delay:
+		s = "delay=" + f.Min.String()
+		if f.Max != f.Min {
+			s += ".." + f.Max.String()
+		}
+	case Bandwidth:
+		s = fmt.Sprintf("bw=%gMB/s", f.Rate/1e6)
+	case Slow:
+		s = "slow=" + f.Min.String()
+	case Fail, Corrupt:
+		s = "fail="
+		if f.Kind == Corrupt {
+			s = "corrupt="
+		}
+		if f.Call > 0 {
+			s += fmt.Sprintf("op:%d", f.Call)
+		} else {
+			s += fmt.Sprintf("p:%g", f.Prob)
+		}
+	}
+	switch {
+	case f.From >= 0 && f.To >= 0:
+		s += fmt.Sprintf("@link=%d-%d", f.From, f.To)
+	case f.From >= 0:
+		s += fmt.Sprintf("@rank=%d", f.From)
+	}
+	return s
 }

@@ -72,3 +72,20 @@ func TestValidate(t *testing.T) {
 		t.Errorf("corruption without the check: %v", err)
 	}
 }
+
+// TestFaultString: a fault written back in Grammar's form (as errors name
+// it) parses to the same fault.
+func TestFaultString(t *testing.T) {
+	for _, in := range []string{"delay=200µs", "delay=0s..1ms@link=0-3", "bw=100MB/s@rank=2", "slow=5ms@rank=1",
+		"fail=op:17", "fail=p:0.25@link=1-0", "corrupt=op:3@rank=2", "corrupt=p:0.01"} {
+		spec, err := Parse(in)
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		out := spec[0].String()
+		again, err := Parse(out)
+		if err != nil || len(again) != 1 || again[0] != spec[0] {
+			t.Errorf("%s: written %q, read back %+v (%v), want %+v", in, out, again, err, spec[0])
+		}
+	}
+}

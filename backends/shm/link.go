@@ -28,6 +28,9 @@ type link struct {
 	waiting bool
 	// sent mirrors nextSend for receivers that poll without the lock.
 	sent atomic.Uint64
+	// dropped, once set (DropLink), fails every send and receive on the
+	// link until it is reset (Recover).
+	dropped error
 }
 
 func newLink() *link {
@@ -60,6 +63,13 @@ func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 	s := &sendReq{buf: buf, peer: peer, done: make(chan struct{}), spin: e.w.spin, call: e.call}
 	l := e.w.link(e.rank, peer)
 	l.mu.Lock()
+	if err := l.dropped; err != nil {
+		// Failed as a request of its own kind, which says what it was.
+		l.mu.Unlock()
+		s.state, s.err = sendAbandoned, fmt.Errorf("send to rank %d: %w", peer, err)
+		close(s.done)
+		return s
+	}
 	l.sends[l.nextSend] = s
 	l.nextSend++
 	l.sent.Store(l.nextSend)
@@ -198,6 +208,10 @@ func (r *recvReq) take(ctx context.Context) (*sendReq, error) {
 	}
 	for {
 		l.mu.Lock()
+		if err := l.dropped; err != nil {
+			l.mu.Unlock()
+			return nil, err
+		}
 		s, ok := l.sends[r.ticket]
 		if ok {
 			delete(l.sends, r.ticket)

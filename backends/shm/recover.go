@@ -47,6 +47,46 @@ func (l *link) reset() {
 	l.nextSend, l.nextRecv = 0, 0
 	l.sent.Store(0)
 	l.waiting = false
+	l.dropped = nil
+}
+
+// DropLink implements backends.LinkDropper, as tcp drops a connection:
+// both directions between this rank and peer fail with err, the
+// operations pending on them at once (a receive waiting for a send, a
+// send not yet taken) and later ones when posted, on both sides, until
+// the ranks recover (Recover).
+func (e *endpoint) DropLink(peer int, err error) {
+	if e.check(peer) != nil {
+		return
+	}
+	e.w.link(e.rank, peer).drop(err)
+	e.w.link(peer, e.rank).drop(err)
+}
+
+// drop fails the link with err: the sends queued on it end with err, and
+// a receiver parked on it wakes to find it dropped.
+func (l *link) drop(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dropped != nil {
+		return
+	}
+	l.dropped = err
+	for k, s := range l.sends {
+		delete(l.sends, k)
+		s.mu.Lock()
+		if s.state == sendPosted {
+			s.state = sendAbandoned
+			s.err = fmt.Errorf("send to rank %d: %w", s.peer, err)
+			close(s.done)
+		}
+		s.mu.Unlock()
+	}
+	if l.waiting {
+		close(l.posted)
+		l.posted = make(chan struct{})
+		l.waiting = false
+	}
 }
 
 // relay passes a failure vote to every rank's watcher.

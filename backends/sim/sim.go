@@ -169,6 +169,7 @@ type shmEndpoint interface {
 	backends.Transport
 	backends.CallTagger
 	backends.Recoverer
+	backends.LinkDropper
 }
 
 // wrap returns t, a rank's shm endpoint, running in virtual time on f.

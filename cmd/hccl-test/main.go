@@ -125,6 +125,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))
 		return exitFailed
+	case sum.Wrong > 0 && sum.Injected > 0:
+		fmt.Fprintf(stderr, "%s: %d wrong elements (%d of them messages corrupted by --inject where the check could not see them, one each): the collective results are not correct\n",
+			programName, sum.Wrong, sum.Injected)
+		return exitWrong
 	case sum.Wrong > 0:
 		fmt.Fprintf(stderr, "%s: %d wrong elements: the collective results are not correct\n", programName, sum.Wrong)
 		return exitWrong

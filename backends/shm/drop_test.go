@@ -1,0 +1,66 @@
+package shm_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/shm"
+)
+
+// TestDropLink: a dropped link fails, at once and on both sides, a
+// receive already waiting on it, a send not yet taken, and what is posted
+// later; recovering makes it carry messages again.
+func TestDropLink(t *testing.T) {
+	w := shm.NewWorld(3)
+	a, b := w.Endpoint(0), w.Endpoint(1)
+	drop := errors.New("dropped on purpose")
+
+	waiting := b.Recv(0, make([]byte, 8)) // waits for a send that never comes
+	queued := b.Send(0, make([]byte, 8))  // never received
+	failed := make(chan error, 2)
+	go func() { failed <- waiting.Wait(context.Background()) }()
+	go func() { failed <- queued.Wait(context.Background()) }()
+	time.Sleep(10 * time.Millisecond) // let both park
+	a.(backends.LinkDropper).DropLink(1, drop)
+	for range 2 {
+		select {
+		case err := <-failed:
+			if !errors.Is(err, drop) {
+				t.Errorf("pending request failed with %v, want the drop's error", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a request pending on the dropped link still waits")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for name, r := range map[string]backends.Request{
+		"send from the dropping side": a.Send(1, make([]byte, 8)),
+		"receive on the other side":   b.Recv(0, make([]byte, 8)),
+	} {
+		if err := r.Wait(ctx); !errors.Is(err, drop) {
+			t.Errorf("%s posted after the drop: %v, want the drop's error", name, err)
+		}
+	}
+
+	// Every rank recovers (as after a verdict), then the link works again.
+	errs := make(chan error, 3)
+	for r := range 3 {
+		go func() { errs <- w.Endpoint(r).(backends.Recoverer).Recover(ctx, 1) }()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	buf := []byte{1, 2, 3}
+	got := make([]byte, 3)
+	s, r := a.Send(1, buf), b.Recv(0, got)
+	if err := errors.Join(r.Wait(ctx), s.Wait(ctx)); err != nil || !bytes.Equal(got, buf) {
+		t.Fatalf("after recovering: %v, got %v", err, got)
+	}
+}
