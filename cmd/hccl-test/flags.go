@@ -16,8 +16,24 @@ import (
 // sizeValue is a pflag.Value for byte sizes with K/M/G suffixes.
 type sizeValue int64
 
-func (s *sizeValue) String() string { return strconv.FormatInt(int64(*s), 10) }
-func (s *sizeValue) Type() string   { return "bytes" }
+// String gives the size as a user types it, so that --help shows the
+// default as 32M rather than 33554432.
+func (s *sizeValue) String() string { return typedSize(int64(*s)) }
+
+// typedSize writes n with the largest binary suffix (K, M, G, T) that
+// divides it exactly, as limits.Size reads it back: 32M, 1536K, 1000.
+func typedSize(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		bytes  int64
+	}{{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if n != 0 && n%u.bytes == 0 {
+			return strconv.FormatInt(n/u.bytes, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+func (s *sizeValue) Type() string { return "bytes" }
 func (s *sizeValue) Set(v string) error {
 	n, err := bench.ParseSize(v)
 	if err != nil {
@@ -54,8 +70,27 @@ func (c *countValue) Set(s string) error {
 // limits.MaxDuration (Plan.Validate refuses 0 where it means nothing).
 type durationValue time.Duration
 
-func (d *durationValue) String() string { return time.Duration(*d).String() }
-func (d *durationValue) Type() string   { return "duration" }
+// String gives the duration as a user types it: 2m rather than Go's 2m0s,
+// and 0 for none (which --help then leaves out, as it does every zero
+// default).
+func (d *durationValue) String() string { return typedDuration(time.Duration(*d)) }
+
+// typedDuration is time.Duration's String without its zero minutes and
+// seconds: 2m, 1h30m, 90ms, 0.
+func typedDuration(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+func (d *durationValue) Type() string { return "duration" }
 func (d *durationValue) Set(v string) error {
 	t, err := limits.Duration(v, limits.SecondsOrDuration, 0)
 	if err != nil {

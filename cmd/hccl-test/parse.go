@@ -42,11 +42,13 @@ Examples:
   # allreduce with every reduction, in-place and out-of-place, against a 56 GB/s link
   hccl-test -o all --placement both --link-bw hccs -b 1K -e 64M --stats
 
-Subcommands:
+Subcommands (each has its own --help):
   hccl-test compare [--threshold 5%] OLD NEW   compare two --bench (or --csv) files
   hccl-test plot [-o out.png] FILE...          plot busbw and time against size
-  hccl-test scenario FILE                      run a training step's collectives, name its critical domain
+  hccl-test scenario FILE                      run a training step, name its critical domain
   hccl-test algorithms                         list the algorithms of every collective
+
+Every chapter of the manual is in the repository's docs/ directory.
 `
 
 // parseFlags turns the command line into a plan. Semantic checks that need
@@ -63,11 +65,11 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.SortFlags = false
 
 	ops := fs.String("op", "allreduce", "collectives, comma-separated, or all: "+strings.Join(names(coll.AllOps()), " "))
-	dtypes := fs.StringP("datatype", "d", "fp32", "data types, comma-separated, or all: "+strings.Join(names(dtype.All()), " ")+"\n(also half, float, double, bfloat16, bfp16)")
+	dtypes := fs.StringP("datatype", "d", "fp32", "data types, comma-separated, or all: "+strings.Join(names(dtype.All()), " ")+" (also half, float, double, bfloat16, bfp16)")
 	redops := fs.StringP("redop", "o", "sum", "reductions for allreduce, reduce, reducescatter, comma-separated, or all: "+strings.Join(names(dtype.AllOps()), " "))
 	minB, maxB := sizeValue(p.MinBytes), sizeValue(p.MaxBytes)
-	fs.VarP(&minB, "minbytes", "b", "smallest size, bytes with optional K/M/G suffix (1.5M allowed)")
-	fs.VarP(&maxB, "maxbytes", "e", "largest size, bytes with optional K/M/G suffix")
+	fs.VarP(&minB, "minbytes", "b", "smallest size: bytes with an optional K/M/G/T suffix, decimals allowed (8, 4K, 1.5M, 1G)")
+	fs.VarP(&maxB, "maxbytes", "e", "largest size, as --minbytes; included when the steps land on it")
 	factor := fs.Float64P("stepfactor", "f", p.StepFactor, "multiply the size by this each step (> 1)")
 	var stepB sizeValue
 	fs.VarP(&stepB, "stepbytes", "i", "add this many bytes each step instead of multiplying")
@@ -78,46 +80,46 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.VarP(newCount(&p.Root, p.Root), "root", "r", "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
 	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks")
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
-	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest),\nnative (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+";\nor several, comma-separated (auto,ring,rd), each row measured with each in turn\n(default from HCCL_ALGO, e.g. level0:NA;level1:H-D_R)")
+	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest), native (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"; or several, comma-separated (auto,ring,rd), each row measured with each in turn. Without --algo, HCCL_ALGO in HCCL's form (level0:NA;level1:H-D_R) chooses")
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
-	fs.StringVar(&p.InjectText, "inject", "", "faults to inject (README), "+inject.Grammar)
+	fs.StringVar(&p.InjectText, "inject", "", "faults to inject (docs/faults.md), "+inject.Grammar)
 	fs.Uint64Var(&p.Seed, "seed", 1, "seed of --inject's random choices")
 	envRetry, err := parseHCCLRetry(os.Getenv)
 	if err != nil {
 		return p, o, err
 	}
-	fs.Var(newCount(&p.Retry, 0), "retry", "run an op that failed on a transport error again, up to this many times\n(default from HCCL_OP_RETRY_ENABLE and HCCL_OP_RETRY_PARAMS' MaxCnt)")
+	fs.Var(newCount(&p.Retry, 0), "retry", "run an op that failed on a transport error again, up to this many times (at most 10); without --retry, HCCL_OP_RETRY_ENABLE turns it on with HCCL_OP_RETRY_PARAMS' MaxCnt")
 	hold, interval := durationValue(0), durationValue(0)
 	if envRetry.enabled {
 		hold, interval = durationValue(envRetry.hold), durationValue(envRetry.interval)
 	}
-	fs.Var(&hold, "retry-hold", "pause between a failure and the first re-run (default HoldTime with HCCL_OP_RETRY_ENABLE)")
-	fs.Var(&interval, "retry-interval", "pause between later re-runs (default IntervalTime with HCCL_OP_RETRY_ENABLE)")
-	fs.StringVar(&p.LayoutText, "groups", "", "split the world into communication domains, e.g. tp=4,dp=2 (tp, cp, ep, dp, pp;\ntheir product is the world size; tp varies fastest, as Megatron-LM lays ranks out)")
-	topology := fs.String("topology", "", "how ranks sit on servers: servers=S,per-server=P (ranks numbered server by\nserver), or auto: the ranks of one host are a server (tcp under a launcher);\nwith --link-bw intra=...,inter=... util is against the link that bounds each op")
-	groups := fs.String("group", "", "run the sweep inside every group of these domains at once, one domain after\nthe other (e.g. tp or tp,dp); needs --groups")
-	fusion := fs.String("fusion", "", "also measure each size as N collectives of size/N back to back, for each N\nin this list (e.g. 4 or 1,4,16,64), and report what fusing them gains")
-	overlap := fs.String("overlap", "", "also run each collective started without blocking against this much\nsynthetic compute (a duration, or auto: the collective's own time)")
-	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s),\na preset ("+presetHelp()+"),\nor auto: measure it on this backend before the sweep; with --topology,\nintra=X,inter=Y for the links inside and between servers")
+	fs.Var(&hold, "retry-hold", "pause between a failure and the first re-run; with HCCL_OP_RETRY_ENABLE on, HCCL_OP_RETRY_PARAMS' HoldTime")
+	fs.Var(&interval, "retry-interval", "pause between later re-runs; with HCCL_OP_RETRY_ENABLE on, HCCL_OP_RETRY_PARAMS' IntervalTime")
+	fs.StringVar(&p.LayoutText, "groups", "", "split the world into communication domains, e.g. tp=4,dp=2 (tp, cp, ep, dp, pp; their product is the world size; tp varies fastest, as Megatron-LM lays ranks out)")
+	topology := fs.String("topology", "", "how ranks sit on servers: servers=S,per-server=P (ranks numbered server by server), or auto: the ranks of one host are a server (tcp under a launcher); with --link-bw intra=...,inter=... util is against the link that bounds each op")
+	groups := fs.String("group", "", "run the sweep inside every group of these domains at once, one domain after the other (e.g. tp or tp,dp); needs --groups")
+	fusion := fs.String("fusion", "", "also measure each size as N collectives of size/N back to back, for each N in this list (e.g. 4 or 1,4,16,64), and report what fusing them gains")
+	overlap := fs.String("overlap", "", "also run each collective started without blocking against this much synthetic compute (a duration, or auto: the collective's own time)")
+	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s), a preset ("+presetHelp()+"), or auto: measure it on this backend before the sweep; with --topology, intra=X,inter=Y for the links inside and between servers")
 	simf := addSimFlags(fs) // --sim-alpha, --sim-reduce, --sim-copy (sim.go)
 	timeout := durationValue(p.Timeout)
 	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
 		return p, o, err
 	}
-	fs.VarP(&timeout, "timeout", "T", "longest one op may take before the run fails (90s, 2m, or seconds;\ndefault from HCCL_EXEC_TIMEOUT in seconds when set)")
+	fs.VarP(&timeout, "timeout", "T", "longest one op may take before the run fails: 90s, 2m, or seconds; HCCL_EXEC_TIMEOUT, in seconds, replaces the default")
 	connect := durationValue(tcp.DefaultConnectTimeout)
 	if err := envDuration("HCCL_CONNECT_TIMEOUT", &connect); err != nil {
 		return p, o, err
 	}
-	fs.Var(&connect, "connect-timeout", "longest setting up may take: rendezvous and each connection (tcp;\ndefault from HCCL_CONNECT_TIMEOUT in seconds when set)")
-	fs.StringVar(&p.Master, "master", "", "rank 0's rendezvous address host:port, the same on every rank (tcp under\nmpirun or srun; torchrun's MASTER_ADDR and MASTER_PORT are read too)")
-	fs.StringVar(&p.Bind, "bind", "", "address or network interface that ranks listen on (tcp; default loopback)")
-	fs.BoolVar(&p.Stats, "stats", false, "add min, p50, p99 and max of the iteration times to the table")
-	fs.Var(newCount(&p.Runs, 1), "runs", "repeat the whole sweep this many times (benchstat wants about 10);\nthe table shows each row's median")
+	fs.Var(&connect, "connect-timeout", "longest setting up may take: rendezvous and each connection (tcp); HCCL_CONNECT_TIMEOUT, in seconds, replaces the default")
+	fs.StringVar(&p.Master, "master", "", "rank 0's rendezvous address host:port, the same on every rank (tcp under mpirun or srun; torchrun's MASTER_ADDR and MASTER_PORT are read too)")
+	fs.StringVar(&p.Bind, "bind", "", "address or network interface that ranks listen on (tcp); loopback when not given")
+	fs.BoolVar(&p.Stats, "stats", false, "add min, p50, p99 and max of the iteration times, and the cost model's prediction, to the table")
+	fs.Var(newCount(&p.Runs, 1), "runs", "repeat the whole sweep this many times (benchstat wants about 10); the table shows each row's median")
 	fs.StringVar(&o.csv, "csv", "", "also write every measurement to this CSV file (- for stdout, instead of the table)")
 	fs.StringVar(&o.json, "json", "", "also write every measurement as JSON lines to this file (- for stdout)")
 	fs.StringVar(&o.bench, "bench", "", "also write Go benchmark format, for benchstat, to this file (- for stdout)")
-	fs.BoolVar(&o.dryRun, "dry-run", false, fmt.Sprintf("print the plan, the memory the run takes part by part, and an estimate of the time,\nand exit (a plan may have at most %d sizes and %d rows, all runs counted)", bench.MaxSizes, bench.MaxRows))
+	fs.BoolVar(&o.dryRun, "dry-run", false, fmt.Sprintf("print the plan, the memory the run takes part by part, and an estimate of the time, and exit (a plan may have at most %d sizes and %d rows, all runs counted)", bench.MaxSizes, bench.MaxRows))
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "show this help")
 
@@ -125,7 +127,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		return p, o, err
 	}
 	if *help {
-		fmt.Fprintf(helpOut, "Usage: %s [flags]\n\nSweeps collectives over sizes, data types and reductions, checks every result,\nand reports time, algbw, busbw and link utilization per row.\n\nFlags:\n%s%s", programName, fs.FlagUsagesWrapped(100), examples)
+		fmt.Fprintf(helpOut, "Usage: %s [flags]\n\nSweeps collectives over sizes, data types and reductions, checks every result,\nand reports time, algbw, busbw and link utilization per row.\n\n", programName)
+		writeFlagHelp(helpOut, fs, helpSections)
+		fmt.Fprint(helpOut, examples)
 		return p, o, errHelpShown
 	}
 	if err := refuseForeignFlags(fs, p.Backend); err != nil {

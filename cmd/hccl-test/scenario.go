@@ -31,7 +31,7 @@ communication time, the part of it the step was blocked on (exposed) and that
 part's share of the step. Then it runs the step again once per domain with
 that domain's links slowed by --slowdown through the fault injector, and names
 the domain whose slowdown moved the step time most: the critical domain.
-Every collective's result is checked. The README describes the file.
+Every collective's result is checked. docs/scenarios.md describes the file.
 With --backend sim the step runs in virtual time on simulated links
 (--topology, --link-bw and the --sim flags, as in a sweep): compute phases
 hold each rank's virtual clock, and slowed links hold each message on its
@@ -104,32 +104,34 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	ranks := new(int)
 	fs.VarP(newCount(ranks, 0), "ranks", "p", "number of ranks, in place of the file's")
 	iters := new(int)
-	fs.VarP(newCount(iters, 0), "iters", "n", "timed iterations of the step per run, in place of the\nfile's")
-	slowdown := fs.String("slowdown", "", "how much slower a domain's links are made in its run,\nin place of the file's slowdown (default 50%)")
-	fs.StringVar(&o.InjectText, "inject", "", "faults to inject in every run, the baseline included\n(README), "+inject.Grammar)
+	fs.VarP(newCount(iters, 0), "iters", "n", "timed iterations of the step per run, in place of the file's")
+	slowdown := fs.String("slowdown", "", "how much slower a domain's links are made in its run, in place of the file's slowdown (default 50%)")
+	fs.StringVar(&o.InjectText, "inject", "", "faults to inject in every run, the baseline included (docs/faults.md), "+inject.Grammar)
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of --inject's random choices")
 	timeout := durationValue(2 * time.Minute)
 	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
 		return scenarioRun{}, err
 	}
-	fs.VarP(&timeout, "timeout", "T", "longest one collective may take before the run fails\n(90s, 2m, or seconds; default from HCCL_EXEC_TIMEOUT)")
+	fs.VarP(&timeout, "timeout", "T", "longest one collective may take before the run fails: 90s, 2m, or seconds; HCCL_EXEC_TIMEOUT, in seconds, replaces the default")
 	connect := durationValue(tcp.DefaultConnectTimeout)
 	if err := envDuration("HCCL_CONNECT_TIMEOUT", &connect); err != nil {
 		return scenarioRun{}, err
 	}
-	fs.Var(&connect, "connect-timeout", "longest setting up may take (tcp; default from\nHCCL_CONNECT_TIMEOUT)")
+	fs.Var(&connect, "connect-timeout", "longest setting up may take (tcp); HCCL_CONNECT_TIMEOUT, in seconds, replaces the default")
 	fs.StringVar(&o.Master, "master", "", "rank 0's rendezvous address host:port (tcp under a launcher)")
 	fs.StringVar(&o.Bind, "bind", "", "address or network interface ranks listen on (tcp)")
 	fs.BoolVar(&o.JSON, "json", false, "print one JSON object with the same figures instead of the table")
-	topology := fs.String("topology", "", "--backend sim: how ranks sit on servers, servers=S,per-server=P (ranks\nnumbered server by server)")
-	link := fs.String("link-bw", "", "--backend sim: bandwidth of the simulated links, a value or a preset; with\n--topology, intra=X,inter=Y for the links inside and between servers")
+	topology := fs.String("topology", "", "--backend sim: how ranks sit on servers, servers=S,per-server=P (ranks numbered server by server)")
+	link := fs.String("link-bw", "", "--backend sim: bandwidth of the simulated links, a value or a preset; with --topology, intra=X,inter=Y for the links inside and between servers")
 	simf := addSimFlags(fs)
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		return scenarioRun{}, fmt.Errorf("%w (see %s scenario --help)", err, programName)
 	}
 	if *help {
-		fmt.Fprintf(helpOut, scenarioHelp, programName, fs.FlagUsagesWrapped(100))
+		var flags strings.Builder
+		writeFlagHelp(&flags, fs, nil)
+		fmt.Fprintf(helpOut, scenarioHelp, programName, flags.String())
 		return scenarioRun{}, errHelpShown
 	}
 	if err := refuseForeignFlags(fs, o.Backend); err != nil {
