@@ -138,15 +138,20 @@ func (g rankGroups) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// waitingOn extracts from a rank's error the step it was in and what it
-// was still waiting for: "reduce-scatter step 1: still waiting to receive
-// from rank 3".
+// waitingOn returns from a rank's error the step it was in and what it
+// was still waiting for, "reduce-scatter step 1: still waiting to receive
+// from rank 3", without the error the wait ended with; an error of
+// another kind whole.
 func waitingOn(err error) string {
-	s := err.Error()
-	if i := strings.Index(s, "still waiting to "); i >= 0 {
-		if j := strings.Index(s[i:], ": "); j >= 0 {
-			return s[:i+j]
-		}
+	var stuck *coll.StuckError
+	if !errors.As(err, &stuck) {
+		return err.Error()
 	}
-	return s
+	// The steps that wrapped the wait, then what it waited for.
+	s := err.Error()
+	i := strings.LastIndex(s, stuck.Error())
+	if i < 0 {
+		return s
+	}
+	return s[:i] + "still waiting to " + strings.Join(stuck.Pending, ", ")
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func TestHangReport(t *testing.T) {
-	timeout := fmt.Errorf("step 1: still waiting to receive from rank 2: %w", backends.ErrTimeout)
+	timeout := fmt.Errorf("step 1: %w", &coll.StuckError{Pending: []string{"receive from rank 2"}, Err: backends.ErrTimeout})
 	call := func(rank int, seq uint64, sig string, err error) error {
 		return &coll.CallError{Rank: rank, Seq: seq, Call: sig, Algo: "ring", Err: err}
 	}
@@ -23,8 +23,8 @@ func TestHangReport(t *testing.T) {
 		{"not a timeout", errors.New("boom"), []string{"boom"}},
 		{"every rank placed", errors.Join(
 			call(1, 7, "allreduce(fp32, 64, sum)", timeout),
-			call(0, 8, "gather(fp64, 21, root 0)", fmt.Errorf("still waiting to receive from rank 1: %w", errors.New("context canceled"))),
-			call(2, 7, "allreduce(fp32, 64, sum)", fmt.Errorf("step 0: still waiting to send to rank 0: %w", errors.New("context canceled"))),
+			call(0, 8, "gather(fp64, 21, root 0)", fmt.Errorf("%w", &coll.StuckError{Pending: []string{"receive from rank 1"}, Err: errors.New("context canceled")})),
+			call(2, 7, "allreduce(fp32, 64, sum)", fmt.Errorf("step 0: %w", &coll.StuckError{Pending: []string{"send to rank 0"}, Err: errors.New("context canceled")})),
 			call(3, 6, "barrier", errors.New("context canceled")),
 		), []string{
 			"op #7 allreduce(fp32, 64, sum) timed out",
@@ -55,7 +55,7 @@ func TestHangReportBounded(t *testing.T) {
 	const n = 4096
 	var parts []error
 	for r := range n {
-		seq, err := uint64(5), error(fmt.Errorf("step 3: still waiting to receive from rank %d: %w", (r+n-1)%n, backends.ErrTimeout))
+		seq, err := uint64(5), error(fmt.Errorf("step 3: %w", &coll.StuckError{Pending: []string{fmt.Sprintf("receive from rank %d", (r+n-1)%n)}, Err: backends.ErrTimeout}))
 		switch {
 		case r%512 == 7: // a few ahead, in two different ops
 			seq, err = uint64(6+r%1024/512), errors.New("context canceled")

@@ -1,6 +1,9 @@
 package coll
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // CallError is how a collective call fails on one rank: which rank, which
 // call (its number on this rank, as mismatch errors count them, and its
@@ -19,3 +22,19 @@ func (e *CallError) Error() string {
 }
 
 func (e *CallError) Unwrap() error { return e.Err }
+
+// StuckError is what a wait that its context ended (a timeout, a
+// cancellation) returns: the requests still pending then, as their
+// backends describe them ("receive from rank 3"), and the error the wait
+// ended with. Callers that report hangs read Pending rather than parse
+// the text.
+type StuckError struct {
+	Pending []string
+	Err     error
+}
+
+func (e *StuckError) Error() string {
+	return fmt.Sprintf("still waiting to %s: %v", strings.Join(e.Pending, ", "), e.Err)
+}
+
+func (e *StuckError) Unwrap() error { return e.Err }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -261,7 +260,7 @@ func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
 	}
 	top.waited += time.Since(start)
 	if len(stuck) > 0 {
-		return fmt.Errorf("still waiting to %s: %w", strings.Join(stuck, ", "), first)
+		return &StuckError{Pending: stuck, Err: first}
 	}
 	return first
 }
