@@ -75,9 +75,8 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	if err := r.barrier(ctx); err != nil {
 		return results.Record{}, err
 	}
-	// samples holds this rank's iteration times in seconds, then its wrong
-	// count, then the seconds it spent waiting on peers in those
-	// iterations: the vector rank 0 gathers.
+	// samples holds this rank's iteration times in seconds, then the
+	// sampleExtras values (extraWrong...): the vector rank 0 gathers.
 	samples := make([]float64, p.Iters+sampleExtras)
 	waited := r.waited(comm)
 	for i := range p.Iters {
@@ -87,8 +86,8 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		}
 		samples[i] = d.Seconds()
 	}
-	samples[p.Iters+1] = (r.waited(comm) - waited).Seconds()
-	samples[p.Iters] = -1
+	samples[p.Iters+extraWaited] = (r.waited(comm) - waited).Seconds()
+	samples[p.Iters+extraWrong] = -1
 	// --overlap (overlap.go): the row again, each iteration overlapped
 	// with synthetic compute; rank 0 gets the result.
 	var overlap overlapResult
@@ -113,10 +112,10 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		for _, args := range buckets {
 			wrong += countWrong(args, row, pattern, rank, n)
 		}
-		samples[p.Iters] = float64(wrong)
-		samples[p.Iters+3] = float64(r.gate.Corrupted() - corrupted - unchecked)
+		samples[p.Iters+extraWrong] = float64(wrong)
+		samples[p.Iters+extraInCheck] = float64(r.gate.Corrupted() - corrupted - unchecked)
 	}
-	samples[p.Iters+2] = float64(unchecked)
+	samples[p.Iters+extraUnchecked] = float64(unchecked)
 	all, err := r.gatherFloats(ctx, samples)
 	if err != nil || r.comm.Rank() != 0 {
 		return results.Record{}, err
@@ -175,11 +174,15 @@ func (r *rankRunner) linkBW() float64 {
 	return r.plan.LinkGBps
 }
 
-// sampleExtras is how many values follow the iteration times in a rank's
-// samples: its wrong count, its time spent waiting, and the messages it
-// corrupted (--inject) in the calls the check does not see and in the
-// checked call.
-const sampleExtras = 4
+// The values that follow the iteration times in a rank's samples, by
+// their offset from the number of iterations.
+const (
+	extraWrong     = iota // elements the check found wrong; -1 when not checked
+	extraWaited           // seconds spent waiting on peers in the timed iterations
+	extraUnchecked        // messages --inject corrupted in calls the check does not see
+	extraInCheck          // messages --inject corrupted in the checked call
+	sampleExtras          // how many values follow the times
+)
 
 // combine turns every rank's samples (rank-major, iters times and the
 // sampleExtras each) into the row's record. An iteration's time is
@@ -198,15 +201,15 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 			perIter[i] = max(perIter[i], d)
 			total += d
 		}
-		busy[rk] = max(total-s[iters+1], 0)
+		busy[rk] = max(total-s[iters+extraWaited], 0)
 		slowestTotal = max(slowestTotal, total)
-		if s[iters] < 0 {
+		if s[iters+extraWrong] < 0 {
 			wrong = -1
 		} else if wrong >= 0 {
-			wrong += int64(s[iters])
+			wrong += int64(s[iters+extraWrong])
 		}
-		unchecked += int64(s[iters+2])
-		inCheck += int64(s[iters+3])
+		unchecked += int64(s[iters+extraUnchecked])
+		inCheck += int64(s[iters+extraInCheck])
 	}
 	// Corruption the tool injected is always reported: one wrong element
 	// per corrupted message that the check did not see, in a call it did
