@@ -8,78 +8,43 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 )
 
-// Config is what every backend needs to start a world. Backends ignore the
-// fields that do not concern them.
+// Config is what every backend needs to start a world. What only some
+// backends need (the tcp backend's rendezvous address, the sim backend's
+// link model) is in Options, of a type the backend defines.
 type Config struct {
 	// Ranks is the number of ranks in the world (>= 1).
 	Ranks int
-	// Master is rank 0's rendezvous address, host:port, for backends whose
-	// ranks are processes; "" lets the backend choose (ranks it starts
-	// itself) or take its launcher's.
-	Master string
-	// Bind is the address or network interface that ranks listen on;
-	// "" means loopback.
-	Bind string
-	// ConnectTimeout limits setting the world up: the rendezvous, and
-	// connecting each link.
-	ConnectTimeout time.Duration
 	// Log receives one line per notable event that is not an error of the
 	// run (a dropped stranger, a child that exited), and the output of rank
 	// processes the backend starts itself. nil discards them. The command
 	// passes its stderr.
 	Log io.Writer
-	// Args are the command-line arguments a backend that starts rank
-	// processes passes to them (the same program, the same flags).
-	Args []string
 	// Retry says that the run may run failed calls again: a backend whose
 	// transports implement Recoverer sets up what that needs (the tcp
 	// backend keeps a control connection from every rank to rank 0).
 	Retry bool
-	// Links describes the simulated links of a backend that runs in
-	// virtual time (sim); nil takes DefaultLinkModel. Other backends
-	// ignore it.
-	Links *LinkModel
+	// Options are the backend's own settings, of the type its package
+	// defines (tcp.Options, sim.Options), or nil for its defaults. A
+	// backend refuses options of another type (OptionsError) in Run and,
+	// if it is a ConfigChecker, before anything starts.
+	Options any
 }
 
-// LinkModel describes simulated links: ranks numbered server by server,
-// PerServer to a server (0, or at least the world's size: one server), and
-// per direction of every link a latency (alpha) and a bandwidth, inside a
-// server (Intra) and between servers (Inter), plus the rates at which a
-// rank reduces (what it receives, or its own buffers) and copies between
-// its own buffers, and the gap between two messages a rank sends. Zero
-// fields take DefaultLinkModel's values (WithDefaults), except InterGBps,
-// which then equals IntraGBps, CopyGBps, 1.5 times ReduceGBps, and Gap,
-// half of IntraAlpha.
-type LinkModel struct {
-	PerServer              int
-	IntraAlpha, InterAlpha time.Duration
-	// Gap is the least time between the starts of two messages a rank
-	// sends (LogP's g): a rank that posts several at once hands one to
-	// its ports every Gap, as real ones spend time on each.
-	Gap time.Duration
-	// IntraGBps, InterGBps, ReduceGBps and CopyGBps are in GB/s (1e9 bytes
-	// per second).
-	IntraGBps, InterGBps, ReduceGBps, CopyGBps float64
-	// Pull makes receivers move the data, as on shared memory: a message
-	// costs its receiver its bytes at the link's rate (reduced on the way
-	// at the slower of that and the reduction's rate), one message after
-	// another, and its sender's send ends when the receiver has taken it.
-	// Otherwise the sender's port moves it while both ranks go on.
-	Pull bool
-}
-
-// Validate reports what is wrong with c, if anything.
+// Validate reports what is wrong with c, if anything; the backend checks
+// its Options.
 func (c Config) Validate() error {
 	if c.Ranks < 1 {
 		return fmt.Errorf("ranks must be at least 1, got %d", c.Ranks)
 	}
-	if c.ConnectTimeout < 0 {
-		return fmt.Errorf("connect timeout must not be negative, got %v", c.ConnectTimeout)
-	}
 	return nil
+}
+
+// OptionsError is the error of a backend named backend given options of a
+// type other than its own (want, as "tcp.Options").
+func OptionsError(backend string, got any, want string) error {
+	return fmt.Errorf("backend %s: options of type %T, want %s", backend, got, want)
 }
 
 // ConfigChecker is implemented by backends that can check the options
@@ -130,6 +95,9 @@ type RankFunc func(ctx context.Context, t Transport) error
 type Backend interface {
 	// Name is the name users select the backend by (--backend).
 	Name() string
+	// Capabilities says what the backend's worlds are; the answer is the
+	// same on every call and needs no world.
+	Capabilities() Caps
 	// Run starts the ranks of a world described by cfg that this process
 	// hosts, calls body for each, and returns when all have returned. It
 	// returns the first failure of any rank (a rank's failure cancels the

@@ -1,8 +1,3 @@
-// Package backends defines the point-to-point surface that every collective
-// algorithm is written against, the registry of backends that provide it, and
-// the errors callers branch on.
-//
-// A backend moves bytes; it never knows which collective it is carrying.
 package backends
 
 import (

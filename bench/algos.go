@@ -73,7 +73,7 @@ func (p Plan) validateAlgos() error {
 	if _, err := listarg.Parse("--algo", p.Algo, ",", same); err != nil {
 		return err
 	}
-	if p.asks(coll.Native) && p.Backend != "mpi" {
+	if p.asks(coll.Native) && !capsOf(p.Backend).Native {
 		return fmt.Errorf("--algo native: runs MPI's own collectives, so it needs --backend mpi (a build with -tags mpi, under mpirun)")
 	}
 	for _, op := range p.Ops {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/results"
@@ -83,7 +84,7 @@ func (c *calibration) model(dt dtype.DType, bytes int64) coll.Model {
 // own figures, two levels when it has servers, nothing measured. A
 // simulated receive-and-reduce moves the bytes, then reduces them, or
 // where receivers move the data (Pull), does both in one pass (Fused).
-func simCalibration(links backends.LinkModel, dtypes []dtype.DType) *calibration {
+func simCalibration(links sim.LinkModel, dtypes []dtype.DType) *calibration {
 	l := links.WithDefaults()
 	base := coll.Model{
 		Alpha: l.IntraAlpha.Seconds(), Beta: 1 / (l.IntraGBps * 1e9), Gamma: 1 / (l.ReduceGBps * 1e9),

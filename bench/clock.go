@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/inject"
+	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 )
 
@@ -16,10 +17,6 @@ import (
 // from its messages (--overlap's compute, --inject's holds) is charged to
 // its clock (backends.Holder). The watchdog and the start time of a row
 // stay on the wall clock.
-
-// simBackend is the name of the simulating backend (backends/sim, which
-// the command registers; bench does not import it).
-const simBackend = "sim"
 
 // epoch is the origin of rankRunner.now on backends without a virtual
 // clock.
@@ -79,12 +76,12 @@ func (v virtualClock) holdUntil(t time.Duration) {
 // --sim-reduce, the copy rate of --sim-copy, the gap of --sim-gap, who
 // moves the data (--sim-pull) and the servers of --topology;
 // what is 0 takes the model's
-// default (backends.DefaultLinkModel).
-func (p Plan) simLinks() *backends.LinkModel {
-	if p.Backend != simBackend {
+// default (sim.DefaultLinkModel).
+func (p Plan) simLinks() *sim.LinkModel {
+	if !capsOf(p.Backend).Simulated {
 		return nil
 	}
-	m := backends.LinkModel{
+	m := sim.LinkModel{
 		IntraAlpha: p.SimAlpha, InterAlpha: p.SimInterAlpha,
 		IntraGBps: p.LinkGBps, InterGBps: p.LinkInterGBps, ReduceGBps: p.SimReduceGBps, CopyGBps: p.SimCopyGBps,
 		Gap: p.SimGap, Pull: p.SimPull,
@@ -112,7 +109,7 @@ func (p Plan) simDescription() string {
 // SimLinkModel checks the plan's settings of the sim backend as a sweep's
 // are checked and returns the link model they ask for, nil when the
 // backend is not sim: what hccl-test scenario runs a simulated world on.
-func (p Plan) SimLinkModel() (*backends.LinkModel, error) {
+func (p Plan) SimLinkModel() (*sim.LinkModel, error) {
 	if p.LinkInterGBps > 0 && !p.Topology.TwoLevel() {
 		return nil, fmt.Errorf("--link-bw inter=: a link between servers needs --topology with more than one server")
 	}
@@ -125,10 +122,12 @@ func (p Plan) SimLinkModel() (*backends.LinkModel, error) {
 // validateSim checks the settings of the sim backend, and that nothing the
 // plan asks for takes wall time that virtual clocks would not see.
 func (p Plan) validateSim() error {
-	if p.Backend != simBackend {
+	c := capsOf(p.Backend)
+	if p.NoPayload && !c.NoPayload {
+		return fmt.Errorf("--sim-data=false: only --backend sim can run without payload")
+	}
+	if !c.Simulated {
 		switch {
-		case p.NoPayload:
-			return fmt.Errorf("--sim-data=false: only --backend sim can run without payload")
 		case p.SimAlpha != 0 || p.SimInterAlpha != 0:
 			return fmt.Errorf("--sim-alpha: only --backend sim simulates links")
 		case p.SimReduceGBps != 0:

@@ -20,7 +20,7 @@ import (
 // simPlan is a sweep of ring allreduce on 4 simulated ranks of one server.
 func simPlan(bytes int64) Plan {
 	p := DefaultPlan()
-	p.Backend, p.Ranks = simBackend, 4
+	p.Backend, p.Ranks = sim.Name, 4
 	p.Ops, p.DTypes, p.RedOps = []coll.Op{coll.AllReduce}, []dtype.DType{dtype.FP32}, []dtype.ReduceOp{dtype.Sum}
 	p.MinBytes, p.MaxBytes = bytes, bytes
 	p.Iters, p.Warmup = 5, 1
@@ -133,7 +133,7 @@ func TestSimChargesLocalCopies(t *testing.T) {
 // found through --inject's wrapper and a group's renumbering, and
 // backends without them have neither.
 func TestClockOf(t *testing.T) {
-	simW, err := sim.NewWorld(2, backends.LinkModel{})
+	simW, err := sim.NewWorld(2, sim.LinkModel{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestSimLinks(t *testing.T) {
 	p := simPlan(1024)
 	p.Ranks, p.Topology = 8, Topology{Servers: 2, PerServer: 4}
 	p.LinkGBps, p.LinkInterGBps, p.SimInterAlpha, p.SimCopyGBps, p.SimGap = 56, 25, 10*time.Microsecond, 40, 2*time.Microsecond
-	want := backends.LinkModel{PerServer: 4, IntraAlpha: 3 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
+	want := sim.LinkModel{PerServer: 4, IntraAlpha: 3 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
 		IntraGBps: 56, InterGBps: 25, ReduceGBps: 20, CopyGBps: 40, Gap: 2 * time.Microsecond}
 	if got := p.simLinks(); got == nil || *got != want {
 		t.Fatalf("got %+v, want %+v", got, want)

@@ -133,10 +133,9 @@ func overheadParts(backend string, ranks, hosted, peers int, rows int64) []MemPa
 	h, n, links := int64(hosted), int64(ranks), int64(peers)
 	perRank := n*pairBytes + links*tcpLinkBytes
 	procs := h // one process a rank: -p over tcp starts the others
-	switch backend {
-	case "shm", "sim":
+	if c := capsOf(backend); c.InProcess {
 		tables := int64(1)
-		if backend == "sim" {
+		if c.Simulated {
 			tables = 2 // the fabric's pairs besides the world's links
 		}
 		perRank, procs = tables*pairBytes*n+links*shmLinkBytes, 1
@@ -217,7 +216,7 @@ func (p Plan) checkMemory() error {
 	switch big.Flag {
 	case "maxbytes":
 		flag, hint = fmt.Sprintf("--maxbytes %d", p.MaxBytes), "use a smaller -e"
-		if p.Backend == "sim" {
+		if capsOf(p.Backend).NoPayload {
 			hint += ", or --sim-data=false"
 		}
 	case "link-bw":

@@ -123,14 +123,14 @@ type Plan struct {
 	// simulated ranks reduce and SimCopyGBps the rate at which they copy
 	// between their own buffers (--backend sim: --sim-alpha, --sim-reduce,
 	// --sim-copy); the bandwidths are LinkGBps and LinkInterGBps. 0: the
-	// defaults of backends.DefaultLinkModel.
+	// defaults of sim.DefaultLinkModel.
 	SimAlpha, SimInterAlpha    time.Duration
 	SimReduceGBps, SimCopyGBps float64
 	// SimGap is the least time between two messages a simulated rank
 	// sends (--sim-gap); 0 takes the model's default.
 	SimGap time.Duration
 	// SimPull makes simulated receivers move the data, as on shared
-	// memory (--sim-pull; backends.LinkModel.Pull).
+	// memory (--sim-pull; sim.LinkModel.Pull).
 	SimPull bool
 	// NoPayload runs the measured ops with lengths only (--sim-data=false,
 	// --backend sim only): no buffer is backed by memory, nothing is copied
@@ -148,8 +148,9 @@ type Plan struct {
 	// started it as one rank of the world; -1 otherwise.
 	LaunchedRank int
 
-	// Master, Bind, ConnectTimeout, Args and Log are passed to the
-	// backend; see backends.Config.
+	// Master, Bind, ConnectTimeout and Args are passed to a backend whose
+	// ranks meet at an address or that starts rank processes (see
+	// tcp.Options), Log to every backend (backends.Config).
 	Master         string
 	Bind           string
 	ConnectTimeout time.Duration
@@ -187,8 +188,9 @@ func (p Plan) WritesOutput() bool { return p.LaunchedRank <= 0 }
 // config is the backend configuration of the plan.
 func (p Plan) config() backends.Config {
 	return backends.Config{
-		Ranks: p.Ranks, Master: p.Master, Bind: p.Bind, ConnectTimeout: p.ConnectTimeout,
-		Log: p.Log, Args: p.Args, Retry: p.Retry > 0, Links: p.simLinks(),
+		Ranks: p.Ranks, Log: p.Log, Retry: p.Retry > 0,
+		Options: backendOptions(p.Backend, worldOptions{links: p.simLinks(),
+			master: p.Master, bind: p.Bind, connectTimeout: p.ConnectTimeout, args: p.Args}),
 	}
 }
 
@@ -311,8 +313,9 @@ func (p Plan) validateRetry() error {
 		return fmt.Errorf("--retry-hold %v: want 0 to %v", p.RetryHold, MaxRetryPause)
 	case p.RetryInterval < 0 || p.RetryInterval > MaxRetryPause:
 		return fmt.Errorf("--retry-interval %v: want 0 to %v", p.RetryInterval, MaxRetryPause)
-	case p.Retry > 0 && p.Backend == "mpi":
-		return fmt.Errorf("--retry %d: the mpi backend cannot run a failed call again (use shm or tcp)", p.Retry)
+	case p.Retry > 0 && !capsOf(p.Backend).Recovers:
+		can := backends.NamesWith(func(c backends.Caps) bool { return c.Recovers })
+		return fmt.Errorf("--retry %d: the %s backend cannot run a failed call again (use %s)", p.Retry, p.Backend, strings.Join(can, " or "))
 	}
 	return nil
 }

@@ -140,6 +140,8 @@ func TestRunTimeout(t *testing.T) {
 type silentBackend struct{}
 
 func (silentBackend) Name() string { return "silent-rank-1" }
+
+func (silentBackend) Capabilities() backends.Caps { return shm.Backend{}.Capabilities() }
 func (silentBackend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	return shm.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
 		if t.Rank() == 1 {
@@ -213,7 +215,7 @@ func (t tcpHosts) Hosts() []string { return t.hosts }
 // host share its CPUs.
 func TestWithTransport(t *testing.T) {
 	w := shm.NewWorld(2)
-	simW, err := sim.NewWorld(2, backends.LinkModel{})
+	simW, err := sim.NewWorld(2, sim.LinkModel{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/dtype"
 )
 
@@ -46,10 +46,10 @@ func (r *scenRank) compute(ctx context.Context, d time.Duration) error {
 // sweep. Elsewhere it returns one level and nil: the Comms keep the
 // default model.
 func scenSim(sc *Scenario, o ScenarioOptions) (Topology, *calibration) {
-	if o.Backend != simBackend {
+	if !capsOf(o.Backend).Simulated {
 		return Topology{}, nil
 	}
-	var links backends.LinkModel
+	var links sim.LinkModel
 	if o.Links != nil {
 		links = *o.Links
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/group"
 	"github.com/hccl-test/hccl-test/backends/inject"
+	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 )
@@ -24,9 +25,10 @@ type ScenarioOptions struct {
 	Seed       uint64
 	Timeout    time.Duration // limit for one collective, barrier or exchange
 	JSON       bool          // write one JSON object instead of the text
-	// Master, Bind, ConnectTimeout, Args and Log are passed to the
-	// backend; see backends.Config. Args must make a rank process run the
-	// same scenario.
+	// Master, Bind, ConnectTimeout and Args are passed to a backend whose
+	// ranks meet at an address or that starts rank processes (see
+	// tcp.Options), Log to every backend (backends.Config). Args must make
+	// a rank process run the same scenario.
 	Master         string
 	Bind           string
 	ConnectTimeout time.Duration
@@ -34,7 +36,7 @@ type ScenarioOptions struct {
 	Log            io.Writer
 	// Links is the link model of a simulated world (--backend sim), nil
 	// for the default one and on other backends.
-	Links *backends.LinkModel
+	Links *sim.LinkModel
 	// NoPayload runs the collectives with lengths only (--sim-data=false,
 	// sim only): no buffer takes memory and nothing is checked.
 	NoPayload bool
@@ -42,8 +44,14 @@ type ScenarioOptions struct {
 
 // config is the backend configuration for a world of ranks.
 func (o ScenarioOptions) config(ranks int) backends.Config {
-	return backends.Config{Ranks: ranks, Master: o.Master, Bind: o.Bind, ConnectTimeout: o.ConnectTimeout,
-		Log: o.Log, Args: o.Args, Links: o.Links}
+	return backends.Config{Ranks: ranks, Log: o.Log, Options: backendOptions(o.Backend, worldOptions{links: o.Links,
+		master: o.Master, bind: o.Bind, connectTimeout: o.ConnectTimeout, args: o.Args})}
+}
+
+// CheckBackend has o's backend check the configuration of a world of
+// ranks (backends.CheckConfig) before anything starts.
+func (o ScenarioOptions) CheckBackend(ranks int) error {
+	return backends.CheckConfig(o.Backend, o.config(ranks))
 }
 
 // RunScenario runs sc in one world on o's backend: it measures each domain's
@@ -83,8 +91,8 @@ func RunScenario(ctx context.Context, sc *Scenario, o ScenarioOptions, out io.Wr
 		return nil, nil
 	}
 	rep.Backend, rep.Unchecked = o.Backend, o.NoPayload
-	if o.Backend == simBackend {
-		var m backends.LinkModel
+	if capsOf(o.Backend).Simulated {
+		var m sim.LinkModel
 		if o.Links != nil {
 			m = *o.Links
 		}

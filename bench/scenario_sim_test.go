@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 )
 
@@ -24,7 +24,7 @@ const simScenario = `{"name": "sim", "ranks": 4, "groups": "tp=2,dp=2", "iterati
 
 // simScenarioLinks are simScenario's simulated links, as simPlan's inside
 // a server, slower between them.
-var simScenarioLinks = backends.LinkModel{PerServer: 2, IntraAlpha: 3 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
+var simScenarioLinks = sim.LinkModel{PerServer: 2, IntraAlpha: 3 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
 	IntraGBps: 50, InterGBps: 10, ReduceGBps: 20, CopyGBps: 30}
 
 // TestScenarioOnSim: a scenario on sim runs in virtual time. Its compute
@@ -40,7 +40,7 @@ func TestScenarioOnSim(t *testing.T) {
 	}
 	links := simScenarioLinks
 	var out bytes.Buffer
-	rep, err := RunScenario(context.Background(), sc, ScenarioOptions{Backend: simBackend, Timeout: 20 * time.Second, Links: &links}, &out)
+	rep, err := RunScenario(context.Background(), sc, ScenarioOptions{Backend: sim.Name, Timeout: 20 * time.Second, Links: &links}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestScenarioOnSimWithoutPayload(t *testing.T) {
 	var out bytes.Buffer
 	for i, none := range []bool{false, true} {
 		out.Reset()
-		o := ScenarioOptions{Backend: simBackend, Timeout: 20 * time.Second, Links: &links, NoPayload: none}
+		o := ScenarioOptions{Backend: sim.Name, Timeout: 20 * time.Second, Links: &links, NoPayload: none}
 		if reps[i], err = RunScenario(context.Background(), sc, o, &out); err != nil {
 			t.Fatal(err)
 		}

@@ -79,6 +79,12 @@ type hostsBackend struct{ hosts []string }
 
 func (hostsBackend) Name() string { return "hosts-test" }
 
+func (hostsBackend) Capabilities() backends.Caps {
+	c := shm.Backend{}.Capabilities()
+	c.Hosts = true
+	return c
+}
+
 func (b hostsBackend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	return shm.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
 		return body(ctx, hostsTransport{Transport: t, hosts: b.hosts})

@@ -148,7 +148,7 @@ func (c call) expected(p dtype.Pattern, rank int) []byte {
 func (c call) world(t *testing.T, ctx context.Context) []backends.Transport {
 	t.Helper()
 	if c.backend == "tcp" {
-		ts, err := tcp.NewLocalWorld(ctx, c.ranks, backends.Config{ConnectTimeout: 10 * time.Second})
+		ts, err := tcp.NewLocalWorld(ctx, c.ranks, backends.Config{Options: tcp.Options{ConnectTimeout: 10 * time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func retryWorld(t *testing.T, ctx context.Context, backend string, n int, spec s
 	}
 	var ts []backends.Transport
 	if backend == "tcp" {
-		ts, err = tcp.NewLocalWorld(ctx, n, backends.Config{ConnectTimeout: 10 * time.Second, Retry: true})
+		ts, err = tcp.NewLocalWorld(ctx, n, backends.Config{Options: tcp.Options{ConnectTimeout: 10 * time.Second}, Retry: true})
 		if err != nil {
 			t.Fatal(err)
 		}

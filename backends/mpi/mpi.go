@@ -42,6 +42,11 @@ type Backend struct{}
 // Name implements backends.Backend.
 func (Backend) Name() string { return Name }
 
+// Capabilities implements backends.Backend: its transports run MPI's own
+// collectives (--algo native). Ranks are processes that mpirun starts, and
+// a failed call cannot be run again.
+func (Backend) Capabilities() backends.Caps { return backends.Caps{Native: true} }
+
 // launchers lists the variables that MPI launchers set for the rank and the
 // world size.
 var launchers = []backends.LauncherVars{
@@ -79,6 +84,9 @@ func (Backend) LaunchedWorld(cfg backends.Config) (backends.Launch, bool, error)
 func (b Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if cfg.Options != nil {
+		return backends.OptionsError(Name, cfg.Options, "none")
 	}
 	l, launched, err := b.LaunchedWorld(cfg)
 	if err != nil {

@@ -29,10 +29,23 @@ type Backend struct{}
 // Name implements backends.Backend.
 func (Backend) Name() string { return Name }
 
-// Run implements backends.Backend: it hosts every rank of the world.
+// Capabilities implements backends.Backend: ranks are goroutines of this
+// process, receivers read senders' buffers, and failed calls can be run
+// again. Its endpoints honour Call.NoPayload (for sim, which wraps them),
+// but it times rows in wall time, which would then time nothing: it does
+// not offer NoPayload.
+func (Backend) Capabilities() backends.Caps {
+	return backends.Caps{InProcess: true, SharedMemory: true, Recovers: true}
+}
+
+// Run implements backends.Backend: it hosts every rank of the world. It
+// has no options of its own.
 func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if cfg.Options != nil {
+		return backends.OptionsError(Name, cfg.Options, "none")
 	}
 	w := NewWorld(cfg.Ranks)
 	g, gctx := errgroup.WithContext(ctx)

@@ -7,11 +7,12 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/backendtest"
+	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/dtype"
 )
 
 // pullLinks is links with receivers moving the data, as on shared memory.
-var pullLinks = func() backends.LinkModel { m := links; m.Pull = true; return m }()
+var pullLinks = func() sim.LinkModel { m := links; m.Pull = true; return m }()
 
 // TestPullConformance: with receivers moving the data, sim is still a
 // transport like any other.

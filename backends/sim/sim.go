@@ -3,7 +3,7 @@
 // and copied, so every collective's result is checked as on any backend;
 // but every rank also keeps a virtual clock (backends.Clock), and the
 // harness times rows by it. Times are what the links of a
-// backends.LinkModel would take, not what this machine takes.
+// LinkModel would take, not what this machine takes.
 //
 // The time model. Every rank's clock starts at 0 and moves only when one
 // of its requests completes (Wait). Rank r sits on server r/PerServer.
@@ -79,20 +79,29 @@ type Backend struct{}
 // Name implements backends.Backend.
 func (Backend) Name() string { return Name }
 
+// Capabilities implements backends.Backend: ranks are goroutines of this
+// process, in virtual time, and calls may carry no payload; failed calls
+// can be run again (shm's agreement). Receivers do not read senders'
+// buffers as far as --algo auto is concerned (see shmEndpoint).
+func (Backend) Capabilities() backends.Caps {
+	return backends.Caps{Simulated: true, NoPayload: true, InProcess: true, Recovers: true}
+}
+
 // Run implements backends.Backend: shm hosts every rank of the world, each
-// in virtual time on cfg.Links (nil: backends.DefaultLinkModel).
+// in virtual time on the links of cfg's Options (nil: DefaultLinkModel).
 func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	var links backends.LinkModel
-	if cfg.Links != nil {
-		links = *cfg.Links
-	}
-	f, err := newFabric(cfg.Ranks, links)
+	o, err := options(cfg)
 	if err != nil {
 		return err
 	}
+	f, err := newFabric(cfg.Ranks, o.Links)
+	if err != nil {
+		return err
+	}
+	cfg.Options = nil // shm has none
 	return shm.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
 		return body(ctx, f.wrap(t))
 	})
@@ -106,9 +115,9 @@ type World struct {
 }
 
 // NewWorld returns a world of size ranks on links (zero fields take
-// backends.DefaultLinkModel's values). Its endpoints are independent of
+// DefaultLinkModel's values). Its endpoints are independent of
 // any Backend.Run, which lets tests drive ranks directly.
-func NewWorld(size int, links backends.LinkModel) (*World, error) {
+func NewWorld(size int, links LinkModel) (*World, error) {
 	f, err := newFabric(size, links)
 	if err != nil {
 		return nil, err
@@ -122,7 +131,7 @@ func NewWorld(size int, links backends.LinkModel) (*World, error) {
 }
 
 // Links returns the world's link model, defaults filled in.
-func (w *World) Links() backends.LinkModel { return w.f.links }
+func (w *World) Links() LinkModel { return w.f.links }
 
 // Endpoint returns the Transport of one rank, the same one on every call:
 // it holds the rank's clock. Each rank's endpoint must be used by one
@@ -133,14 +142,14 @@ func (w *World) Endpoint(rank int) backends.Transport { return w.eps[rank] }
 // model, and the timings of the messages between each pair.
 type fabric struct {
 	size  int
-	links backends.LinkModel // with defaults filled in
+	links LinkModel // with defaults filled in
 	// pairs[src][dst] holds the timings of the messages from src to dst,
 	// made when first used (most algorithms use few of the n^2 pairs).
 	pairs [][]atomic.Pointer[pair]
 }
 
 // newFabric returns the fabric of a world of size ranks on links.
-func newFabric(size int, links backends.LinkModel) (*fabric, error) {
+func newFabric(size int, links LinkModel) (*fabric, error) {
 	if size < 1 {
 		return nil, fmt.Errorf("sim: ranks must be at least 1, got %d", size)
 	}

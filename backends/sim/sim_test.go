@@ -23,10 +23,10 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestConformance runs the conformance suite every backend passes.
-func TestConformance(t *testing.T) { backendtest.Run(t, worldOn(backends.LinkModel{})) }
+func TestConformance(t *testing.T) { backendtest.Run(t, worldOn(sim.LinkModel{})) }
 
 // worldOn returns what makes the conformance suite's worlds on m.
-func worldOn(m backends.LinkModel) func(t *testing.T, n int) []backends.Transport {
+func worldOn(m sim.LinkModel) func(t *testing.T, n int) []backends.Transport {
 	return func(t *testing.T, n int) []backends.Transport {
 		w, err := sim.NewWorld(n, m)
 		if err != nil {
@@ -42,7 +42,7 @@ func worldOn(m backends.LinkModel) func(t *testing.T, n int) []backends.Transpor
 
 // links is the model of the timing tests: round numbers, so that every
 // expected time is exact.
-var links = backends.LinkModel{
+var links = sim.LinkModel{
 	PerServer:  2,
 	IntraAlpha: 2 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
 	IntraGBps: 50, InterGBps: 20, ReduceGBps: 10, CopyGBps: 40, Gap: time.Microsecond,
@@ -53,7 +53,7 @@ func at(n int, gbps float64) time.Duration { return time.Duration(float64(n) / g
 
 // runWorld runs body on every rank of a world of n ranks on m, and returns
 // every rank's clock at the end.
-func runWorld(t *testing.T, n int, m backends.LinkModel, body func(ctx context.Context, tr backends.Transport) error) []time.Duration {
+func runWorld(t *testing.T, n int, m sim.LinkModel, body func(ctx context.Context, tr backends.Transport) error) []time.Duration {
 	t.Helper()
 	w, err := sim.NewWorld(n, m)
 	if err != nil {
@@ -225,7 +225,7 @@ type clockCase struct {
 }
 
 // checkClocks runs every case on a world on m and checks its clocks.
-func checkClocks(t *testing.T, m backends.LinkModel, tests []clockCase) {
+func checkClocks(t *testing.T, m sim.LinkModel, tests []clockCase) {
 	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -303,12 +303,12 @@ func TestNewWorldRejectsBadModel(t *testing.T) {
 	tests := []struct {
 		name string
 		n    int
-		m    backends.LinkModel
+		m    sim.LinkModel
 	}{
-		{"no ranks", 0, backends.LinkModel{}},
-		{"negative alpha", 2, backends.LinkModel{IntraAlpha: -1}},
-		{"negative bandwidth", 2, backends.LinkModel{InterGBps: -5}},
-		{"negative per-server", 2, backends.LinkModel{PerServer: -1}},
+		{"no ranks", 0, sim.LinkModel{}},
+		{"negative alpha", 2, sim.LinkModel{IntraAlpha: -1}},
+		{"negative bandwidth", 2, sim.LinkModel{InterGBps: -5}},
+		{"negative per-server", 2, sim.LinkModel{PerServer: -1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -334,11 +334,11 @@ func TestRunReportsFirstFailure(t *testing.T) {
 	}
 }
 
-// TestRunUsesConfigLinks: Run simulates cfg.Links.
+// TestRunUsesConfigLinks: Run simulates the links of cfg.Options.
 func TestRunUsesConfigLinks(t *testing.T) {
-	m := backends.LinkModel{IntraAlpha: 7 * time.Microsecond}
+	m := sim.LinkModel{IntraAlpha: 7 * time.Microsecond}
 	var got time.Duration
-	err := sim.Backend{}.Run(context.Background(), backends.Config{Ranks: 2, Links: &m}, func(ctx context.Context, tr backends.Transport) error {
+	err := sim.Backend{}.Run(context.Background(), backends.Config{Ranks: 2, Options: sim.Options{Links: m}}, func(ctx context.Context, tr backends.Transport) error {
 		if tr.Rank() == 0 {
 			return tr.Send(1, nil).Wait(ctx)
 		}

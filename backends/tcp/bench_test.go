@@ -17,7 +17,7 @@ func BenchmarkPingPong(b *testing.B) {
 	for _, size := range []int{8, 1 << 10, 64 << 10, 1 << 20, 16 << 20} {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
 			ctx := context.Background()
-			eps, err := NewLocalWorld(ctx, 2, backends.Config{ConnectTimeout: 10 * time.Second})
+			eps, err := NewLocalWorld(ctx, 2, backends.Config{Options: Options{ConnectTimeout: 10 * time.Second}})
 			if err != nil {
 				b.Fatal(err)
 			}

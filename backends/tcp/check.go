@@ -8,8 +8,8 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 )
 
-// CheckConfig implements backends.ConfigChecker: the rendezvous address
-// must be host:port with a port number, --bind an address of this machine
+// CheckConfig implements backends.ConfigChecker: the options must be
+// tcp's, the rendezvous address host:port with a port number, --bind an address of this machine
 // or one of its network interfaces, and HCCL_TEST_SPIN a duration from 0
 // to maxSpin, so that no such mistake surfaces only once ranks start (or,
 // for HCCL_TEST_SPIN, never).
@@ -17,22 +17,26 @@ func (Backend) CheckConfig(cfg backends.Config) error {
 	if _, err := spinFromEnv(); err != nil {
 		return err
 	}
-	if cfg.Master != "" {
-		if err := checkAddress(cfg.Master); err != nil {
-			return fmt.Errorf("--master %q: %w", cfg.Master, err)
+	o, err := options(cfg)
+	if err != nil {
+		return err
+	}
+	if o.Master != "" {
+		if err := checkAddress(o.Master); err != nil {
+			return fmt.Errorf("--master %q: %w", o.Master, err)
 		}
 	}
-	r, launched, err := detectLaunch(getenv, cfg.Master)
+	r, launched, err := detectLaunch(getenv, o.Master)
 	if err != nil {
 		return err
 	}
 	if !launched { // this process is rank 0 and starts the others
-		r = role{Rank: 0, Master: cfg.Master}
+		r = role{Rank: 0, Master: o.Master}
 		if r.Master == "" {
 			r.Master = "127.0.0.1:0"
 		}
 	}
-	addr, err := listenAddress(r, cfg.Bind)
+	addr, err := listenAddress(r, o.Bind)
 	if err != nil {
 		return err
 	}
@@ -44,8 +48,8 @@ func (Backend) CheckConfig(cfg backends.Config) error {
 	switch {
 	case err == nil:
 		return ln.Close()
-	case cfg.Bind != "":
-		return fmt.Errorf("--bind %q: not an address of this machine: %w", cfg.Bind, err)
+	case o.Bind != "":
+		return fmt.Errorf("--bind %q: not an address of this machine: %w", o.Bind, err)
 	default:
 		from := "rendezvous address"
 		if !launched {

@@ -72,13 +72,13 @@ type rendezvousConn struct {
 	hello Hello
 }
 
-func newEndpoint(rank, size int, secret []byte, cfg backends.Config) *endpoint {
+func newEndpoint(rank, size int, secret []byte, cfg backends.Config, connectTimeout time.Duration) *endpoint {
 	log := cfg.Log
 	if log == nil {
 		log = io.Discard
 	}
 	ep := &endpoint{
-		rank: rank, size: size, secret: secret, connectTimeout: cfg.ConnectTimeout, log: log,
+		rank: rank, size: size, secret: secret, connectTimeout: connectTimeout, log: log,
 		links: make([]*link, size), closed: make(chan struct{}), pending: map[net.Conn]struct{}{},
 		retry: cfg.Retry,
 	}

@@ -135,7 +135,7 @@ func TestStrangerAtRendezvous(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ftNoLeaks(t)
 			var log ftLog
-			cfg := backends.Config{Ranks: 2, ConnectTimeout: 10 * time.Second, Log: &log}
+			cfg := backends.Config{Ranks: 2, Options: Options{ConnectTimeout: 10 * time.Second}, Log: &log}
 			ctx := context.Background()
 			master := make(chan string, 1)
 			type result struct {
@@ -192,7 +192,7 @@ func TestSilentStranger(t *testing.T) {
 	ftNoLeaks(t)
 	var log ftLog
 	const handshakeLimit = 3 * time.Second
-	cfg := backends.Config{Ranks: 2, ConnectTimeout: handshakeLimit, Log: &log}
+	cfg := backends.Config{Ranks: 2, Options: Options{ConnectTimeout: handshakeLimit}, Log: &log}
 	var conn net.Conn
 	eps := ftPair(t, cfg, func(master string) {
 		var err error
@@ -383,7 +383,7 @@ func TestBadFramesFromPeer(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ftNoLeaks(t)
-			ep1, conn := ftFakeRank0(t, backends.Config{Ranks: 2, ConnectTimeout: 10 * time.Second})
+			ep1, conn := ftFakeRank0(t, backends.Config{Ranks: 2, Options: Options{ConnectTimeout: 10 * time.Second}})
 			ep1.BeginCall(call)
 			req := ep1.Recv(0, make([]byte, 1000))
 			if _, err := conn.Write(tc.bytes); err != nil {
@@ -436,7 +436,7 @@ func TestSendDoneBeforePeerCloses(t *testing.T) {
 			ftNoLeaks(t)
 			failed, first := 0, error(nil)
 			for range rounds {
-				eps := ftPair(t, backends.Config{Ranks: 2, ConnectTimeout: 5 * time.Second}, func(string) {})
+				eps := ftPair(t, backends.Config{Ranks: 2, Options: Options{ConnectTimeout: 5 * time.Second}}, func(string) {})
 				ftExchange(t, eps[0], eps[1]) // the link is up, as mid-run
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				send := eps[1].Send(0, make([]byte, size))

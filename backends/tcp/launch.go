@@ -81,7 +81,11 @@ func detectLaunch(getenv func(string) string, master string) (role, bool, error)
 // LaunchedWorld implements backends.Launched from the environment: it also
 // checks that the rank can reach the rendezvous and prove the secret.
 func (Backend) LaunchedWorld(cfg backends.Config) (backends.Launch, bool, error) {
-	if _, ok, err := detectLaunch(getenv, cfg.Master); !ok || err != nil {
+	o, err := options(cfg)
+	if err != nil {
+		return backends.Launch{}, false, err
+	}
+	if _, ok, err := detectLaunch(getenv, o.Master); !ok || err != nil {
 		return backends.Launch{}, ok, err
 	}
 	return launchedWorld(getenv)

@@ -21,7 +21,7 @@ const logNote = "a note from a rank process"
 func TestRankOutputGoesToLog(t *testing.T) {
 	if os.Getenv(EnvRank) != "" { // this is the rank process
 		fmt.Fprintf(os.Stderr, "%s %s\n", logNote, os.Getenv(EnvRank))
-		err := Backend{}.Run(context.Background(), backends.Config{Ranks: 2, ConnectTimeout: 20 * time.Second},
+		err := Backend{}.Run(context.Background(), backends.Config{Ranks: 2, Options: Options{ConnectTimeout: 20 * time.Second}},
 			func(context.Context, backends.Transport) error { return nil })
 		if err != nil {
 			t.Fatal(err)
@@ -34,8 +34,8 @@ func TestRankOutputGoesToLog(t *testing.T) {
 	procs, over := runtime.GOMAXPROCS(0), oversubscribed
 	t.Cleanup(func() { runtime.GOMAXPROCS(procs); oversubscribed = over })
 	var log ftLog
-	cfg := backends.Config{Ranks: 2, ConnectTimeout: 20 * time.Second, Log: &log,
-		Args: []string{"-test.run=^TestRankOutputGoesToLog$", "-test.timeout=60s"}}
+	cfg := backends.Config{Ranks: 2, Log: &log, Options: Options{ConnectTimeout: 20 * time.Second,
+		Args: []string{"-test.run=^TestRankOutputGoesToLog$", "-test.timeout=60s"}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := (Backend{}).Run(ctx, cfg, func(context.Context, backends.Transport) error { return nil }); err != nil {

@@ -19,7 +19,7 @@ import (
 // rcWorld sets up n ranks for retry in this process.
 func rcWorld(t *testing.T, n int, log *ftLog) []*endpoint {
 	t.Helper()
-	cfg := backends.Config{Retry: true, ConnectTimeout: 5 * time.Second}
+	cfg := backends.Config{Retry: true, Options: Options{ConnectTimeout: 5 * time.Second}}
 	if log != nil {
 		cfg.Log = log
 	}

@@ -22,9 +22,13 @@ const maxTable = 4096 * 258
 // back), and starts admitting links. started is called on rank 0 once its
 // listener is up, with the address the other ranks must dial.
 func setup(ctx context.Context, role role, cfg backends.Config, started func(master string) error) (*endpoint, error) {
-	ep := newEndpoint(role.Rank, role.Size, role.Secret, cfg)
+	o, err := options(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ep := newEndpoint(role.Rank, role.Size, role.Secret, cfg, o.ConnectTimeout)
 	deadline := time.Now().Add(ep.connectTimeout)
-	listenAddr, err := listenAddress(role, cfg.Bind)
+	listenAddr, err := listenAddress(role, o.Bind)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,13 @@ type Backend struct{}
 // Name implements backends.Backend.
 func (Backend) Name() string { return Name }
 
+// Capabilities implements backends.Backend: ranks meet at a rendezvous
+// address, may be processes it starts itself, report their hosts, and can
+// run failed calls again.
+func (Backend) Capabilities() backends.Caps {
+	return backends.Caps{Launches: true, Rendezvous: true, Hosts: true, Recovers: true}
+}
+
 // Run implements backends.Backend: it hosts this process's rank. Without a
 // launcher this process is rank 0 and starts ranks 1..n-1 as children, waits
 // for them at the end, and ends them if the run fails.
@@ -42,7 +49,11 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	r, launched, err := detectLaunch(getenv, cfg.Master)
+	o, err := options(cfg)
+	if err != nil {
+		return err
+	}
+	r, launched, err := detectLaunch(getenv, o.Master)
 	if err != nil {
 		return err
 	}
@@ -65,13 +76,13 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	var kids *children
 	started := func(string) error { return nil }
 	if !launched {
-		r = role{Rank: 0, Size: cfg.Ranks, Master: cfg.Master, Secret: newSecret(), Source: "hccl-test"}
+		r = role{Rank: 0, Size: cfg.Ranks, Master: o.Master, Secret: newSecret(), Source: "hccl-test"}
 		if r.Master == "" {
 			r.Master = "127.0.0.1:0"
 		}
 		started = func(master string) error {
 			var err error
-			kids, err = spawn(cfg.Ranks, master, r.Secret, cfg.Args, log)
+			kids, err = spawn(cfg.Ranks, master, r.Secret, o.Args, log)
 			if err == nil {
 				kids.forwardSIGQUIT()
 			}
@@ -101,7 +112,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	}
 	// Every rank has finished its last collective with rank 0; children
 	// only have to exit.
-	grace := cfg.ConnectTimeout
+	grace := o.ConnectTimeout
 	if grace <= 0 {
 		grace = DefaultConnectTimeout
 	}

@@ -17,8 +17,8 @@ var testSecret = []byte("test-secret")
 // rank processes would, and closes them when the test ends.
 func localWorld(t *testing.T, n int, cfg backends.Config) []*endpoint {
 	t.Helper()
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = 10 * time.Second
+	if cfg.Options == nil {
+		cfg.Options = Options{ConnectTimeout: 10 * time.Second}
 	}
 	ts, err := NewLocalWorld(context.Background(), n, cfg)
 	if err != nil {
@@ -91,7 +91,7 @@ func TestPeerGone(t *testing.T) {
 
 // TestMissingRank: rank 0 names the rank that never joins the rendezvous.
 func TestMissingRank(t *testing.T) {
-	cfg := backends.Config{Ranks: 3, ConnectTimeout: 300 * time.Millisecond}
+	cfg := backends.Config{Ranks: 3, Options: Options{ConnectTimeout: 300 * time.Millisecond}}
 	master := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/inject"
+	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/boundedfile"
@@ -169,7 +170,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if err := p.ApplyLauncher(fs.Changed("ranks")); err != nil {
 		return scenarioRun{}, err
 	}
-	if err := backends.CheckConfig(o.Backend, backends.Config{Ranks: p.Ranks, Master: o.Master, Bind: o.Bind}); err != nil {
+	if err := o.CheckBackend(p.Ranks); err != nil {
 		return scenarioRun{}, err
 	}
 	ov := bench.ScenarioOverrides{Iterations: *iters, Slowdown: *slowdown}
@@ -214,10 +215,10 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 // --topology, --link-bw and the --sim flags, checked as a sweep's are (with
 // o's faults), and whether it runs without payload; on other backends it
 // refuses them.
-func scenarioLinks(o bench.ScenarioOptions, ranks int, topology, link string, simf simFlags) (*backends.LinkModel, bool, error) {
+func scenarioLinks(o bench.ScenarioOptions, ranks int, topology, link string, simf simFlags) (*sim.LinkModel, bool, error) {
 	p := bench.DefaultPlan()
 	p.Backend, p.Ranks, p.Inject, p.InjectText = o.Backend, ranks, o.Inject, o.InjectText
-	if o.Backend != "sim" {
+	if caps, _ := backends.CapsOf(o.Backend); !caps.Simulated {
 		switch {
 		case topology != "":
 			return nil, false, fmt.Errorf("--topology: only --backend sim takes it in a scenario, to place the simulated ranks (elsewhere the file's groups are the domains)")

@@ -12,7 +12,7 @@ import (
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
 
-	_ "github.com/hccl-test/hccl-test/backends/sim" // registers --backend sim
+	"github.com/hccl-test/hccl-test/backends/sim" // registers --backend sim
 )
 
 // simFlags are the flags of the simulating backend (--backend sim): the
@@ -28,7 +28,7 @@ type simFlags struct {
 // addSimFlags registers --sim-alpha, --sim-reduce, --sim-copy, --sim-gap,
 // --sim-pull and --sim-data on fs.
 func addSimFlags(fs *pflag.FlagSet) simFlags {
-	d := backends.DefaultLinkModel
+	d := sim.DefaultLinkModel
 	return simFlags{
 		data: fs.Bool("sim-data", true, "--backend sim: false runs the measured ops without payload: no buffer takes memory and nothing is copied or reduced, so worlds far larger than this machine run; times are the same (the links time messages by their lengths), results are not checked"),
 		alpha: fs.String("sim-alpha", "", fmt.Sprintf("latency of a simulated message (--backend sim): intra=DUR,inter=DUR for the links inside and between servers, or one DUR for inside (default intra=%gus,inter=%gus)",
@@ -72,14 +72,15 @@ func (f simFlags) apply(p *bench.Plan) error {
 		p.SimCopyGBps = gbps
 	}
 	p.SimPull = *f.pull
+	caps, _ := backends.CapsOf(p.Backend) // an unknown backend is refused later, by name
 	if !*f.data {
-		if p.Backend != "sim" {
+		if !caps.NoPayload {
 			return fmt.Errorf("--sim-data=false: only --backend sim can run without payload")
 		}
 		p.NoPayload, p.Check = true, false // nothing to check
 	}
-	if p.Backend == "sim" && p.LinkSource == bench.LinkAuto {
-		p.LinkGBps = backends.DefaultLinkModel.IntraGBps
+	if caps.Simulated && p.LinkSource == bench.LinkAuto {
+		p.LinkGBps = sim.DefaultLinkModel.IntraGBps
 		p.LinkSource = "auto on sim: the simulated link inside a server, by default"
 	}
 	return nil

@@ -1,0 +1,61 @@
+package backends
+
+// Caps says what a backend's worlds are, so that callers choose by what a
+// backend does (which flags mean something on it, which checks apply, what
+// a run of it costs in memory) instead of by its name. A backend answers it
+// in Capabilities; CapsOf looks it up by name before anything runs. The
+// zero Caps is a backend of none of these kinds.
+type Caps struct {
+	// Simulated: the ranks run in virtual time on simulated links; rows
+	// are timed by their clocks (Clock), and the backend's Options carry
+	// the link model.
+	Simulated bool
+	// NoPayload: a run may carry lengths only: its transports honour
+	// Call.NoPayload, and its times do not depend on the bytes moved.
+	NoPayload bool
+	// Native: its transports run whole collectives with the library's own
+	// (Native), which coll's "native" algorithm hands calls to.
+	Native bool
+	// InProcess: every rank is a goroutine of this process, and messages
+	// move through its memory.
+	InProcess bool
+	// SharedMemory: receivers read the sender's buffer itself
+	// (DirectReader), so a receive-and-reduce is one pass over memory.
+	SharedMemory bool
+	// Launches: the backend may start rank processes of its own (a world
+	// of several ranks in one command), with Options telling it how.
+	Launches bool
+	// Rendezvous: its ranks meet at an address, listen on a network
+	// address and set up connections, as its Options say.
+	Rendezvous bool
+	// Hosts: its transports report the host of every rank
+	// (HostReporter), from which servers can be derived.
+	Hosts bool
+	// Recovers: its transports implement Recoverer, so a failed call can
+	// be run again.
+	Recovers bool
+}
+
+// CapsOf returns the capabilities of the backend registered as name, and
+// an error naming the registered ones when there is none.
+func CapsOf(name string) (Caps, error) {
+	b, err := Lookup(name)
+	if err != nil {
+		return Caps{}, err
+	}
+	return b.Capabilities(), nil
+}
+
+// NamesWith returns the names of the registered backends whose
+// capabilities satisfy has, sorted.
+func NamesWith(has func(Caps) bool) []string {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	var names []string
+	for _, n := range namesLocked() {
+		if has(registry[n].Capabilities()) {
+			names = append(names, n)
+		}
+	}
+	return names
+}

@@ -1,0 +1,58 @@
+// Package backends defines the point-to-point surface that every collective
+// algorithm is written against, the registry of backends that provide it, and
+// the errors callers branch on.
+//
+// A backend moves bytes; it never knows which collective it is carrying.
+//
+// # A backend
+//
+// A backend implements Backend (its name, its Capabilities, and Run, which
+// starts a world described by a Config) and registers itself in an init
+// function (Register). Config holds what every backend needs; a backend's
+// own settings travel in Config.Options, of a type its package defines
+// (tcp.Options, sim.Options), which the backend checks. Callers choose by
+// Caps, looked up by name (CapsOf) before anything runs, never by a
+// backend's name. Each rank's endpoint is a Transport: Send, Recv and
+// RecvReduce posted without blocking, completed by Request.Wait.
+//
+// # Optional interfaces
+//
+// Everything else is optional: a backend, its transports or their requests
+// implement what they can, and callers look for it with a type assertion
+// (through wrappers, for the transports: ClockOf, HolderOf, HostsOf,
+// LocalWorkerOf).
+//
+// On a Backend:
+//   - ConfigChecker: checks a Config's options before any rank starts, so
+//     that a mistake in them is refused as bad input.
+//   - Launched: reports a world started by an external launcher (mpirun,
+//     srun, torchrun), so that its size is known before anything runs.
+//
+// On a Transport:
+//   - CallTagger: carries each collective Call in its messages, to fail
+//     with ErrMismatch when ranks disagree about the call.
+//   - Recoverer: agrees on a failed call and makes the links usable again,
+//     so that the call can be run again (--retry).
+//   - LinkDropper: drops the link to a peer on purpose (fault injection).
+//   - DirectReader: receivers read the sender's buffer itself (shared
+//     memory), which --algo auto's cost model counts as one pass.
+//   - Native: runs whole collectives with the library's own (MPI's), for
+//     coll's "native" algorithm.
+//   - HostReporter: reports every rank's host, for --topology auto.
+//   - Unwrapper: wraps another transport (fault injection, a group's
+//     renumbering), so that what the wrapped one implements can be found.
+//
+// On a Transport in virtual time (sim):
+//   - Clock: the rank's virtual clock, by which rows are timed.
+//   - WaitClock: a Clock that also counts the time spent waiting on peers.
+//   - LocalWorker: charges a rank's copies and reductions of its own
+//     buffers to its clock.
+//   - Holder: charges time spent apart from messages (compute, an injected
+//     hold) to the clock.
+//   - LinkHolder: holds a message on its link rather than its sender
+//     (injected delay or bandwidth).
+//
+// On a Request:
+//   - Describer: says what it waits for, for the report on a timeout.
+//   - PeerReporter: names its peer without allocating, for live status.
+package backends

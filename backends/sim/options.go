@@ -1,0 +1,46 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/hccl-test/hccl-test/backends"
+)
+
+// Options are the sim backend's own settings (backends.Config.Options).
+// The zero Options, like a nil one, simulate DefaultLinkModel.
+type Options struct {
+	// Links is the simulated links' model; zero fields take
+	// DefaultLinkModel's values (LinkModel.WithDefaults).
+	Links LinkModel
+}
+
+// options returns cfg's Options: the zero value for nil, an error naming
+// the type for another backend's.
+func options(cfg backends.Config) (Options, error) {
+	switch o := cfg.Options.(type) {
+	case nil:
+		return Options{}, nil
+	case Options:
+		return o, nil
+	case *Options:
+		if o == nil {
+			return Options{}, nil
+		}
+		return *o, nil
+	default:
+		return Options{}, backends.OptionsError(Name, o, "sim.Options")
+	}
+}
+
+// CheckConfig implements backends.ConfigChecker: the options are sim's and
+// their link model is valid.
+func (Backend) CheckConfig(cfg backends.Config) error {
+	o, err := options(cfg)
+	if err != nil {
+		return err
+	}
+	if err := o.Links.Validate(); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	return nil
+}

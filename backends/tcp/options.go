@@ -1,0 +1,47 @@
+package tcp
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+)
+
+// Options are the tcp backend's own settings (backends.Config.Options).
+// The zero Options, like a nil one, start the ranks on loopback with the
+// default connect timeout.
+type Options struct {
+	// Master is rank 0's rendezvous address, host:port; "" lets the
+	// backend choose (ranks it starts itself) or take its launcher's.
+	Master string
+	// Bind is the address or network interface that ranks listen on;
+	// "" means loopback.
+	Bind string
+	// ConnectTimeout limits setting the world up: the rendezvous, and
+	// connecting each link; 0 takes DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// Args are the command-line arguments the ranks this process starts
+	// itself are given (the same program, the same flags).
+	Args []string
+}
+
+// options returns cfg's Options, checked: the zero value for nil, an error
+// naming the type for another backend's.
+func options(cfg backends.Config) (Options, error) {
+	var o Options
+	switch v := cfg.Options.(type) {
+	case nil:
+	case Options:
+		o = v
+	case *Options:
+		if v != nil {
+			o = *v
+		}
+	default:
+		return Options{}, backends.OptionsError(Name, v, "tcp.Options")
+	}
+	if o.ConnectTimeout < 0 {
+		return Options{}, fmt.Errorf("connect timeout must not be negative, got %v", o.ConnectTimeout)
+	}
+	return o, nil
+}
