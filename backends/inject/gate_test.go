@@ -24,7 +24,7 @@ func pair(t *testing.T, backend, spec string) (ts [2]backends.Transport, gates [
 	case "shm":
 		ep = shm.NewWorld(2).Endpoint
 	case "sim":
-		w, err := sim.NewWorld(2, backends.LinkModel{})
+		w, err := sim.NewWorld(2, sim.LinkModel{})
 		if err != nil {
 			t.Fatal(err)
 		}
