@@ -50,7 +50,8 @@ type scenarioRun struct {
 }
 
 // runScenario is `hccl-test scenario [flags] FILE`.
-func runScenario(args []string, stdout, stderr io.Writer) int {
+func runScenario(args []string, set *outputSet) int {
+	stdout, stderr := io.Writer(set.stdout), io.Writer(set.stderr)
 	r, err := parseScenario(args, stdout)
 	if errors.Is(err, errHelpShown) {
 		return exitOK
@@ -60,8 +61,8 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	defer reportOnSIGQUIT(stderr)()
+	// The outputs watch the signals until they have taken their bytes.
+	set.giveUpOn(ctx, stop)
 	rep, err := bench.RunScenario(ctx, r.sc, r.opts, stdout)
 	switch {
 	case err != nil && ctx.Err() != nil:
