@@ -78,11 +78,13 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		var emit func(results.Record) error
 		if t.Rank() == 0 {
 			// The header goes out even when preparing failed, so that the
-			// footer can report the error.
+			// footer can report the error; and the footer goes out even
+			// when one output failed the header, so that the others say
+			// the run stopped early.
+			begun = true
 			if err := sink.Begin(r.header()); err != nil {
 				return errors.Join(prepErr, fmt.Errorf("writing output: %w", err))
 			}
-			begun = true
 			emit = func(rec results.Record) error {
 				sum.Add(rec)
 				return sink.Write(rec)

@@ -20,13 +20,23 @@ type Table struct {
 	err     error   // first write error; later writes are skipped
 }
 
-// NewTable returns a Table writing to w.
+// NewTable returns a Table writing to w. If w has a Flush method (a
+// *bufio.Writer) it is called after the header, every row and the footer.
 func NewTable(w io.Writer) *Table { return &Table{w: w} }
 
 func (t *Table) printf(format string, args ...any) {
 	if t.err == nil {
 		_, t.err = fmt.Fprintf(t.w, format, args...)
 	}
+}
+
+// flush flushes w if it buffers, as the other writers do after every row,
+// and returns the first error.
+func (t *Table) flush() error {
+	if t.err == nil {
+		t.err = flushTo(t.w)
+	}
+	return t.err
 }
 
 // Begin implements Sink: it writes the run header.
@@ -86,7 +96,7 @@ func (t *Table) Begin(h Header) error {
 	}
 	t.printf("# size: per rank, as nccl-tests: allgather and gather the gathered total, reducescatter and scatter the scattered total, alltoall all a rank sends\n")
 	t.printf("# time: mean per op, slowest rank counting; busbw = algbw x bus factor; util = busbw / link bandwidth\n")
-	return t.err
+	return t.flush()
 }
 
 func (t *Table) groupColumns() (names, units string) {
@@ -149,19 +159,19 @@ func (t *Table) Write(r Record) error {
 			t.flushPending()
 			rc := r
 			t.pending = &rc
-			return t.err
+			return t.flush()
 		}
 		if p := t.pending; p != nil && sameShape(*p, r) {
 			t.pending = nil
 			t.printf("%s%s%s\n", t.lead(*p), t.group(*p), t.group(r))
-			return t.err
+			return t.flush()
 		}
 		t.flushPending()
 		t.printf("%s%s%s\n", t.lead(r), strings.Repeat(" ", len(t.group(r))), t.group(r))
-		return t.err
+		return t.flush()
 	}
 	t.printf("%s%s\n", t.lead(r), t.group(r))
-	return t.err
+	return t.flush()
 }
 
 func (t *Table) flushPending() {
@@ -275,5 +285,5 @@ func (t *Table) End(s Summary) error {
 		t.printf("# stopped early after %d rows: %s\n", s.Rows, strings.ReplaceAll(s.Err.Error(), "\n", "; "))
 	}
 	t.printf("#\n")
-	return t.err
+	return t.flush()
 }

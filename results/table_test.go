@@ -163,3 +163,38 @@ func TestTableInjectedWrong(t *testing.T) {
 		}
 	}
 }
+
+// flushCounter counts Flush calls and fails the ones after the first
+// failAfter.
+type flushCounter struct {
+	bytes.Buffer
+	flushes, failAfter int
+}
+
+func (f *flushCounter) Flush() error {
+	f.flushes++
+	if f.flushes > f.failAfter {
+		return errors.New("no space left on device")
+	}
+	return nil
+}
+
+// TestTableFlushes: the table flushes a buffering writer after its header,
+// every row and its footer, as the other writers do, so that a row written
+// is a row kept and a failed write is known at the row that failed.
+func TestTableFlushes(t *testing.T) {
+	w := &flushCounter{failAfter: 2}
+	tb := NewTable(w)
+	if err := tb.Begin(header("out", false)); err != nil || w.flushes != 1 {
+		t.Fatalf("Begin: %v after %d flushes, want nil after 1", err, w.flushes)
+	}
+	if err := tb.Write(record(1024, false)); err != nil || w.flushes != 2 {
+		t.Fatalf("Write: %v after %d flushes, want nil after 2", err, w.flushes)
+	}
+	if err := tb.Write(record(2048, false)); err == nil {
+		t.Fatal("Write whose flush failed returned nil")
+	}
+	if err := tb.End(Summary{}); err == nil {
+		t.Fatal("End after a failed flush returned nil")
+	}
+}

@@ -62,6 +62,16 @@ func oddPaths(err error) []string {
 	return odd
 }
 
+// quotePath returns a path as a message shows it: as it is, or quoted when
+// it would not print as one plain line (a newline, another control
+// character, invalid UTF-8).
+func quotePath(p string) string {
+	if escapeControl(p) != p {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
 // escapeControl writes control characters and invalid UTF-8 as Go escapes.
 func escapeControl(s string) string {
 	var b strings.Builder

@@ -65,11 +65,11 @@ func TestErrorLines(t *testing.T) {
 		want []string
 	}{
 		{"csv path with a newline", nil, []string{"--csv", dir + "/no/such\ndir", "-b", "1K", "-e", "1K"}, exitUsage,
-			[]string{`--csv "` + dir + `/no/such\ndir": open "` + dir + `/no/such\ndir": no such file or directory`}},
+			[]string{`--csv "` + dir + `/no/such\ndir": stat ` + dir + `/no: no such file or directory`}},
 		{"scenario path with a newline", nil, []string{"scenario", dir + "/x\ny.json"}, exitUsage,
 			[]string{`"` + dir + `/x\ny.json"`}},
 		{"profile path with a newline", []string{"HCCL_TEST_CPUPROFILE=" + dir + "/no/p\nq"}, []string{"-b", "1K", "-e", "1K", "-n", "1", "-w", "0"}, exitUsage,
-			[]string{`HCCL_TEST_CPUPROFILE: open "` + dir + `/no/p\nq"`}},
+			[]string{`HCCL_TEST_CPUPROFILE="` + dir + `/no/p\nq": stat ` + dir + `/no: no such file`}},
 		{"timeout at 4096 ranks", nil, []string{"-p", "4096", "-b", "1K", "-e", "1K", "-n", "1", "-w", "0", "-T", "2s",
 			"--algo", "ring", "--link-bw", "1GB/s", "--inject", "slow=4s@rank=2"}, exitFailed,
 			[]string{"timed out; still in it: ranks ", "rank 2 (held by --inject)", " more"}},

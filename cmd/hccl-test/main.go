@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/sigquit"
 
 	_ "github.com/hccl-test/hccl-test/backends/shm" // registers --backend shm
 	_ "github.com/hccl-test/hccl-test/backends/tcp" // registers --backend tcp
@@ -30,12 +31,21 @@ const (
 )
 
 func main() {
+	reportOnSIGQUIT(sigquit.C(), os.Stderr)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run is main without the process: it parses args, runs the sweep and
-// returns the exit code.
+// returns the exit code. What it writes goes through an outputSet, which
+// it ends before returning: a write that failed is an error.
 func run(args []string, stdout, stderr io.Writer) int {
+	set := newOutputSet(stdout, stderr)
+	return set.finish(runWith(args, set))
+}
+
+// runWith is run on the outputs of set.
+func runWith(args []string, set *outputSet) int {
+	stdout, stderr := io.Writer(set.stdout), io.Writer(set.stderr)
 	if len(args) > 0 {
 		switch args[0] {
 		case "compare":
@@ -45,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "algorithms":
 			return runAlgorithms(args[1:], stdout, stderr)
 		case "scenario":
-			return runScenario(args[1:], stdout, stderr)
+			return runScenario(args[1:], set)
 		}
 	}
 	plan, opts, err := parseFlags(args, stdout)
@@ -76,32 +86,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// same terminal, prints above it.
 	var progress *bench.Progress
 	tableOut := stdout
-	if f, ok := stderr.(*os.File); ok && plan.WritesOutput() {
-		progress = bench.NewProgress(f)
-		if so, ok := stdout.(*os.File); ok && progress != nil && bench.IsTerminal(so) {
+	if plan.WritesOutput() {
+		progress = bench.NewProgress(os.Stderr)
+		if progress != nil && bench.IsTerminal(os.Stdout) {
 			tableOut = progress.Writer()
 		}
 	}
-	sink, closeFiles, err := outputs(opts, plan, tableOut)
+	sink, profile, err := outputs(opts, plan, set, tableOut)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))
 		return exitUsage
 	}
-	defer closeFiles()
 	if progress != nil {
 		sink = progress.Wrap(sink)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	defer reportOnSIGQUIT(stderr)()
-	if path := os.Getenv("HCCL_TEST_CPUPROFILE"); path != "" {
-		stopProfile, err := startCPUProfile(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: HCCL_TEST_CPUPROFILE: %s\n", programName, oneLine(err))
+	// The outputs watch the signals until they have taken their bytes.
+	set.giveUpOn(ctx, stop)
+	if profile != nil {
+		if err := pprof.StartCPUProfile(profile); err != nil {
+			fmt.Fprintf(stderr, "%s: %s: %s\n", programName, envCPUProfile, oneLine(err))
 			return exitUsage
 		}
-		defer stopProfile()
+		defer pprof.StopCPUProfile()
 	}
 	plan.Log = stderr // the backend's notes and the output of the ranks it starts
 	gctx, stopGuard := guardMemory(ctx, plan.Memory().Total(), stderr, programName)
@@ -136,44 +144,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// startCPUProfile writes a CPU profile of this process (for go tool pprof)
-// to path until the returned function is called: HCCL_TEST_CPUPROFILE, for
-// finding where a run's time goes.
-func startCPUProfile(path string) (func(), error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
-}
-
-// reportOnSIGQUIT makes SIGQUIT print what every rank of this process is
-// doing, to w, while the run goes on (rather than Go's default of dumping
-// goroutines and exiting). Over tcp each rank process prints its own; the
-// parent passes the signal on to the ranks it started.
-func reportOnSIGQUIT(w io.Writer) (stop func()) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGQUIT)
-	done := make(chan struct{})
+// reportOnSIGQUIT makes every SIGQUIT that arrives on ch print what every
+// rank of this process is doing, to w, while the program goes on (rather
+// than Go's default of dumping goroutines and exiting), until the process
+// exits. Over tcp each rank process prints its own; the parent passes the
+// signal on to the ranks it started.
+func reportOnSIGQUIT(ch <-chan os.Signal, w io.Writer) {
 	go func() {
-		for {
-			select {
-			case <-ch:
-				bench.WriteStatus(w)
-			case <-done:
-				return
-			}
+		for range ch {
+			bench.WriteStatus(w)
 		}
 	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
-	}
 }

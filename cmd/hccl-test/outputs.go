@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,54 +9,97 @@ import (
 	"github.com/hccl-test/hccl-test/results"
 )
 
-// outputs opens what the run writes: the table on stdout (the median of the
-// runs when the sweep repeats) unless a file format takes stdout, and the
-// files asked for. It fails, before anything runs, if a file cannot be
-// created. The returned function closes the files.
-func outputs(o options, p bench.Plan, stdout io.Writer) (results.Sink, func() error, error) {
-	var sinks []results.Sink
-	var files []*os.File
-	closeAll := func() error {
-		var errs []error
-		for _, f := range files {
-			errs = append(errs, f.Close())
-		}
-		return errors.Join(errs...)
-	}
+// envCPUProfile names the file of a CPU profile of the run, for finding
+// where its time goes (go tool pprof).
+const envCPUProfile = "HCCL_TEST_CPUPROFILE"
+
+// output is one thing a sweep writes and where.
+type output struct {
+	name string // how a refusal names it: "--csv x", "the table on stdout"
+	path string // "-" is stdout
+	make func(io.Writer) results.Sink
+	id   fileID
+}
+
+// outputs opens what the run writes: the table on tableOut (stdout, or
+// above a progress bar on it; the median of the runs when the sweep
+// repeats) unless a file format takes stdout, the files asked for, and the
+// CPU profile's file if one is asked for (profile is then not nil). It
+// refuses, before anything runs, two outputs on one file, whatever their
+// spelling, and a file that cannot be created. Every output is one of
+// set's, which closes them.
+func outputs(o options, p bench.Plan, set *outputSet, tableOut io.Writer) (sink results.Sink, profile io.Writer, err error) {
 	if !p.WritesOutput() {
 		// Another process holds rank 0 and writes everything.
-		return results.NewTable(io.Discard), closeAll, nil
+		sink = results.NewTable(io.Discard)
+		if path := os.Getenv(envCPUProfile); path != "" {
+			if profile, err = set.create(envCPUProfile, path); err != nil {
+				return nil, nil, fmt.Errorf("%s=%s: %w", envCPUProfile, path, err)
+			}
+		}
+		return sink, profile, nil
 	}
-	tableOnStdout := true
-	for _, out := range []struct {
-		flag, path string
-		make       func(io.Writer) results.Sink
-	}{
-		{"--csv", o.csv, func(w io.Writer) results.Sink { return results.NewCSV(w) }},
-		{"--json", o.json, func(w io.Writer) results.Sink { return results.NewJSONLines(w) }},
-		{"--bench", o.bench, func(w io.Writer) results.Sink { return results.NewBenchFmt(w) }},
-	} {
+	outs := []output{
+		{name: "--csv " + quotePath(o.csv), path: o.csv, make: func(w io.Writer) results.Sink { return results.NewCSV(w) }},
+		{name: "--json " + quotePath(o.json), path: o.json, make: func(w io.Writer) results.Sink { return results.NewJSONLines(w) }},
+		{name: "--bench " + quotePath(o.bench), path: o.bench, make: func(w io.Writer) results.Sink { return results.NewBenchFmt(w) }},
+		{name: envCPUProfile + "=" + quotePath(os.Getenv(envCPUProfile)), path: os.Getenv(envCPUProfile)},
+	}
+	tableOnStdout := o.csv != "-" && o.json != "-" && o.bench != "-"
+	if tableOnStdout {
+		outs = append([]output{{name: "the table on stdout", path: "-"}}, outs...)
+	}
+	var used []output
+	for _, out := range outs {
 		switch out.path {
 		case "":
+			continue
 		case "-":
-			tableOnStdout = false
-			sinks = append(sinks, out.make(stdout))
+			out.id = set.stdoutID
 		default:
-			f, err := os.Create(out.path)
-			if err != nil {
-				closeAll()
-				return nil, nil, fmt.Errorf("%s %q: %w", out.flag, out.path, err)
+			if out.id, err = identify(out.path); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", out.name, err)
 			}
-			files = append(files, f)
-			sinks = append(sinks, out.make(f))
 		}
-	}
-	if tableOnStdout {
-		var table results.Sink = results.NewTable(stdout)
-		if p.Runs > 1 {
-			table = results.NewMedian(table, p.Runs)
+		for _, u := range used {
+			if out.id.same(u.id) && !out.id.keepsNothing() {
+				return nil, nil, fmt.Errorf("%s and %s are one file: give each output its own", u.name, out.name)
+			}
 		}
-		sinks = append([]results.Sink{table}, sinks...)
+		used = append(used, out)
 	}
-	return results.Multi(sinks...), closeAll, nil
+
+	var sinks []results.Sink
+	for _, out := range used {
+		var w io.Writer
+		switch {
+		case out.path == "-" && out.make == nil: // the table
+			w = set.stdout
+			if tableOut != w {
+				w = set.add("stdout", tableOut) // above the progress bar
+			}
+			var table results.Sink = results.NewTable(w)
+			if p.Runs > 1 {
+				table = results.NewMedian(table, p.Runs)
+			}
+			sinks = append(sinks, table)
+			continue
+		case out.path == "-":
+			w = set.stdout
+		case out.id.same(set.stderrID):
+			// The file behind stderr: written through stderr's writer, so
+			// that it is neither truncated nor written over.
+			w = set.stderr
+		default:
+			if w, err = set.create(out.name, out.path); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", out.name, err)
+			}
+		}
+		if out.make == nil {
+			profile = w
+			continue
+		}
+		sinks = append(sinks, out.make(w))
+	}
+	return results.Multi(sinks...), profile, nil
 }

@@ -53,7 +53,8 @@ type scenarioRun struct {
 }
 
 // runScenario is `hccl-test scenario [flags] FILE`.
-func runScenario(args []string, stdout, stderr io.Writer) int {
+func runScenario(args []string, set *outputSet) int {
+	stdout, stderr := io.Writer(set.stdout), io.Writer(set.stderr)
 	r, err := parseScenario(args, stdout)
 	if errors.Is(err, errHelpShown) {
 		return exitOK
@@ -63,8 +64,8 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	defer reportOnSIGQUIT(stderr)()
+	// The outputs watch the signals until they have taken their bytes.
+	set.giveUpOn(ctx, stop)
 	r.opts.Log = stderr // the backend's notes and the output of the ranks it starts
 	gctx, stopGuard := guardMemory(ctx, r.memory, stderr, programName+" scenario")
 	rep, err := bench.RunScenario(gctx, r.sc, r.opts, stdout)

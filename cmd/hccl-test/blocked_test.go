@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// manyRows is a sweep of about 3500 rows in well under a second: a table
+// of about 430 KB and a CSV of about 860 KB, both more than a pipe holds.
+var manyRows = []string{"-p", "2", "-b", "4", "-e", "64", "-f", "1.1", "-n", "1", "-w", "0",
+	"--link-bw", "1GB/s", "--op", "all", "-d", "all", "-o", "all"}
+
+// signalAndWait sends sig to cmd, waits for it to end and returns how long
+// that took; it kills cmd and fails the test if it has not ended 10 seconds
+// after the signal: a program deaf to signals.
+func signalAndWait(t *testing.T, cmd *exec.Cmd, sig os.Signal) time.Duration {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	start := time.Now()
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		return time.Since(start)
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running 10 s after %v: deaf to the signal", sig)
+		return 0
+	}
+}
+
+// TestBlockedOutputs: an output that takes nothing (a FIFO nobody reads, a
+// pipe nobody reads) does not make the run deaf: on SIGINT or SIGTERM it
+// ends within about 2 s with exit 130, keeps the rows in the other outputs,
+// and says in one line what it could not write.
+func TestBlockedOutputs(t *testing.T) {
+	bin := buildBinary(t)
+	t.Run("fifo without reader", func(t *testing.T) {
+		dir := t.TempDir()
+		fifo, jsonPath := filepath.Join(dir, "fifo"), filepath.Join(dir, "rows.jsonl")
+		must(t, syscall.Mkfifo(fifo, 0o600))
+		cmd := exec.Command(bin, append([]string{"--csv", fifo, "--json", jsonPath}, manyRows...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		must(t, cmd.Start())
+		time.Sleep(1500 * time.Millisecond)
+		took := signalAndWait(t, cmd, syscall.SIGINT)
+		checkInterrupted(t, cmd, took, stderr.String(), "--csv "+fifo, "no reader")
+		data, err := os.ReadFile(jsonPath)
+		must(t, err)
+		rows := len(tableRowLines(stdout.String()))
+		if got := strings.Count(string(data), "\n"); rows == 0 || got != rows {
+			t.Errorf("--json holds %d rows, the table %d: want every row measured", got, rows)
+		}
+	})
+	t.Run("fifo with a late reader", func(t *testing.T) {
+		fifo := filepath.Join(t.TempDir(), "fifo")
+		must(t, syscall.Mkfifo(fifo, 0o600))
+		got := make(chan []byte, 1)
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			f, err := os.Open(fifo)
+			if err != nil {
+				got <- nil
+				return
+			}
+			defer f.Close()
+			b, _ := io.ReadAll(f)
+			got <- b
+		}()
+		stdout, stderr, code := runBinary(t, bin, "--csv", fifo, "-p", "2", "-b", "1K", "-e", "4K", "-n", "1", "-w", "0", "--link-bw", "1GB/s")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var b []byte
+		select {
+		case b = <-got:
+		case <-time.After(10 * time.Second):
+			// The program wrote and closed before the reader came: end
+			// the reader's wait with a writer of the test's own.
+			if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				f.Close()
+			}
+			<-got
+		}
+		if strings.Count(string(b), "\n") != 1+len(tableRowLines(stdout)) {
+			t.Errorf("the FIFO's reader got %q for a table of %d rows", b, len(tableRowLines(stdout)))
+		}
+	})
+	t.Run("stdout pipe nobody reads", func(t *testing.T) {
+		r, w, err := os.Pipe()
+		must(t, err)
+		defer r.Close()
+		cmd := exec.Command(bin, manyRows...)
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = w, &stderr
+		must(t, cmd.Start())
+		w.Close()
+		// Wait until the pipe is full: the program then has more to write
+		// than anyone takes. A write that does not fit waits whole, so a
+		// full pipe may hold a little less than its size.
+		size, err := unix.FcntlInt(r.Fd(), unix.F_GETPIPE_SZ, 0)
+		must(t, err)
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if n, err := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ); err == nil && n >= size-4096 {
+				break
+			}
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				t.Fatalf("the pipe never filled up; stderr %q", stderr.String())
+			}
+		}
+		took := signalAndWait(t, cmd, syscall.SIGTERM)
+		checkInterrupted(t, cmd, took, stderr.String(), "stdout", "its reader took nothing")
+	})
+}
+
+// checkInterrupted checks that cmd ended with exit 130 within the promised
+// 2 s (and slack for a loaded machine) and that stderr says, in one line,
+// what the output named could not take and why.
+func checkInterrupted(t *testing.T, cmd *exec.Cmd, took time.Duration, stderr, output, why string) {
+	t.Helper()
+	if code := cmd.ProcessState.ExitCode(); code != exitSignal {
+		t.Errorf("exit %d, want %d; stderr %q", code, exitSignal, stderr)
+	}
+	if took > 4*time.Second {
+		t.Errorf("ended %v after the signal, want about 2 s at most", took)
+	}
+	var said []string
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if strings.Contains(l, "not written") {
+			said = append(said, l)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], output+": ") || !strings.Contains(said[0], why) {
+		t.Errorf("stderr %q: want one line saying what %s did not take (%s)", stderr, output, why)
+	}
+}
+
+// tableRowLines returns the lines of a table that are rows.
+func tableRowLines(table string) []string {
+	var rows []string
+	for _, l := range strings.Split(table, "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			rows = append(rows, l)
+		}
+	}
+	return rows
+}
+
+// TestSIGQUITBeforeRun: SIGQUIT while no rank runs (here while --help
+// waits for a pipe of one page to be read) prints the status report and
+// leaves the program going, rather than Go's default of a goroutine dump
+// and exit 2.
+func TestSIGQUITBeforeRun(t *testing.T) {
+	bin := buildBinary(t)
+	r, w, err := os.Pipe()
+	must(t, err)
+	defer r.Close()
+	if _, err := unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
+		t.Skip(err)
+	}
+	cmd := exec.Command(bin, "--help") // about 11 KB: more than the pipe holds
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	must(t, cmd.Start())
+	w.Close()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	defer func() { _ = cmd.Process.Kill(); <-done }()
+	time.Sleep(200 * time.Millisecond)
+	must(t, cmd.Process.Signal(syscall.SIGQUIT))
+	select {
+	case <-done:
+		t.Fatalf("SIGQUIT ended the program: exit %d, stderr %q", cmd.ProcessState.ExitCode(), stderr.String())
+	case <-time.After(500 * time.Millisecond):
+	}
+	help, _ := io.ReadAll(r)
+	<-done
+	if code := cmd.ProcessState.ExitCode(); code != 0 || !strings.Contains(string(help), "Usage: hccl-test") {
+		t.Errorf("exit %d after its help was read (%d bytes), want 0", code, len(help))
+	}
+	if s := stderr.String(); strings.Contains(s, "goroutine ") || !strings.Contains(s, "no rank is running") {
+		t.Errorf("stderr %q: want the status report and no goroutine dump", s)
+	}
+}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync"
+	"time"
+)
+
+// Limits of an outWriter.
+const (
+	// stallAfter is how long Flush waits on an output that takes no bytes
+	// before the run moves on without it. A file, a device or a pipe with a
+	// reader takes a row in microseconds, so every Flush of theirs returns
+	// after the bytes are written and with their error; only a FIFO nobody
+	// opened, or a pipe nobody reads, holds the run up this long, once.
+	stallAfter = 100 * time.Millisecond
+	// queueLimit is how many bytes an output holds for a reader that is
+	// behind before a Write waits for room: about 2000 CSV rows.
+	queueLimit = 1 << 20
+)
+
+// errNoReader is what an output's open function returns while a FIFO has no
+// reader yet: the output waits for one.
+var errNoReader = errors.New("no reader")
+
+// outWriter is one output of the process (stdout, stderr, a --csv file).
+// Its bytes are written by a goroutine of its own, so that a reader who
+// stops reading (a pipe into `less`, a FIFO nobody opened) holds up only
+// that goroutine: Write queues and returns, a Write that finds the queue
+// full and a Flush both wait only until the output set gives up (a signal
+// and its grace time), and Flush no longer than stallAfter on an output
+// that takes nothing. Write and Flush may be called from several
+// goroutines; Write keeps each call's bytes together and in order.
+type outWriter struct {
+	name    string        // how errors name it: "stdout", "--csv x"
+	abandon chan struct{} // closed when the set gives up on its outputs
+	// open, if not nil, opens the output in the goroutine: it returns
+	// errNoReader while a FIFO has no reader. The writer owns and closes
+	// what it returns.
+	open func() (io.WriteCloser, error)
+	dst  io.Writer // where the goroutine writes, once open
+
+	mu      sync.Mutex    // guards the fields below
+	queue   [][]byte      // chunks not yet written, the first one being written
+	queued  int           // bytes in queue
+	lines   int           // newlines in queue
+	busy    time.Time     // since when the goroutine waits on the output (a write or a reader); zero when idle
+	waiting bool          // the output is a FIFO still waiting for its reader
+	err     error         // the first failure; the output takes nothing after it
+	closing bool          // finish was called: the goroutine ends once the queue is empty
+	changed chan struct{} // closed and replaced whenever a field above changes
+	closer  io.Closer     // what open returned, closed by finish
+	wake    chan struct{} // (capacity 1) tells the goroutine there is work
+	done    chan struct{} // closed when the goroutine has returned
+}
+
+// newOutWriter starts an output writing to dst, or, when dst is nil, to
+// what open returns.
+func newOutWriter(name string, dst io.Writer, open func() (io.WriteCloser, error), abandon chan struct{}) *outWriter {
+	w := &outWriter{
+		name: name, dst: dst, open: open, abandon: abandon,
+		changed: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}),
+	}
+	go w.loop()
+	return w
+}
+
+// Write queues a copy of p for the output. It fails with the output's
+// error once it has one, and once the set has given up.
+func (w *outWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		if w.err != nil {
+			return 0, w.err
+		}
+		if w.abandoned() {
+			return 0, fmt.Errorf("%s: %s", w.name, w.why())
+		}
+		if w.queued == 0 || w.queued+len(p) <= queueLimit {
+			break
+		}
+		w.wait(nil)
+	}
+	w.queue = append(w.queue, bytes.Clone(p))
+	w.queued += len(p)
+	w.lines += bytes.Count(p, []byte{'\n'})
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+// Flush waits until the output has taken every byte queued and returns its
+// error, if it has one; but it returns nil at once on an output that has
+// taken nothing for stallAfter (the bytes stay queued), and an error once
+// the set has given up.
+func (w *outWriter) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	start := time.Now()
+	for w.queued > 0 && w.err == nil {
+		if w.abandoned() {
+			return fmt.Errorf("%s: %s", w.name, w.why())
+		}
+		since := start
+		if !w.busy.IsZero() && w.busy.Before(start) {
+			since = w.busy
+		}
+		left := stallAfter - time.Since(since)
+		if left <= 0 {
+			return nil // stalled: the run goes on, the bytes wait
+		}
+		t := time.NewTimer(left)
+		w.wait(t.C)
+		t.Stop()
+	}
+	return w.err
+}
+
+// wait releases mu until a field changes, the set gives up, or timer
+// fires; mu is held on return.
+func (w *outWriter) wait(timer <-chan time.Time) {
+	ch := w.changed
+	w.mu.Unlock()
+	select {
+	case <-ch:
+	case <-w.abandon:
+	case <-timer:
+	}
+	w.mu.Lock()
+}
+
+// notify tells the waiters that a field changed; mu must be held.
+func (w *outWriter) notify() {
+	close(w.changed)
+	w.changed = make(chan struct{})
+}
+
+func (w *outWriter) abandoned() bool {
+	select {
+	case <-w.abandon:
+		return true
+	default:
+		return false
+	}
+}
+
+// why says why the output holds bytes it has not written; mu must be
+// held.
+func (w *outWriter) why() string {
+	if w.waiting {
+		return "no reader opened it"
+	}
+	return "its reader took nothing"
+}
+
+// loop is the goroutine that writes: it opens the output if it must, then
+// writes the queue chunk by chunk until finish or a failure ends it, or the
+// set gives up.
+func (w *outWriter) loop() {
+	defer close(w.done)
+	if w.open != nil && !w.openOutput() {
+		return
+	}
+	for {
+		w.mu.Lock()
+		for len(w.queue) == 0 {
+			if w.closing {
+				w.mu.Unlock()
+				return
+			}
+			w.mu.Unlock()
+			select {
+			case <-w.wake:
+			case <-w.abandon:
+				return
+			}
+			w.mu.Lock()
+		}
+		chunk := w.queue[0]
+		w.busy = time.Now()
+		w.mu.Unlock()
+
+		_, err := w.dst.Write(chunk)
+
+		w.mu.Lock()
+		w.busy = time.Time{}
+		if err != nil {
+			w.err = fmt.Errorf("%s: %w", w.name, bareError(err))
+		} else {
+			w.queue[0] = nil
+			w.queue = w.queue[1:]
+			w.queued -= len(chunk)
+			w.lines -= bytes.Count(chunk, []byte{'\n'})
+		}
+		w.notify()
+		w.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// openOutput opens the output, waiting for a FIFO's reader as long as the
+// set does not give up. It reports whether the output is open.
+func (w *outWriter) openOutput() bool {
+	w.mu.Lock()
+	w.busy, w.waiting = time.Now(), true
+	w.mu.Unlock()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		f, err := w.open()
+		if !errors.Is(err, errNoReader) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.busy, w.waiting = time.Time{}, false
+			if err != nil {
+				w.err = fmt.Errorf("%s: %w", w.name, bareError(err))
+			} else {
+				w.dst, w.closer = f, f
+			}
+			w.notify()
+			return err == nil
+		}
+		select {
+		case <-tick.C:
+		case <-w.abandon:
+			return false
+		}
+	}
+}
+
+// drain waits until the output has taken every byte queued, failed, or the
+// set gives up, and returns what it did not write and its error. The
+// output takes more writes after it.
+func (w *outWriter) drain() (unwritten, lines int, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.queued > 0 && w.err == nil && !w.abandoned() {
+		w.wait(nil)
+	}
+	return w.queued, w.lines, w.err
+}
+
+// close ends the goroutine once the queue is empty (or at once if the set
+// gave up) and closes the file the writer opened. It returns an error of
+// that close.
+func (w *outWriter) close() error {
+	w.mu.Lock()
+	w.closing = true
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-w.done:
+	case <-w.abandon:
+	}
+	w.mu.Lock()
+	closer := w.closer
+	w.closer = nil
+	w.mu.Unlock()
+	if closer == nil {
+		return nil
+	}
+	// A write still blocked on a pipe or FIFO (in the runtime's poller: it
+	// was opened non-blocking) ends here.
+	if err := closer.Close(); err != nil {
+		return fmt.Errorf("%s: %w", w.name, bareError(err))
+	}
+	return nil
+}
+
+// bareError drops the path from a *fs.PathError: the output's name already
+// says which file ("--csv x: write: no space left on device").
+func bareError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// blockedWriter takes nothing until release is closed.
+type blockedWriter struct {
+	release chan struct{}
+	buf     bytes.Buffer
+}
+
+func (b *blockedWriter) Write(p []byte) (int, error) {
+	<-b.release
+	return b.buf.Write(p)
+}
+
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// TestOutWriterNeverHoldsUpTheRun: a reader that takes nothing costs a
+// Flush stallAfter once, a Write that finds the queue full waits only until
+// the set gives up, and what was queued is written once the reader comes.
+func TestOutWriterNeverHoldsUpTheRun(t *testing.T) {
+	t.Run("stalled", func(t *testing.T) {
+		dst := &blockedWriter{release: make(chan struct{})}
+		w := newOutWriter("stdout", dst, nil, make(chan struct{}))
+		if _, err := w.Write([]byte("row 1\n")); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d < stallAfter/2 || d > 5*time.Second {
+			t.Errorf("Flush on a stalled output took %v, want about %v", d, stallAfter)
+		}
+		start = time.Now()
+		w.Write([]byte("row 2\n"))
+		if err := w.Flush(); err != nil || time.Since(start) > stallAfter/2 {
+			t.Errorf("second Flush: %v after %v, want nil at once: the output is known to be stalled", err, time.Since(start))
+		}
+		close(dst.release)
+		if n, lines, err := w.drain(); n != 0 || lines != 0 || err != nil {
+			t.Errorf("drain: %d bytes %d lines %v left", n, lines, err)
+		}
+		if err := w.close(); err != nil || dst.buf.String() != "row 1\nrow 2\n" {
+			t.Errorf("close %v; written %q", err, dst.buf.String())
+		}
+	})
+	t.Run("full queue", func(t *testing.T) {
+		abandon := make(chan struct{})
+		w := newOutWriter("--csv p", &blockedWriter{release: make(chan struct{})}, nil, abandon)
+		big := make([]byte, queueLimit/3+1)
+		w.Write(big) // taken by the goroutine, which blocks on it
+		w.Write(big) // queued
+		errc := make(chan error, 1)
+		go func() {
+			_, err := w.Write(big) // no room
+			errc <- err
+		}()
+		select {
+		case err := <-errc:
+			t.Fatalf("Write to a full queue returned %v at once", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(abandon)
+		select {
+		case err := <-errc:
+			if err == nil || !strings.Contains(err.Error(), "--csv p") {
+				t.Errorf("Write after giving up: %v, want an error naming the output", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Write to a full queue still waits after the set gave up")
+		}
+		n, _, err := w.drain()
+		if n != 2*len(big) || err != nil {
+			t.Errorf("drain after giving up: %d bytes left (%v), want %d", n, err, 2*len(big))
+		}
+		w.close()
+	})
+	t.Run("failed", func(t *testing.T) {
+		w := newOutWriter("--csv /dev/full", failingWriter{&os.PathError{Op: "write", Path: "/dev/full", Err: errors.New("no space left on device")}}, nil, make(chan struct{}))
+		w.Write([]byte("header\n"))
+		err := w.Flush()
+		if want := "--csv /dev/full: write: no space left on device"; err == nil || err.Error() != want {
+			t.Fatalf("Flush: %v, want %q", err, want)
+		}
+		if _, err2 := w.Write([]byte("row\n")); err2 == nil {
+			t.Error("Write after a failure succeeded")
+		}
+		w.close()
+	})
+	t.Run("fifo", func(t *testing.T) {
+		abandon := make(chan struct{})
+		tries := 0
+		open := func() (io.WriteCloser, error) {
+			tries++
+			return nil, errNoReader
+		}
+		w := newOutWriter("--csv p", nil, open, abandon)
+		w.Write([]byte("header\n"))
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		close(abandon)
+		n, lines, err := w.drain()
+		w.mu.Lock()
+		why := w.why()
+		w.mu.Unlock()
+		if n == 0 || lines != 1 || err != nil || why != "no reader opened it" {
+			t.Errorf("drain: %d bytes %d lines %v (%s), want the header left for want of a reader", n, lines, err, why)
+		}
+		w.close()
+	})
+}
+
+// TestFileIdentity: spellings of one file are one file, whether or not it
+// exists yet; different files are not.
+func TestFileIdentity(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"sub", "sub/inner"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "old"), nil, 0o644))
+	must(t, os.Link(filepath.Join(dir, "old"), filepath.Join(dir, "hard")))
+	must(t, os.Symlink("new", filepath.Join(dir, "dangling")))
+	must(t, os.Symlink("old", filepath.Join(dir, "link")))
+	must(t, os.Symlink("sub", filepath.Join(dir, "subdir")))
+	must(t, os.Symlink("sub/inner", filepath.Join(dir, "deep")))
+	p := func(s string) string { return filepath.Join(dir, s) }
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{p("new"), dir + "/./new", true},
+		{p("new"), dir + "/sub/../new", true},
+		{p("new"), p("dangling"), true},
+		{p("sub/new"), p("subdir/new"), true},
+		{dir + "/deep/../new", p("sub/new"), true}, // deep/.. is sub, not dir
+		{dir + "/deep/../new", p("new"), false},
+		{p("old"), p("hard"), true},
+		{p("old"), p("link"), true},
+		{p("old"), p("new"), false},
+		{p("new"), p("sub/new"), false},
+		{p("new"), p("New"), false},
+	}
+	for _, tc := range tests {
+		a, err := identify(tc.a)
+		must(t, err)
+		b, err := identify(tc.b)
+		must(t, err)
+		if got := a.same(b); got != tc.same {
+			t.Errorf("%s and %s: same %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
