@@ -5,42 +5,124 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 )
 
 // lastLine passes a child's output on to w and keeps its last non-empty
 // line (up to maxLastLine bytes), so that the parent can say what a rank
 // that failed said about it, such as where it was waiting when an op
 // timed out.
+//
+// A line of the program's own ("hccl-test: ...") is held back for up to
+// holdLine before it is passed on, and a child that fails takes its last
+// such line with it (finish): that line is the child's error, which the
+// parent's own one-line error repeats, so a failed run over tcp still
+// says what went wrong on one line rather than on one line per rank.
 type lastLine struct {
-	w    io.Writer
-	mu   sync.Mutex
-	line []byte // the line being written
-	last string // the last complete non-empty line
+	w     io.Writer
+	mu    sync.Mutex // guards the fields below
+	line  []byte     // the line being written, not yet passed on
+	last  string     // the last complete non-empty line
+	held  []byte     // a complete line of the program's, not yet passed on
+	timer *time.Timer
+	err   error // the first error passing output on
 }
 
-const maxLastLine = 4 << 10
+const (
+	maxLastLine = 4 << 10
+	// maxHeldLine bounds what a line keeps back before its end arrives;
+	// past it the line is passed on as it comes.
+	maxHeldLine = 64 << 10
+	// holdLine is how long a line of the program's waits to be passed on,
+	// in case the child ends with it: a child prints its error right
+	// before it exits.
+	holdLine = 250 * time.Millisecond
+	// programPrefix starts every line the program writes itself.
+	programPrefix = "hccl-test: "
+)
 
 func (l *lastLine) Write(p []byte) (int, error) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	for _, chunk := range bytes.SplitAfter(p, []byte("\n")) {
-		if len(l.line) < maxLastLine {
-			l.line = append(l.line, chunk[:min(len(chunk), maxLastLine-len(l.line))]...)
+		if len(chunk) == 0 {
+			continue
 		}
-		if bytes.HasSuffix(chunk, []byte("\n")) {
-			if s := strings.TrimSpace(string(l.line)); s != "" {
-				l.last = s
+		l.line = append(l.line, chunk...)
+		if !bytes.HasSuffix(chunk, []byte("\n")) {
+			if len(l.line) > maxHeldLine {
+				l.passHeld()
+				l.pass(l.line)
+				l.line = l.line[:0]
 			}
-			l.line = l.line[:0]
+			continue
 		}
+		if s := strings.TrimSpace(string(l.line[:min(len(l.line), maxLastLine)])); s != "" {
+			l.last = s
+		}
+		l.passHeld()
+		if bytes.HasPrefix(l.line, []byte(programPrefix)) {
+			l.held = append(l.held[:0], l.line...)
+			l.timer = time.AfterFunc(holdLine, l.release)
+		} else {
+			l.pass(l.line)
+		}
+		l.line = l.line[:0]
 	}
-	l.mu.Unlock()
-	return l.w.Write(p)
+	return len(p), l.err
+}
+
+// release passes on a held line whose child did not end with it.
+func (l *lastLine) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.passHeld()
+}
+
+// passHeld passes on the held line, if any. l.mu is held.
+func (l *lastLine) passHeld() {
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+	}
+	if len(l.held) > 0 {
+		l.pass(l.held)
+		l.held = l.held[:0]
+	}
+}
+
+// pass writes b to w, keeping the first error. l.mu is held.
+func (l *lastLine) pass(b []byte) {
+	if _, err := l.w.Write(b); err != nil && l.err == nil {
+		l.err = err
+	}
+}
+
+// finish is called once the child has exited and its output is all
+// written: a child that failed drops its held line (the parent reports
+// it), one that did not passes it on, and a last line without its end is
+// passed on either way.
+func (l *lastLine) finish(failed bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if failed {
+		if l.timer != nil {
+			l.timer.Stop()
+			l.timer = nil
+		}
+		l.held = l.held[:0]
+	}
+	l.passHeld()
+	if len(l.line) > 0 {
+		l.pass(l.line)
+		l.line = l.line[:0]
+	}
 }
 
 // String returns the last line, without the program's name in front.
 func (l *lastLine) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s, _ := strings.CutPrefix(l.last, "hccl-test: ")
+	s, _ := strings.CutPrefix(l.last, programPrefix)
 	return s
 }

@@ -2,7 +2,9 @@ package tcp
 
 import (
 	"bytes"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestLastLine(t *testing.T) {
@@ -13,10 +15,63 @@ func TestLastLine(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	l.finish(false)
 	if got := l.String(); got != "the error" {
 		t.Errorf("last line %q, want %q", got, "the error")
 	}
 	if out.String() != "first line\nsecond line\n\nhccl-test: the error\npartial" {
 		t.Errorf("passed on %q", out.String())
 	}
+}
+
+// TestLastLineFailedChild: a child that fails keeps its error line (the
+// parent's one-line error repeats it) and passes on everything else; one
+// that goes on passes a held line on after holdLine.
+func TestLastLineFailedChild(t *testing.T) {
+	var out syncBuffer
+	l := &lastLine{w: &out}
+	for _, chunk := range []string{"hccl-test: rank 1: in op #3\n", "a note\n", "hccl-test: rank 1, op #3: timed out\n"} {
+		if _, err := l.Write([]byte(chunk)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.finish(true)
+	if got, want := out.String(), "hccl-test: rank 1: in op #3\na note\n"; got != want {
+		t.Errorf("passed on %q, want %q", got, want)
+	}
+	if got := l.String(); got != "rank 1, op #3: timed out" {
+		t.Errorf("last line %q", got)
+	}
+
+	var later syncBuffer
+	l = &lastLine{w: &later}
+	if _, err := l.Write([]byte("hccl-test: rank 2: in op #5\n")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for later.String() == "" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := later.String(); got != "hccl-test: rank 2: in op #5\n" {
+		t.Errorf("a held line of a running child: passed on %q", got)
+	}
+	l.finish(true)
+}
+
+// syncBuffer is a bytes.Buffer that a timer's goroutine may write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -69,6 +69,7 @@ func spawn(size int, master string, secret []byte, args []string, out io.Writer)
 		go func() {
 			defer cs.wg.Done()
 			c.err = cmd.Wait()
+			last.finish(c.err != nil)
 			close(c.done)
 		}()
 	}
