@@ -98,7 +98,7 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "plot", err)
 	}
 	if *help {
-		fmt.Fprintf(stdout, "Usage: %s plot [-o out.png|out.svg] FILE...\n\nDraws bus bandwidth and time against size from files written with --csv\nor --bench, one line per op, data type, backend and algorithm.\n\nFlags:\n%s", programName, fs.FlagUsages())
+		fmt.Fprintf(stdout, "Usage: %s plot [-o out.png|out.svg] FILE...\n\nDraws bus bandwidth and time against size from files written with --csv\nor --bench: one line per file and per op, data type, reduction, root,\ngroup, bucket count, algorithm and placement, each point one measured row\n(of a row's --runs, the run with the median time), at most 64 lines.\n\nFlags:\n%s", programName, fs.FlagUsages())
 		return exitOK
 	}
 	if fs.NArg() == 0 {
