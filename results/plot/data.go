@@ -108,8 +108,7 @@ func group(samples []sample) *Data {
 	}
 	d.Note = "each point is one measured row"
 	if most > 1 {
-		d.Note = fmt.Sprintf("each point is one measured row: of a row measured up to %d times (--runs), "+
-			"the run with the median time, and that run's bandwidth", most)
+		d.Note = fmt.Sprintf("each point is one measured row: of up to %d runs of a row (--runs), the one with the median time", most)
 	}
 	d.label()
 	return d

@@ -194,7 +194,10 @@ func layout(dc draw.Canvas, bw, tm *plot.Plot, legend *plot.Legend, note string)
 	if note != "" {
 		noteH = noteStyle.Height(note) + vg.Points(4)
 	}
-	legW := legend.Rectangle(dc).Size().X + legend.XOffs + vg.Points(6)
+	// A fifth more than the legend's width in Liberation Sans, whose
+	// metrics gonum/plot measures with: an SVG viewer without that font
+	// draws the text in a wider one.
+	legW := legend.Rectangle(dc).Size().X*1.2 + legend.XOffs + vg.Points(6)
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(10) + xLabel.Height(xSizeLabel) + noteH,
 		PadLeft: vg.Points(6), PadRight: vg.Points(6), PadY: vg.Points(18)}
 	cs := plot.Align([][]*plot.Plot{{bw}, {tm}}, tiles, draw.Crop(dc, 0, -legW, 0, 0))
