@@ -90,8 +90,8 @@ func (endless) Read(p []byte) (int, error) {
 }
 
 // TestCompareGate checks that --threshold 0 gates (any significant change
-// for the worse fails) instead of turning the gate off, and that a gate
-// that could not fail is refused.
+// for the worse fails) instead of turning the gate off, that a change too
+// few runs cannot decide is no pass, and the --min-busbw gate.
 func TestCompareGate(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, ns float64) string {
@@ -122,19 +122,46 @@ func TestCompareGate(t *testing.T) {
 		t.Errorf("without --threshold: exit %d, want %d", code, exitOK)
 	}
 
-	// Three measurements a side can never be significant at 0.05: a gate
-	// over them would pass whatever the files hold.
-	few := func(name string, ns float64) string {
+	// Three measurements a side can never be significant at 0.05: an 8x
+	// slowdown gets its own exit code and the runs that would decide it,
+	// never a pass; six a side decide it: a regression.
+	few := func(name string, ns float64, runs int) string {
 		p := filepath.Join(dir, name)
-		line := fmt.Sprintf("BenchmarkAllReduce/size=1KiB 20 %g ns/op\n", ns)
-		if err := os.WriteFile(p, []byte(strings.Repeat(line, 3)), 0o644); err != nil {
+		var b strings.Builder
+		for i := range runs {
+			fmt.Fprintf(&b, "BenchmarkAllReduce/size=1KiB 20 %g ns/op %g busbw-GB/s\n", ns*(1+1e-4*float64(i)), 8000/ns)
+		}
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	var stderr bytes.Buffer
-	code := run([]string{"compare", "--threshold", "5%", few("few-old.txt", 1000), few("few-new.txt", 9000)}, io.Discard, &stderr)
-	if code != exitUsage || !strings.Contains(stderr.String(), "--threshold 5%: no row was measured often enough to show a change (AllReduce/size=1KiB: 3 and 3 measurements") {
-		t.Errorf("three runs a side: exit %d, stderr %q; want exit %d", code, stderr.String(), exitUsage)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		want   int
+		saying string
+	}{
+		{"8x slower, 3 runs", []string{"--threshold", "5%", few("o3.txt", 1000, 3), few("n3.txt", 8000, 3)}, exitUndecided,
+			"1 row got worse by more than 5% with too few measurements to decide: first AllReduce/size=1KiB (sec/op +700.0%, 3 and 3 measurements); the U test can reach --alpha 0.05 with 4 runs a side (--runs 4)"},
+		{"8x slower, 3 runs, alpha 0.001", []string{"--threshold", "5%", "--alpha", "0.001", few("o3.txt", 1000, 3), few("n3.txt", 8000, 3)}, exitUndecided,
+			"with 7 runs a side (--runs 7)"},
+		{"8x slower, 6 runs", []string{"--threshold", "5%", few("o6.txt", 1000, 6), few("n6.txt", 8000, 6)}, exitRegressed,
+			"1 row got worse by more than 5%: first AllReduce/size=1KiB (sec/op +700.0%)"},
+		{"unchanged, 3 runs", []string{"--threshold", "5%", few("o3.txt", 1000, 3), few("same3.txt", 1000, 3)}, exitOK, ""},
+		{"busbw 8 above --min-busbw 7.5GB/s", []string{"--min-busbw", "7.5GB/s", few("o3.txt", 1000, 3), few("same3.txt", 1000, 3)}, exitOK, ""},
+		{"busbw 1 above --min-busbw 0.5", []string{"--min-busbw", "0.5", few("o3.txt", 1000, 3), few("n3.txt", 8000, 3)}, exitOK, ""},
+		{"busbw 1 below --min-busbw 1.5", []string{"--min-busbw", "1.5", few("o3.txt", 1000, 3), few("n3.txt", 8000, 3)}, exitRegressed,
+			"1 of 1 rows of " + filepath.Join(dir, "n3.txt") + " have a bus bandwidth below --min-busbw 1.5: first AllReduce/size=1KiB (1 GB/s, median of 3)"},
+		{"busbw below --min-busbw and 3 runs 8x slower: the regression's code", []string{"--threshold", "5%", "--min-busbw", "1.5",
+			few("o3.txt", 1000, 3), few("n3.txt", 8000, 3)}, exitRegressed, "too few measurements to decide"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			code := run(append([]string{"compare"}, tc.args...), io.Discard, &stderr)
+			if code != tc.want || !strings.Contains(stderr.String(), tc.saying) || tc.saying == "" && stderr.Len() > 0 {
+				t.Errorf("exit %d, stderr %q; want exit %d saying %q", code, stderr.String(), tc.want, tc.saying)
+			}
+		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -17,9 +16,32 @@ import (
 	"github.com/hccl-test/hccl-test/results/plot"
 )
 
-// exitRegressed is compare's exit code when a row got slower by more than
-// --threshold, with significance.
-const exitRegressed = 4
+// compare's exit codes past the common ones (exitOK, exitUsage, ...).
+const (
+	// exitRegressed: a row got worse by more than --threshold with
+	// significance, or its bus bandwidth is below --min-busbw.
+	exitRegressed = 4
+	// exitUndecided: a row's median got worse by more than --threshold,
+	// but with too few measurements for the U test to decide; the message
+	// names the runs a side that would.
+	exitUndecided = 5
+)
+
+// compareHelp is compare's --help text before the flags.
+const compareHelp = `Usage: %s compare [flags] OLD NEW
+
+Compares two files written with --bench (or --csv), row by row, with
+medians, confidence intervals and a Mann-Whitney U test, as benchstat does.
+
+Exit status: 0 no gate failed; 2 bad flags or files; 4 a row got worse by
+more than --threshold with significance, or a row of NEW has a median bus
+bandwidth below --min-busbw; 5 a row's median got worse by more than
+--threshold but it was measured too few times for the U test to reach
+--alpha (never a pass: the message says how many runs a side would decide
+it).
+
+Flags:
+%s`
 
 // runCompare is `hccl-test compare OLD NEW`: it pairs the rows of two files
 // written with --bench (or --csv) and prints old, new, delta and p-value per
@@ -28,14 +50,15 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)
-	threshold := fs.String("threshold", "", "exit with status 4 when a row got worse by more than this, with significance (5% or 0.05)")
+	threshold := fs.String("threshold", "", "exit with status 4 when a row got worse by more than this, with significance (5% or 0.05); 5 when too few runs to decide")
+	minBusBW := fs.String("min-busbw", "", "exit with status 4 when a row of NEW has a median bus bandwidth below this many GB/s (as NCCL_TESTS_MIN_BW)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		return usageError(stderr, "compare", err)
 	}
 	if *help {
-		fmt.Fprintf(stdout, "Usage: %s compare [flags] OLD NEW\n\nCompares two files written with --bench (or --csv), row by row, with\nmedians, confidence intervals and a Mann-Whitney U test, as benchstat does.\n\nFlags:\n%s", programName, fs.FlagUsages())
+		fmt.Fprintf(stdout, compareHelp, programName, fs.FlagUsages())
 		return exitOK
 	}
 	if fs.NArg() != 2 {
@@ -52,6 +75,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err := opt.Validate(); err != nil { // "compare: alpha NaN: ..." names the flag
 		return usageError(stderr, "compare", errors.New("--"+strings.TrimPrefix(err.Error(), "compare: ")))
 	}
+	var minBW float64
+	if *minBusBW != "" {
+		var err error
+		if minBW, err = parseGBps(*minBusBW); err != nil {
+			return usageError(stderr, "compare", fmt.Errorf("--min-busbw %s: %w", *minBusBW, err))
+		}
+	}
 	old, err := results.ReadSamples(fs.Arg(0))
 	if err != nil {
 		return usageError(stderr, "compare", err)
@@ -64,11 +94,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if len(cs) == 0 { // a gate that compared nothing has not passed
 		return usageError(stderr, "compare", noCommonRows(old, cur))
 	}
-	if *threshold != "" && !slices.ContainsFunc(cs, func(c results.Comparison) bool { return results.Detectable(c.OldN, c.NewN, opt.Alpha) }) {
-		// Nor has a gate that could not have failed.
-		return usageError(stderr, "compare", fmt.Errorf("--threshold %s: no row was measured often enough to show a change "+
-			"(%s: %d and %d measurements; the U test at --alpha %v needs about 4 a side): write the files with --runs 6 or more",
-			*threshold, cs[0].Name, cs[0].OldN, cs[0].NewN, cmp.Or(opt.Alpha, 0.05)))
+	if minBW > 0 {
+		if _, rows := results.BusBWBelow(cur, minBW); rows == 0 { // a gate that checked nothing
+			return usageError(stderr, "compare", fmt.Errorf("--min-busbw %s: %s has no bus bandwidth to check", *minBusBW, cur.Path))
+		}
 	}
 	err = results.WriteComparison(stdout, cs, fs.Arg(0), fs.Arg(1))
 	if err == nil {
@@ -78,14 +107,71 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s compare: %s\n", programName, oneLine(err))
 		return exitFailed
 	}
-	if *threshold != "" { // --threshold 0: any significant change for the worse
+	return gate(stderr, cs, cur, opt, *threshold, *minBusBW, minBW)
+}
+
+// gate applies compare's gates to cs, the rows of cur (the new file), and
+// says on stderr, a line per gate, what failed: the regressions past
+// --threshold and the bus bandwidths below --min-busbw (exitRegressed),
+// else the rows whose medians moved past --threshold with too few
+// measurements to decide (exitUndecided), naming the runs that would.
+func gate(stderr io.Writer, cs []results.Comparison, cur *results.Samples, opt results.CompareOptions,
+	threshold, minBusBW string, minBW float64) int {
+	code := exitOK
+	if threshold != "" { // --threshold 0: any significant change for the worse
 		if bad := results.Regressions(cs, opt.Threshold); len(bad) > 0 {
-			fmt.Fprintf(stderr, "%s compare: %d rows got worse by more than %s: first %s (%s %+.1f%%)\n",
-				programName, len(bad), *threshold, bad[0].Name, bad[0].Unit, 100*bad[0].Delta)
-			return exitRegressed
+			fmt.Fprintf(stderr, "%s compare: %s got worse by more than %s: first %s (%s %+.1f%%)\n",
+				programName, rowCount(bad), threshold, bad[0].Name, bad[0].Unit, 100*bad[0].Delta)
+			code = exitRegressed
 		}
 	}
-	return exitOK
+	if minBW > 0 {
+		if below, rows := results.BusBWBelow(cur, minBW); len(below) > 0 {
+			fmt.Fprintf(stderr, "%s compare: %d of %d rows of %s have a bus bandwidth below --min-busbw %s: first %s (%.4g GB/s, median of %d)\n",
+				programName, len(below), rows, cur.Path, minBusBW, below[0].Name, below[0].Median, below[0].N)
+			code = exitRegressed
+		}
+	}
+	if threshold != "" {
+		if und := results.Undecided(cs, opt.Threshold, opt.Alpha); len(und) > 0 {
+			alpha := cmp.Or(opt.Alpha, 0.05)
+			need := "no number of runs"
+			if n := results.RunsToDecide(opt.Alpha); n > 0 {
+				need = fmt.Sprintf("%d runs a side (--runs %d)", n, n)
+			}
+			fmt.Fprintf(stderr, "%s compare: %s got worse by more than %s with too few measurements to decide: "+
+				"first %s (%s %+.1f%%, %d and %d measurements); the U test can reach --alpha %v with %s\n",
+				programName, rowCount(und), threshold, und[0].Name, und[0].Unit, 100*und[0].Delta, und[0].OldN, und[0].NewN, alpha, need)
+			if code == exitOK {
+				code = exitUndecided
+			}
+		}
+	}
+	return code
+}
+
+// rowCount says how many rows cs compares, each counted once whatever its
+// units: "1 row", "3 rows".
+func rowCount(cs []results.Comparison) string {
+	names := map[string]bool{}
+	for _, c := range cs {
+		names[c.Name] = true
+	}
+	if len(names) == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", len(names))
+}
+
+// parseGBps reads a bandwidth in GB/s, "12.5" or "12.5GB/s": a positive
+// finite number, in no other unit.
+func parseGBps(s string) (float64, error) {
+	num := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "GB/s"))
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || !(f > 0) || math.IsInf(f, 0) {
+		return 0, errors.New("want a bus bandwidth in GB/s above 0, such as 12.5 or 12.5GB/s")
+	}
+	return f, nil
 }
 
 // runPlot is `hccl-test plot FILE... -o out.png`.
@@ -98,7 +184,7 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "plot", err)
 	}
 	if *help {
-		fmt.Fprintf(stdout, "Usage: %s plot [-o out.png|out.svg] FILE...\n\nDraws bus bandwidth and time against size from files written with --csv\nor --bench, one line per op, data type, backend and algorithm.\n\nFlags:\n%s", programName, fs.FlagUsages())
+		fmt.Fprintf(stdout, "Usage: %s plot [-o out.png|out.svg] FILE...\n\nDraws bus bandwidth and time against size from files written with --csv\nor --bench: one line per file and per op, data type, reduction, root,\ngroup, bucket count, algorithm and placement, each point one measured row\n(of a row's --runs, the run with the median time), at most 64 lines.\n\nFlags:\n%s", programName, fs.FlagUsages())
 		return exitOK
 	}
 	if fs.NArg() == 0 {

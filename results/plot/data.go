@@ -8,30 +8,48 @@
 package plot
 
 import (
+	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// Key identifies one series: the rows of one line in the plots.
+// Key identifies one series: the rows of one line in the plots. It holds
+// everything that tells two rows of a sweep apart but their size, so that
+// rows measured apart (two files, two bucket counts of --fusion, two
+// domains of --group) are never drawn as one line.
 type Key struct {
+	// File names the file the rows were read from when several are
+	// plotted (its base name, or its path where base names collide); ""
+	// when there is one.
+	File string
+	// Run is the run's id when one file holds several runs (files
+	// concatenated); "" when it holds one.
+	Run     string
 	Op      string // collective, lower case: allreduce, allgather, ...
 	DType   string // element type: fp32, ...
 	RedOp   string // reduction, or "none" for collectives that do not reduce
+	Root    string // root rank, "" for collectives without one
 	Backend string // transport: shm, tcp, ...
 	Ranks   int
+	Group   string // communication domain (--group), "" for the whole world
+	Buckets int    // collectives per iteration (--fusion) when more than one; 0 for one
 	Algo    string // algorithm as requested (auto or a name), not the one auto chose per size
 	InPlace bool
 }
 
-// Point is one message size of a series: the medians of the rows measured
-// at that size.
+// Point is one message size of a series: one measured row. Where the row
+// was measured several times (--runs repeats the very same row), it is the
+// run with the median time (the lower of the middle two for an even
+// count), and its bandwidth is that run's: never a value computed across
+// runs.
 type Point struct {
 	Bytes  int64   // message size in bytes, > 0
-	TimeUS float64 // median time of one op in microseconds; NaN when no row gave one
-	BusBW  float64 // median bus bandwidth in GB/s (1e9 bytes/s); NaN when no row gave one
-	Rows   int     // rows the medians are over: runs of the row in all files loaded
+	TimeUS float64 // time of one op in microseconds; NaN when the row gave none
+	BusBW  float64 // bus bandwidth in GB/s (1e9 bytes/s); NaN when the row gave none
+	Rows   int     // runs of the row that the point was chosen from
 }
 
 // Series is one line: a label and its points, in increasing size.
@@ -51,6 +69,8 @@ type Data struct {
 	// LinkGBps is the link bandwidth in GB/s that the busbw plot marks, or 0
 	// for none.
 	LinkGBps float64
+	// Note says, under the plot, what a point is.
+	Note string
 }
 
 // group makes series of samples, a point per size with the medians of
@@ -74,47 +94,83 @@ func group(samples []sample) *Data {
 		rows[r] = append(rows[r], s)
 	}
 	d := &Data{}
+	most := 0 // runs of the most measured row
 	for _, k := range keys {
 		ser := Series{Key: k}
 		slices.Sort(sizes[k])
 		for _, b := range sizes[k] {
 			ss := rows[row{k, b}]
-			ser.Points = append(ser.Points, Point{
-				Bytes:  b,
-				TimeUS: median(ss, func(s sample) float64 { return s.timeUS }),
-				BusBW:  median(ss, func(s sample) float64 { return s.busBW }),
-				Rows:   len(ss),
-			})
+			m := medianRun(ss)
+			ser.Points = append(ser.Points, Point{Bytes: b, TimeUS: m.timeUS, BusBW: m.busBW, Rows: len(ss)})
+			most = max(most, len(ss))
 		}
 		d.Series = append(d.Series, ser)
+	}
+	d.Note = "each point is one measured row"
+	if most > 1 {
+		d.Note = fmt.Sprintf("each point is one measured row: of up to %d runs of a row (--runs), the one with the median time", most)
 	}
 	d.label()
 	return d
 }
 
-// median returns the median of the known (not NaN) values of f over ss,
-// or NaN when none is known. Time and bandwidth each take their own
-// median; with an odd number of runs both come from the same run.
-func median(ss []sample, f func(sample) float64) float64 {
-	var v []float64
-	for _, s := range ss {
-		if x := f(s); !math.IsNaN(x) {
-			v = append(v, x)
+// medianRun returns the run of ss, the runs of one row, with the median
+// time: the lower of the middle two for an even count, so that it is a
+// run, not a mean of two. Runs without a time come last; where no run has
+// one, the run with the median bandwidth.
+func medianRun(ss []sample) sample {
+	ss = slices.Clone(ss)
+	by := func(f func(sample) float64) func(a, b sample) int {
+		return func(a, b sample) int {
+			x, y := f(a), f(b)
+			return cmp.Or(cmp.Compare(boolInt(math.IsNaN(x)), boolInt(math.IsNaN(y))), cmp.Compare(x, y))
 		}
 	}
-	if len(v) == 0 {
-		return math.NaN()
+	f := func(s sample) float64 { return s.timeUS }
+	if !slices.ContainsFunc(ss, func(s sample) bool { return !math.IsNaN(s.timeUS) }) {
+		f = func(s sample) float64 { return s.busBW }
 	}
-	slices.Sort(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
+	slices.SortStableFunc(ss, by(f))
+	known := len(ss) - countFunc(ss, func(s sample) bool { return math.IsNaN(f(s)) })
+	return ss[max(known-1, 0)/2]
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
 	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	return 0
+}
+
+func countFunc[T any](s []T, f func(T) bool) int {
+	n := 0
+	for _, v := range s {
+		if f(v) {
+			n++
+		}
+	}
+	return n
 }
 
 // labelParts describes a key in words, in the order labels show them; ""
 // is a part left unsaid. The op comes first.
 func labelParts(k Key) []string {
+	file, run := k.File, ""
+	if k.Run != "" {
+		run = "run " + k.Run
+	}
+	root := ""
+	if k.Root != "" {
+		root = "root " + k.Root
+	}
+	group := ""
+	if k.Group != "" {
+		group = "group " + k.Group
+	}
+	buckets := "1 bucket"
+	if k.Buckets > 1 {
+		buckets = strconv.Itoa(k.Buckets) + " buckets"
+	}
 	redop := k.RedOp
 	if redop == "sum" || redop == "none" {
 		redop = ""
@@ -131,12 +187,12 @@ func labelParts(k Key) []string {
 	if k.InPlace {
 		place = "in-place"
 	}
-	return []string{k.Op, k.DType, redop, k.Backend, ranks, algo, place}
+	return []string{k.Op, file, run, k.DType, redop, root, k.Backend, ranks, group, algo, buckets, place}
 }
 
 // label sets the title to the parts that all series share and each
-// series' label to its op and the parts that differ. Out-of-place is said
-// only where in-place rows are plotted too.
+// series' label to its op and the parts that differ. Out-of-place and one
+// bucket are said only where in-place or fused rows are plotted too.
 func (d *Data) label() {
 	if len(d.Series) == 0 {
 		return
@@ -146,6 +202,7 @@ func (d *Data) label() {
 		parts[i] = labelParts(s.Key)
 	}
 	anyInPlace := slices.ContainsFunc(d.Series, func(s Series) bool { return s.Key.InPlace })
+	anyBuckets := slices.ContainsFunc(d.Series, func(s Series) bool { return s.Key.Buckets > 1 })
 	last := len(parts[0]) - 1
 	var common []string
 	labels := make([][]string, len(d.Series))
@@ -154,7 +211,7 @@ func (d *Data) label() {
 		for i := range parts {
 			same = same && parts[i][j] == parts[0][j]
 		}
-		if j == last && !anyInPlace {
+		if j == last && !anyInPlace || j == last-1 && !anyBuckets {
 			continue
 		}
 		if same && j > 0 {

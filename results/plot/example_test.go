@@ -10,7 +10,7 @@ import (
 )
 
 // A CSV from `hccl-test --csv` with two runs of one row (--runs 2): the
-// point is the median of the two, and the image is drawn as PNG.
+// point is the run with the lower of the two times, a value measured, and the image is drawn as PNG.
 func Example() {
 	dir, err := os.MkdirTemp("", "plot-example")
 	if err != nil {
@@ -40,5 +40,5 @@ func Example() {
 	}
 	// Output:
 	// fp16, shm, 8 ranks, algo auto; link 25 GB/s
-	// allreduce: 1048576 bytes, 110 µs, 16.82 GB/s over 2 runs
+	// allreduce: 1048576 bytes, 100 µs, 18.35 GB/s over 2 runs
 }

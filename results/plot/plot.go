@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -36,7 +35,8 @@ const xSizeLabel = "message size (bytes; K = 1024)"
 
 // palette is Okabe and Ito's, which readers with any common color vision
 // deficiency tell apart, with yellow last because it is faint on white.
-// Series past the eighth repeat a color with another point shape.
+// Series past the eighth repeat a color with another point shape and
+// dash pattern (see seriesStyle).
 var palette = []color.RGBA{
 	{0x00, 0x72, 0xb2, 0xff}, // blue
 	{0xd5, 0x5e, 0x00, 0xff}, // vermillion
@@ -148,7 +148,7 @@ func render(d *Data, dc draw.Canvas) error {
 			return err
 		}
 	}
-	layout(dc, bw, tm, &legend)
+	layout(dc, bw, tm, &legend, d.Note)
 	return nil
 }
 
@@ -180,33 +180,69 @@ func newPanels(title string) (bw, tm *plot.Plot) {
 // layout draws the panels one above the other with their data areas
 // aligned, the x axis label below them, and the legend in a column to the
 // right of both, so that it never hides a line however many series there
-// are.
-func layout(dc draw.Canvas, bw, tm *plot.Plot, legend *plot.Legend) {
+// are, and note, if any, in small type at the bottom.
+func layout(dc draw.Canvas, bw, tm *plot.Plot, legend *plot.Legend, note string) {
 	// The x axis label is drawn here rather than as tm.X.Label: gonum/plot
 	// centres that label's glyph box at the arithmetic mean of the axis
 	// range, which on a log axis lies near its right end, and pads the
 	// panel as if the label stuck out there.
 	xLabel := text.Style{Color: color.Black, Font: font.Font{Typeface: "Liberation", Variant: sans, Size: vg.Points(12)},
 		XAlign: draw.XCenter, Handler: tm.TextHandler}
-	legW := legend.Rectangle(dc).Size().X + legend.XOffs + vg.Points(6)
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(10) + xLabel.Height(xSizeLabel),
+	noteStyle := xLabel
+	noteStyle.XAlign, noteStyle.Font.Size, noteStyle.Color = draw.XLeft, vg.Points(9), color.Gray{0x40}
+	noteH := vg.Length(0)
+	if note != "" {
+		noteH = noteStyle.Height(note) + vg.Points(4)
+	}
+	// A fifth more than the legend's width in Liberation Sans, whose
+	// metrics gonum/plot measures with: an SVG viewer without that font
+	// draws the text in a wider one.
+	legW := legend.Rectangle(dc).Size().X*1.2 + legend.XOffs + vg.Points(6)
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(10) + xLabel.Height(xSizeLabel) + noteH,
 		PadLeft: vg.Points(6), PadRight: vg.Points(6), PadY: vg.Points(18)}
 	cs := plot.Align([][]*plot.Plot{{bw}, {tm}}, tiles, draw.Crop(dc, 0, -legW, 0, 0))
 	bw.Draw(cs[0][0])
 	tm.Draw(cs[1][0])
 	data := tm.DataCanvas(cs[1][0])
-	dc.FillText(xLabel, vg.Point{X: (data.Min.X + data.Max.X) / 2, Y: dc.Min.Y + vg.Points(6)}, xSizeLabel)
+	dc.FillText(xLabel, vg.Point{X: (data.Min.X + data.Max.X) / 2, Y: dc.Min.Y + vg.Points(6) + noteH}, xSizeLabel)
+	if note != "" {
+		dc.FillText(noteStyle, vg.Point{X: dc.Min.X + vg.Points(6), Y: dc.Min.Y + vg.Points(4)}, note)
+	}
 	// The legend starts level with the top of the bandwidth panel's data.
 	titleH := bw.Title.TextStyle.Height(bw.Title.Text) + bw.Title.Padding
 	legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-legW, 0, 0, -(tiles.PadTop + titleH + vg.Points(4))))
 }
 
+// shapes are the point shapes, open and filled, as many as palette's
+// colors.
+var shapes = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{},
+	draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.PlusGlyph{},
+}
+
+// dashes are the line patterns, solid first, as many as palette's colors.
+var dashes = [][]vg.Length{
+	nil,
+	{vg.Points(6), vg.Points(3)},
+	{vg.Points(2), vg.Points(2)},
+	{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)},
+	{vg.Points(12), vg.Points(4)},
+	{vg.Points(1), vg.Points(3)},
+	{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3), vg.Points(2), vg.Points(3)},
+	{vg.Points(4), vg.Points(2), vg.Points(1), vg.Points(2)},
+}
+
 // seriesStyle returns how series i is drawn, as a line and points whose
-// styles the plotted ones copy and that the legend shows.
+// styles the plotted ones copy and that the legend shows. The first eight
+// series differ in color and shape and are solid; each further eight take
+// the colors again, with the shapes shifted by one and another dash
+// pattern, so that no two of the first MaxSeries (8 x 8) share color,
+// shape and pattern, nor any two of the same color their shape.
 func seriesStyle(i int) (*plotter.Line, *plotter.Scatter) {
-	c := palette[i%len(palette)]
-	line := &plotter.Line{LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.5)}}
-	points := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: plotutil.Shape(i)}}
+	n := len(palette)
+	c := palette[i%n]
+	line := &plotter.Line{LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.5), Dashes: dashes[i/n%n]}}
+	points := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: shapes[(i%n+i/n)%n]}}
 	return line, points
 }
 

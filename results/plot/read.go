@@ -3,11 +3,13 @@ package plot
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,35 +31,56 @@ type sample struct {
 	bytes  int64
 	timeUS float64
 	busBW  float64
+	file   int // index of the file in Load's paths
 }
 
 // loader accumulates the rows of several files.
 type loader struct {
 	samples []sample
-	links   []float64 // every link bandwidth seen, one per CSV row that had one
+	done    int       // samples of the files ended (endFile)
+	links   []float64 // every link bandwidth seen, one per CSV row or benchmark comment that had one
+	// linkLine is the line of the last benchmark comment whose link is
+	// in links, so that each comment counts once.
+	linkLine int
 }
+
+// MaxSeries is the most series Load accepts: as many as there are
+// combinations of color, point shape and dash pattern, so that no two
+// series look alike.
+const MaxSeries = 64
 
 // Load reads one or more files written by hccl-test with --csv or --bench,
 // telling the two apart by their content, and groups their rows into series
-// by Key. Rows of one Key and size, from one file or several (a sweep
-// repeated with --runs, or files concatenated or listed together), make
-// one Point holding the medians of their times and bandwidths. Rows of
-// size 0 are left out: a log axis has no place for them.
+// by Key: every file its own series, and within a file every combination
+// of op, type, reduction, root, group, buckets, algorithm, placement and
+// run (where files were concatenated) its own. The rows of one Key and
+// size are the runs of one row (--runs): the point drawn is the run with
+// the median time (see Point). Rows of size 0 are left out: a log axis has
+// no place for them. More than MaxSeries series are refused.
 //
-// Data.LinkGBps is the link bandwidth of the CSV rows (Go benchmark files
-// carry it only in a comment, rounded, and are not consulted); it is 0 when
-// no row gives one or when rows give different ones.
+// Data.LinkGBps is the link bandwidth of the CSV rows and of the comment
+// lines of Go benchmark files; it is 0 when none gives one or when they
+// give different ones.
 func Load(paths ...string) (*Data, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("plot: no files to load")
 	}
 	var l loader
-	for _, p := range paths {
+	for i, p := range paths {
 		if err := l.loadFile(p); err != nil {
 			return nil, fmt.Errorf("plot: %w", err)
 		}
+		l.endFile(i)
+	}
+	labels := fileLabels(paths)
+	for i := range l.samples {
+		l.samples[i].key.File = labels[l.samples[i].file]
 	}
 	d := group(l.samples)
+	if n := len(d.Series); n > MaxSeries {
+		return nil, fmt.Errorf("plot: %s: %d series (%s and more): at most %d can be drawn apart; plot fewer files or a part of them",
+			strings.Join(paths, ", "), n, d.Series[0].Label, MaxSeries)
+	}
 	if !slices.ContainsFunc(d.Series, func(s Series) bool {
 		return slices.ContainsFunc(s.Points, func(p Point) bool { return !math.IsNaN(p.TimeUS) || !math.IsNaN(p.BusBW) })
 	}) {
@@ -67,6 +90,40 @@ func Load(paths ...string) (*Data, error) {
 		d.LinkGBps = l.links[0]
 	}
 	return d, nil
+}
+
+// endFile marks the samples read since the last call as file i's, and
+// clears their run ids when the file holds one run only.
+func (l *loader) endFile(i int) {
+	ss := l.samples[l.done:]
+	l.done, l.linkLine = len(l.samples), 0
+	one := !slices.ContainsFunc(ss, func(s sample) bool { return s.key.Run != ss[0].key.Run })
+	for j := range ss {
+		ss[j].file = i
+		if one {
+			ss[j].key.Run = ""
+		}
+	}
+}
+
+// fileLabels returns how series name the files of paths: "" for a single
+// file, else base names, or the paths as given where base names collide.
+func fileLabels(paths []string) []string {
+	labels := make([]string, len(paths))
+	if len(paths) == 1 {
+		return labels
+	}
+	seen := map[string]int{}
+	for i, p := range paths {
+		labels[i] = filepath.Base(p)
+		seen[labels[i]]++
+	}
+	for i, p := range paths {
+		if seen[labels[i]] > 1 {
+			labels[i] = p
+		}
+	}
+	return labels
 }
 
 // loadFile reads one file, at most results.MaxInputBytes of it, whatever
@@ -176,19 +233,35 @@ func (l *loader) readCSV(data []byte) error {
 // bandwidth, 0 when not given.
 func csvSample(field func(string) string) (sample, float64, error) {
 	s := sample{key: Key{
-		Op: field("op"), DType: field("dtype"), RedOp: field("redop"),
-		Backend: field("backend"), Algo: field("algo_requested"),
+		Run: field("run_id"), Op: field("op"), DType: field("dtype"), RedOp: field("redop"),
+		Backend: field("backend"), Group: field("group"), Algo: field("algo_requested"),
 		InPlace: field("in_place") == "true",
 	}}
 	if s.key.Algo == "" { // a file without algo_requested
 		s.key.Algo = field("algo")
 	}
-	var err error
-	if f := field("ranks"); f != "" {
-		if s.key.Ranks, err = strconv.Atoi(f); err != nil {
-			return s, 0, fmt.Errorf("ranks: %w", err)
+	for _, n := range []struct {
+		name string
+		v    *int
+	}{{"ranks", &s.key.Ranks}, {"buckets", &s.key.Buckets}} {
+		if f := field(n.name); f != "" {
+			v, err := strconv.Atoi(f)
+			if err != nil {
+				return s, 0, fmt.Errorf("%s: %w", n.name, err)
+			}
+			*n.v = v
 		}
 	}
+	if s.key.Buckets == 1 {
+		s.key.Buckets = 0
+	}
+	if root := field("root"); root != "" && root != "-1" {
+		if _, err := strconv.Atoi(root); err != nil {
+			return s, 0, fmt.Errorf("root: %w", err)
+		}
+		s.key.Root = root
+	}
+	var err error
 	if s.bytes, err = strconv.ParseInt(field("size_bytes"), 10, 64); err != nil {
 		return s, 0, fmt.Errorf("size_bytes: %w", err)
 	}
@@ -246,6 +319,7 @@ func optFloat(f string) (float64, error) {
 // Lines that are not results (other output mixed in) are skipped, as
 // benchstat skips them.
 func (l *loader) readBench(data []byte, path string) error {
+	comments := readComments(data)
 	r := benchfmt.NewReader(bytes.NewReader(data), path)
 	for r.Scan() {
 		res, ok := r.Result().(*benchfmt.Result)
@@ -256,6 +330,12 @@ func (l *loader) readBench(data []byte, path string) error {
 		s := sample{
 			key:    Key{Op: strings.ToLower(string(base)), Algo: res.GetConfig("algo"), RedOp: "none"},
 			timeUS: math.NaN(), busBW: math.NaN(),
+		}
+		_, line := res.Pos()
+		c := comments.at(line)
+		s.key.Run = c.run
+		if c.link > 0 && c.line > l.linkLine {
+			l.links, l.linkLine = append(l.links, c.link), c.line
 		}
 		hasSize := false
 		for _, p := range parts {
@@ -272,6 +352,15 @@ func (l *loader) readBench(data []byte, path string) error {
 				s.key.RedOp = v
 			case "inplace":
 				s.key.InPlace = v == "true"
+			case "root":
+				s.key.Root = v
+				_, err = strconv.Atoi(v)
+			case "group":
+				s.key.Group = v
+			case "buckets":
+				if s.key.Buckets, err = strconv.Atoi(v); s.key.Buckets == 1 {
+					s.key.Buckets = 0
+				}
 			case "size":
 				s.bytes, err = parseBinarySize(v)
 				hasSize = true
@@ -279,7 +368,6 @@ func (l *loader) readBench(data []byte, path string) error {
 				s.key.Algo = v
 			}
 			if err != nil {
-				_, line := res.Pos()
 				return fmt.Errorf("line %d: %s: %w", line, k, err)
 			}
 		}
@@ -300,7 +388,6 @@ func (l *loader) readBench(data []byte, path string) error {
 				if v.OrigUnit != "" { // as the file gives it
 					v.Value, v.Unit = v.OrigValue, v.OrigUnit
 				}
-				_, line := res.Pos()
 				return fmt.Errorf("line %d: %v %s: %s", line, v.Value, v.Unit, why)
 			}
 			if unit == "sec/op" {
@@ -354,4 +441,54 @@ func parseBinarySize(s string) (int64, error) {
 		return int64(v), nil
 	}
 	return 0, fmt.Errorf("bad size %q: want a unit B, KiB, MiB, GiB or TiB", s)
+}
+
+// benchComment is what a Go benchmark file's comment lines say about the
+// results that follow them, as results.BenchFmt writes them:
+// "# hccl-test VERSION  run ID" and "# link bandwidth 12.5 GB/s (source)".
+type benchComment struct {
+	line int     // of the comment, from 1; 0 for none
+	run  string  // run id, "" when not said
+	link float64 // link bandwidth in GB/s, 0 when not said
+}
+
+// benchComments are a file's comments, in line order.
+type benchComments []benchComment
+
+// readComments reads the comment lines of a Go benchmark file, which its
+// readers skip: the link bandwidth is there, not in the configuration
+// lines, so that benchstat still compares two runs that measured their
+// links apart.
+func readComments(data []byte) benchComments {
+	var cs benchComments
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		text, ok := strings.CutPrefix(strings.TrimSpace(string(line)), "#")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(text)
+		switch {
+		case len(fields) >= 4 && fields[0] == "hccl-test" && fields[2] == "run":
+			cs = append(cs, benchComment{line: n, run: fields[3]})
+		case len(fields) >= 4 && fields[0] == "link" && fields[1] == "bandwidth" && fields[3] == "GB/s":
+			if v, err := strconv.ParseFloat(fields[2], 64); err == nil && v > 0 && !math.IsInf(v, 0) {
+				c := cs.at(n)
+				c.line, c.link = n, v
+				cs = append(cs, c)
+			}
+		}
+	}
+	return cs
+}
+
+// at returns what the comments before line say: the last run id and the
+// link bandwidth said after it.
+func (cs benchComments) at(line int) benchComment {
+	i, _ := slices.BinarySearchFunc(cs, line, func(c benchComment, l int) int { return cmp.Compare(c.line, l) })
+	if i == 0 {
+		return benchComment{}
+	}
+	return cs[i-1]
 }

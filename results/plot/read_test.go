@@ -157,35 +157,7 @@ func TestLoad(t *testing.T) {
 		files: func(t *testing.T) []string {
 			return []string{writeFile(t, "a.txt", benchSink, testHeader(12.5), three)}
 		},
-		link: 0, want: wantPoints(200, 1, 3), // the link is in a comment only
-	}, {
-		name: "two CSV files, four runs: medians of the middle two",
-		files: func(t *testing.T) []string {
-			return []string{
-				writeFile(t, "a.csv", csvSink, testHeader(12.5), testRecords(1, 2)),
-				writeFile(t, "b.csv", csvSink, testHeader(12.5), testRecords(3, 3)),
-			}
-		},
-		// times 100 200 200 400, bandwidths 0.5 1 1 2
-		link: 12.5, want: wantPoints(200, 1, 4),
-	}, {
-		name: "CSV and benchmark file together",
-		files: func(t *testing.T) []string {
-			return []string{
-				writeFile(t, "a.csv", csvSink, testHeader(12.5), testRecords(1)),
-				writeFile(t, "b.txt", benchSink, testHeader(12.5), testRecords(2, 2)),
-			}
-		},
-		link: 12.5, want: wantPoints(400, 2, 3),
-	}, {
-		name: "CSV files that disagree on the link: none",
-		files: func(t *testing.T) []string {
-			return []string{
-				writeFile(t, "a.csv", csvSink, testHeader(12.5), testRecords(1)),
-				writeFile(t, "b.csv", csvSink, testHeader(10), testRecords(2)),
-			}
-		},
-		link: 0, want: wantPoints(250, 1.25, 2),
+		link: 12.5, want: wantPoints(200, 1, 3), // from the comment line
 	}, {
 		name: "CSV files concatenated, one without a link",
 		files: func(t *testing.T) []string {
