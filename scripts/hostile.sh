@@ -37,8 +37,8 @@ cp "$work/a.csv" "$work/in.svg"
 mkfifo "$work/fifo"
 
 # row NAME SIGNAL DELAY STDOUT -- ARGS...: runs one command. SIGNAL is "-"
-# for none; STDOUT is "null", "full", "closed" or "pipe" (a pipe nobody
-# reads).
+# for none; STDOUT is "null", "file", "full", "closed" or "pipe" (a pipe
+# nobody reads).
 row() {
 	local name=$1 sig=$2 delay=$3 out=$4
 	shift 5
@@ -49,7 +49,10 @@ row() {
 		case $out in
 		null) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" >/dev/null 2>"$work/err" ;;
 		full) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" >/dev/full 2>"$work/err" ;;
-		closed) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" >&- 2>"$work/err" ;;
+		# Closed inside the timed command: closed around time itself, the
+		# file time writes would take descriptor 1.
+		closed) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" sh -c 'exec "$0" "$@" >&-' "$@" 2>"$work/err" ;;
+		file) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" >"$work/stdout" 2>"$work/err" ;;
 		pipe) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" 2>"$work/err" | sleep $((LIMIT + 10)) ;;
 		esac
 	) &
@@ -98,7 +101,7 @@ row "delay=1h, SIGTERM at 3 s (tcp -p 2)" TERM 3 null -- "$bin" --backend tcp -p
 row "--csv FIFO nobody reads, SIGINT at 2 s" INT 2 null -- "$bin" -b 1K -e 1M --csv "$work/fifo"
 row "stdout pipe nobody reads, SIGTERM at 4 s" TERM 4 pipe -- "$bin" --op all -d all -b 8 -e 64K -n 1 -w 0
 row "--csv x --json x" - 0 null -- "$bin" -b 1K -e 1K --csv "$work/x" --json "$work/./x"
-row "--csv /dev/stdout beside the table" - 0 null -- "$bin" -b 1K -e 1K --csv /dev/stdout
+row "--csv /dev/stdout beside the table" - 0 file -- "$bin" -b 1K -e 1K --csv /dev/stdout
 row "fail=op:3 on shm" - 0 null -- "$bin" --inject fail=op:3 -b 1K -e 4K -T 5s
 row "fail=op:3 on shm with --retry 2" - 0 null -- "$bin" --inject fail=op:3 --retry 2 -b 1K -e 4K -T 5s
 row "corrupt=op:4, an unchecked call" - 0 null -- "$bin" --inject corrupt=op:4 -b 1K -e 1K -n 5 -w 1
