@@ -13,6 +13,7 @@ import (
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // Calibration of the cost model that --algo auto chooses with (coll.Model).
@@ -112,7 +113,7 @@ func (c *calibration) String() string {
 		b.WriteString("  fused receive-reduce")
 	}
 	if c.mem != nil {
-		fmt.Fprintf(&b, "  from %s: beta %.2f GB/s  gamma", FormatSize(c.mem.bytes), 1/c.mem.beta/1e9)
+		fmt.Fprintf(&b, "  from %s: beta %.2f GB/s  gamma", units.FormatSize(c.mem.bytes), 1/c.mem.beta/1e9)
 		for _, dt := range c.dtypes {
 			fmt.Fprintf(&b, " %v %.2f GB/s", dt, 1/c.mem.gamma[dt]/1e9)
 		}
@@ -167,7 +168,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	large, err := timeRow(Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
 		Count: int(stepBytes), Bytes: stepBytes}, coll.Auto)
 	if err != nil {
-		return nil, fmt.Errorf("timing a %s step: %w", FormatSize(stepBytes), err)
+		return nil, fmt.Errorf("timing a %s step: %w", units.FormatSize(stepBytes), err)
 	}
 
 	dts := r.plan.DTypes

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // Constants from memory. calibrate measures beta on a ring step of
@@ -49,7 +50,7 @@ func (r *rankRunner) calibrateMemory(ctx context.Context, c *calibration) error 
 	t, err := r.timeProbe(ctx, r.bufs, Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
 		Count: int(size), Bytes: size}, coll.Auto, calMemWarmup, calMemIters)
 	if err != nil {
-		return fmt.Errorf("timing a %s step: %w", FormatSize(size), err)
+		return fmt.Errorf("timing a %s step: %w", units.FormatSize(size), err)
 	}
 	fit := make([]float64, 1+len(c.dtypes))
 	if r.comm.Rank() == 0 {

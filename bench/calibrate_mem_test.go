@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // TestCalibrationBySize: a row's model takes the cached constants up to
@@ -33,7 +34,7 @@ func TestCalibrationBySize(t *testing.T) {
 	for _, tc := range tests {
 		m := c.model(dtype.FP32, tc.bytes)
 		if !near(m.Beta, tc.beta) || !near(m.Gamma, tc.gamma) {
-			t.Errorf("%s: beta %.3g, gamma %.3g; want %.3g and %.3g", FormatSize(tc.bytes), m.Beta, m.Gamma, tc.beta, tc.gamma)
+			t.Errorf("%s: beta %.3g, gamma %.3g; want %.3g and %.3g", units.FormatSize(tc.bytes), m.Beta, m.Gamma, tc.beta, tc.gamma)
 		}
 	}
 	c.mem = nil
@@ -57,12 +58,12 @@ func TestRunCalibratesMemory(t *testing.T) {
 		if _, err := Run(context.Background(), p, &c); err != nil {
 			t.Fatal(err)
 		}
-		want := "from " + FormatSize(calMemMin) + ": beta"
+		want := "from " + units.FormatSize(calMemMin) + ": beta"
 		if got := strings.Contains(c.header.Model, want); got != (maxBytes >= calMemMin) {
-			t.Errorf("rows of %s: header model %q; has %q: %v", FormatSize(maxBytes), c.header.Model, want, got)
+			t.Errorf("rows of %s: header model %q; has %q: %v", units.FormatSize(maxBytes), c.header.Model, want, got)
 		}
 		if len(c.records) != 1 || !(c.records[0].ModelUS > 0) {
-			t.Errorf("rows of %s: %d records, want one with a prediction", FormatSize(maxBytes), len(c.records))
+			t.Errorf("rows of %s: %d records, want one with a prediction", units.FormatSize(maxBytes), len(c.records))
 		}
 	}
 }

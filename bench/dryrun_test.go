@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 func TestDryRun(t *testing.T) {
@@ -78,7 +79,7 @@ func TestDryRunEstimateAtLimits(t *testing.T) {
 func TestMemoryNeededSaturates(t *testing.T) {
 	p := DefaultPlan()
 	p.Ops = []coll.Op{coll.Broadcast}
-	p.MaxBytes, p.Ranks, p.MemLimit = MaxSize, 4096, 1<<34
+	p.MaxBytes, p.Ranks, p.MemLimit = units.MaxSize, 4096, 1<<34
 	if got := p.MemoryNeeded(); got != math.MaxInt64 {
 		t.Errorf("MemoryNeeded = %d, want %d", got, int64(math.MaxInt64))
 	}

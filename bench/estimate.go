@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // The memory a run takes besides its message buffers, by what holds it.
@@ -74,7 +75,7 @@ func (e MemoryEstimate) String() string {
 	var parts []string
 	for _, p := range e.Parts {
 		if p.Bytes > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", p.Name, HumanSize(p.Bytes)))
+			parts = append(parts, fmt.Sprintf("%s %s", p.Name, units.HumanSize(p.Bytes)))
 		}
 	}
 	return strings.Join(parts, " + ")
@@ -230,5 +231,5 @@ func (p Plan) checkMemory() error {
 		flag, hint = fmt.Sprintf("--ranks %d", p.Ranks), "use fewer ranks or a smaller -e"
 	}
 	return fmt.Errorf("%s: the run needs about %s of memory for %d ranks on this machine (%s the most), more than the %s available: %s",
-		flag, HumanSize(need), e.Hosted, big.Name, HumanSize(p.MemLimit), hint)
+		flag, units.HumanSize(need), e.Hosted, big.Name, units.HumanSize(p.MemLimit), hint)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // The link probe behind --link-bw auto: every rank sends probeSize bytes
@@ -77,7 +78,7 @@ func (r *rankRunner) probeDescription() string {
 		return "auto: one rank has no link; util not computed"
 	}
 	return fmt.Sprintf("auto: each of the %d ranks sends %s to its right neighbour while receiving from its left, all at once, on %s; %d timed iterations after %d warm-up",
-		r.comm.Size(), FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeWarmup)
+		r.comm.Size(), units.FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeWarmup)
 }
 
 // broadcastFloats sends rank 0's v to every rank.

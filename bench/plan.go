@@ -16,6 +16,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // Version is the tool's version, printed in every header.
@@ -223,8 +224,8 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--redop: no reduction given")
 	case p.MinBytes < 0:
 		return fmt.Errorf("--minbytes %d: must not be negative", p.MinBytes)
-	case p.MaxBytes > MaxSize:
-		return fmt.Errorf("--maxbytes %d: larger than the limit of %d", p.MaxBytes, int64(MaxSize))
+	case p.MaxBytes > units.MaxSize:
+		return fmt.Errorf("--maxbytes %d: larger than the limit of %d", p.MaxBytes, int64(units.MaxSize))
 	case p.MinBytes > p.MaxBytes:
 		return fmt.Errorf("--minbytes %d is larger than --maxbytes %d", p.MinBytes, p.MaxBytes)
 	case p.StepBytes < 0:

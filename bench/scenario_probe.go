@@ -11,6 +11,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // Before its runs a scenario measures, on the backend in use and with the
@@ -126,7 +127,7 @@ func (r *scenRank) probe(ctx context.Context) error {
 		}
 		large, err := r.probeTime(ctx, comm, gate, send, recv, scenProbeLargeIters)
 		if err != nil {
-			return fmt.Errorf("measuring %s links with %s exchanges: %w", dom, FormatSize(size), err)
+			return fmt.Errorf("measuring %s links with %s exchanges: %w", dom, units.FormatSize(size), err)
 		}
 		r.alpha[d] = small
 		r.beta[d] = float64(size-scenProbeSmall) / max(large-small, large/10)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // ScenarioReport is what a scenario run found, as rank 0 writes it. Times
@@ -184,7 +186,7 @@ func (rep *ScenarioReport) WriteText(w io.Writer) error {
 	p("#   delay = %g%% of its alpha and bw = its beta / %g, so a message of s bytes is held %g%% of (alpha + s/beta) longer;\n",
 		rep.SlowdownPct, rep.SlowdownPct/100, rep.SlowdownPct)
 	p("#   alpha and beta: the slowest group's, --inject faults included, from ring exchanges of %d B and %s in every group at once\n",
-		scenProbeSmall, FormatSize(scenProbeSize(rep.Ranks)))
+		scenProbeSmall, units.FormatSize(scenProbeSize(rep.Ranks)))
 	p("# domain   alpha (us)  beta (GB/s)  delay (us)  bw (GB/s)   step (ms)   change\n")
 	for _, d := range rep.Domains {
 		if !d.Links {

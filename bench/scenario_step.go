@@ -10,6 +10,7 @@ import (
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // parseStep reads and checks step i (from 0) of the file.
@@ -149,12 +150,12 @@ func (st *ScenarioStep) checkSize(raw json.RawMessage, n int) error {
 			return fmt.Errorf("size %s: %w", raw, err)
 		}
 	}
-	size, err := ParseSize(text)
+	size, err := units.ParseSize(text)
 	if err != nil {
 		return err
 	}
 	if size > scenMaxStepBytes {
-		return fmt.Errorf("size %q: at most %s per collective", text, HumanSize(scenMaxStepBytes))
+		return fmt.Errorf("size %q: at most %s per collective", text, units.HumanSize(scenMaxStepBytes))
 	}
 	st.Elems, st.Bytes = RowCount(st.Op, st.DType, n, size)
 	if st.Elems == 0 {

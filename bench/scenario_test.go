@@ -15,6 +15,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // goodScenario is the README's dense example, which every parse case below
@@ -170,7 +171,7 @@ func TestExampleScenarios(t *testing.T) {
 			continue
 		}
 		if need := sc.MemoryPerRank() * int64(sc.Ranks); need > 1<<30 && !slices.Contains(simFiles, f) {
-			t.Errorf("%s: needs %s, more than an example should", f, HumanSize(need))
+			t.Errorf("%s: needs %s, more than an example should", f, units.HumanSize(need))
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // Sizes returns the requested sizes of the sweep: MinBytes, then each size
@@ -40,13 +41,13 @@ func (p Plan) eachSize(f func(int64) bool) {
 // accepts.
 func (p Plan) nextSize(s int64) int64 {
 	if p.StepBytes > 0 {
-		if s > MaxSize-p.StepBytes {
+		if s > units.MaxSize-p.StepBytes {
 			return -1
 		}
 		return s + p.StepBytes
 	}
 	f := math.Round(float64(s) * p.StepFactor)
-	if f > MaxSize {
+	if f > units.MaxSize {
 		return -1
 	}
 	return max(int64(f), s+1)

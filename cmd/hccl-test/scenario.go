@@ -19,6 +19,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/boundedfile"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // scenarioHelp is the text of `hccl-test scenario --help` before the flags.
@@ -204,7 +205,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	mem := sc.Memory(o.Backend, int(hosted), o.NoPayload)
 	if avail := bench.AvailableMemory(); avail > 0 && mem.Total() > avail {
 		return scenarioRun{}, fmt.Errorf("%s: the scenario needs about %s of memory for %d ranks (%s the most), more than the %s available",
-			file, bench.HumanSize(mem.Total()), hosted, mem.Largest().Name, bench.HumanSize(avail))
+			file, units.HumanSize(mem.Total()), hosted, mem.Largest().Name, units.HumanSize(avail))
 	}
 	o.Args = append([]string{"scenario"}, args...)
 	return scenarioRun{sc: sc, opts: o, writes: p.WritesOutput(), memory: mem.Total()}, nil
