@@ -74,11 +74,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// A progress bar on a terminal stderr; the table, when it goes to the
 	// same terminal, prints above it.
-	var progress *bench.Progress
+	var progress *Progress
 	tableOut := stdout
 	if f, ok := stderr.(*os.File); ok && plan.WritesOutput() {
-		progress = bench.NewProgress(f)
-		if so, ok := stdout.(*os.File); ok && progress != nil && bench.IsTerminal(so) {
+		progress = NewProgress(f)
+		if so, ok := stdout.(*os.File); ok && progress != nil && IsTerminal(so) {
 			tableOut = progress.Writer()
 		}
 	}
@@ -166,7 +166,7 @@ func reportOnSIGQUIT(w io.Writer) (stop func()) {
 		for {
 			select {
 			case <-ch:
-				bench.WriteStatus(w)
+				WriteStatus(w)
 			case <-done:
 				return
 			}
