@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -38,7 +39,7 @@ func TestDryRunDomains(t *testing.T) {
 	p := DefaultPlan()
 	p.MinBytes, p.MaxBytes = 1024, 4096
 	var err error
-	if p.Layout, err = ParseLayout("tp=4,dp=2", 8); err != nil {
+	if p.Layout, err = kit.ParseLayout("tp=4,dp=2", 8); err != nil {
 		t.Fatal(err)
 	}
 	p.Groups, p.Fusion = []string{"tp", "dp"}, []int{4, 16}

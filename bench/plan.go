@@ -16,21 +16,12 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
 )
 
-// Version is the tool's version, printed in every header.
-const Version = "0.1.0"
-
-// Placement says whether a collective writes over its input.
-type Placement uint8
-
-const (
-	// OutOfPlace uses separate send and receive buffers.
-	OutOfPlace Placement = iota + 1
-	// InPlace uses overlapping buffers, as nccl-tests' in-place columns do.
-	InPlace
-)
+// Version is the tool's version, printed in every header (kit.Version).
+const Version = kit.Version
 
 // ParsePlacements returns the placements that --placement names: out, in or
 // both.
@@ -339,7 +330,7 @@ func (p Plan) MemoryNeeded() int64 {
 	var need int64
 	for _, part := range p.Memory().Parts {
 		if part.Flag == "maxbytes" || part.Flag == "retry" {
-			need = satAdd(need, part.Bytes)
+			need = kit.SatAdd(need, part.Bytes)
 		}
 	}
 	return need

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -63,40 +63,6 @@ func (p Plan) SweepString() string {
 	return fmt.Sprintf("%d..%d B by %s (%d sizes)", p.MinBytes, p.MaxBytes, step, n)
 }
 
-// Row is one measurement of a plan: a collective call shape.
-type Row struct {
-	Op    coll.Op
-	DType dtype.DType
-	RedOp dtype.ReduceOp // 0 for collectives that do not reduce
-	Root  int            // -1 for collectives without a root
-	Place Placement
-	// Count is the element count of coll.Args: per rank or per peer block
-	// for the collectives with n blocks.
-	Count int
-	// Bytes is the size the row reports (see coll.Op.Blocks).
-	Bytes int64
-	// Group is the domain the row runs in ("" for the whole world), and
-	// GroupSize the ranks in each of its groups.
-	Group     string
-	GroupSize int
-	// Buckets > 1 splits the row into that many collectives of Count
-	// elements each, back to back (--fusion); Bytes is their total.
-	Buckets int
-	// Algo is the algorithm the row asks for: a name or coll.Auto. With
-	// several (--algo a,b), each row of the sweep comes once per
-	// algorithm, the algorithms one after the other.
-	Algo string
-}
-
-// RowCount returns the element count of coll.Args and the size actually
-// moved when a row asks for size bytes of op on n ranks: the size rounded
-// down to whole elements in whole blocks.
-func RowCount(op coll.Op, dt dtype.DType, n int, size int64) (count int, bytes int64) {
-	unit := int64(op.Blocks(n) * dt.Size())
-	c := size / unit
-	return int(c), c * unit
-}
-
 // Rows enumerates the plan's rows in output order: by collective, data type,
 // reduction, root and size, then placement, so the placements of one shape
 // come together. Sizes that round to the size of the row before are
@@ -134,7 +100,7 @@ func (p Plan) groupRows(group string) []Row {
 				for _, root := range roots {
 					last := int64(-1)
 					for _, size := range sizes {
-						count, bytes := RowCount(op, dt, n, size)
+						count, bytes := kit.RowCount(op, dt, n, size)
 						if bytes == last {
 							continue
 						}
@@ -142,7 +108,7 @@ func (p Plan) groupRows(group string) []Row {
 						for _, buckets := range p.bucketList() {
 							c, b := count, bytes
 							if buckets > 1 {
-								if c, b = RowCount(op, dt, n, size/int64(buckets)); c == 0 {
+								if c, b = kit.RowCount(op, dt, n, size/int64(buckets)); c == 0 {
 									continue
 								}
 								b *= int64(buckets)

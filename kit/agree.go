@@ -1,4 +1,4 @@
-package bench
+package kit
 
 import (
 	"context"
@@ -15,7 +15,8 @@ import (
 
 // Ranks that are processes (tcp, mpi) each read their own command line and
 // environment. Before the first op they agree on the plan: rank 0 sends
-// the fields that decide which calls a rank makes (agreedFields), every
+// the fields that decide which calls a rank makes (a sweep's plan, a
+// scenario's steps), every
 // rank compares them with its own, and rank 0 sends back the verdict. On a
 // difference every rank stops with the same error, naming the first field
 // that differs and the ranks, rather than running a sweep of its own and
@@ -32,73 +33,10 @@ const (
 	agreeVerdictMax = 1024
 )
 
-// agreedFields returns the fields of p that every rank must share, as
-// name=value lines in a fixed order: what decides the collectives a rank
-// calls, in what order and how large, and what the harness runs around
-// them (probe, calibration, checks, re-execution, faults). Addresses,
-// timeouts, memory and outputs may differ between ranks.
-func (p Plan) agreedFields() []string {
-	f := func(name string, v any) string { return fmt.Sprintf("%s=%v", name, v) }
-	return []string{
-		f("version", Version),
-		f("backend", p.Backend),
-		f("ranks", p.Ranks),
-		f("op", p.Ops),
-		f("datatype", p.DTypes),
-		f("redop", p.RedOps),
-		f("minbytes", p.MinBytes),
-		f("maxbytes", p.MaxBytes),
-		f("stepfactor", p.StepFactor),
-		f("stepbytes", p.StepBytes),
-		f("runs", max(p.Runs, 1)),
-		f("iters", p.Iters),
-		f("warmup_iters", p.Warmup),
-		f("check", p.Check),
-		f("root", p.Root),
-		f("algo", p.Algo),
-		f("HCCL_ALGO", p.AlgoString()),
-		f("placement", p.Placements),
-		f("link-bw auto", p.LinkSource == LinkAuto),
-		f("stats", p.Stats),
-		f("topology", p.Topology),
-		f("topology auto", p.TopologyAuto),
-		f("groups", p.Layout.Sizes),
-		f("group", p.Groups),
-		f("fusion", p.Fusion),
-		f("overlap", p.Overlap),
-		f("overlap auto", p.OverlapAuto),
-		f("retry", p.Retry),
-		f("inject", p.InjectText),
-		f("seed", p.Seed),
-		f("sim-data", !p.NoPayload),
-	}
-}
-
-// scenarioFields are the fields of a scenario run that every rank must
-// share (see agreedFields): the scenario as read, step by step, and the
-// faults.
-func scenarioFields(sc *Scenario, o ScenarioOptions) []string {
-	f := func(name string, v any) string { return fmt.Sprintf("%s=%v", name, v) }
-	out := []string{
-		f("version", Version),
-		f("backend", o.Backend),
-		f("ranks", sc.Ranks),
-		f("groups", sc.Layout.Sizes),
-		f("iterations", sc.Iterations),
-		f("warmup", sc.Warmup),
-		f("slowdown", sc.Slowdown),
-		f("steps", len(sc.Steps)),
-	}
-	for i, st := range sc.Steps {
-		out = append(out, f(fmt.Sprintf("step %d", i+1), fmt.Sprintf("%+v", st)))
-	}
-	return append(out, f("inject", o.InjectText), f("seed", o.Seed), f("sim-data", !o.NoPayload))
-}
-
-// needsAgreement reports whether the ranks of a world of n on backend
+// NeedsAgreement reports whether the ranks of a world of n on backend
 // read their plans apart: on a backend whose ranks a launcher may start
 // (one process per rank), with more than one rank.
-func needsAgreement(backend string, n int) bool {
+func NeedsAgreement(backend string, n int) bool {
 	b, err := backends.Lookup(backend)
 	if err != nil || n < 2 {
 		return false
@@ -107,20 +45,12 @@ func needsAgreement(backend string, n int) bool {
 	return ok
 }
 
-// agreePlan has the ranks of p's world agree on p's agreedFields.
-func agreePlan(ctx context.Context, p Plan, t backends.Transport) error {
-	if !needsAgreement(p.Backend, p.Ranks) {
-		return nil
-	}
-	return agreeOn(ctx, t, p.Timeout, p.agreedFields())
-}
-
-// agreeOn runs the agreement on fields over t, with a communicator of its
+// AgreeOn runs the agreement on fields over t, with a communicator of its
 // own, so that no fault injected into the measured ops and no count of
 // their calls is touched, each call within timeout. Every rank returns the
 // same ErrPlanMismatch error on a difference; an error of the exchange
 // itself is returned as it is.
-func agreeOn(ctx context.Context, t backends.Transport, timeout time.Duration, mine []string) error {
+func AgreeOn(ctx context.Context, t backends.Transport, timeout time.Duration, mine []string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	comm := coll.NewComm(t)
@@ -138,7 +68,7 @@ func agreeOn(ctx context.Context, t backends.Transport, timeout time.Duration, m
 
 	// Every rank's first difference to rank 0.
 	slot := make([]byte, agreeSlotMax)
-	putText(slot, firstDifference(theirs, mine))
+	putText(slot, FirstDifference(theirs, mine))
 	var slots []byte
 	if rank == 0 {
 		slots = make([]byte, n*agreeSlotMax)
@@ -173,9 +103,9 @@ func bytesCall(ctx context.Context, comm *coll.Comm, op coll.Op, send, recv []by
 	return err
 }
 
-// firstDifference returns "" when mine equals rank 0's fields, else the
+// FirstDifference returns "" when mine equals rank 0's fields, else the
 // first field that differs, as this rank has it and as rank 0 does.
-func firstDifference(rank0, mine []string) string {
+func FirstDifference(rank0, mine []string) string {
 	for i := range max(len(rank0), len(mine)) {
 		a, b := "(none)", "(none)"
 		if i < len(rank0) {

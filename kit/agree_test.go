@@ -1,4 +1,4 @@
-package bench
+package kit
 
 import (
 	"strings"
@@ -36,26 +36,6 @@ func TestMismatchVerdict(t *testing.T) {
 				t.Errorf("verdict %q, want it to start %q", got, tc.want)
 			}
 		})
-	}
-}
-
-// TestFirstDifference compares field lists as the ranks do.
-func TestFirstDifference(t *testing.T) {
-	p := DefaultPlan()
-	q := p
-	q.MaxBytes = 64 << 20
-	for _, tc := range []struct {
-		name        string
-		rank0, mine []string
-		want        string
-	}{
-		{"same", p.agreedFields(), p.agreedFields(), ""},
-		{"maxbytes", p.agreedFields(), q.agreedFields(), "maxbytes=67108864 where rank 0 has maxbytes=33554432"},
-		{"shorter", []string{"a=1", "b=2"}, []string{"a=1"}, "(none) where rank 0 has b=2"},
-	} {
-		if got := firstDifference(tc.rank0, tc.mine); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
-		}
 	}
 }
 

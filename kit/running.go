@@ -1,4 +1,4 @@
-package bench
+package kit
 
 import (
 	"sort"
@@ -14,7 +14,7 @@ var running struct {
 	comms map[*coll.Comm]struct{}
 }
 
-func trackComm(c *coll.Comm) (untrack func()) {
+func Track(c *coll.Comm) (untrack func()) {
 	running.mu.Lock()
 	defer running.mu.Unlock()
 	if running.comms == nil {

@@ -1,4 +1,4 @@
-package bench
+package kit
 
 import (
 	"errors"
@@ -65,7 +65,7 @@ func ParseTopology(s string, n int) (Topology, error) {
 // TwoLevel reports whether the topology has more than one server.
 func (t Topology) TwoLevel() bool { return t.Servers > 1 }
 
-// Spans reports whether a group of these world ranks crosses servers.
+// Spans reports whether a group of these world ranks Crosses servers.
 func (t Topology) Spans(members []int) bool {
 	if !t.TwoLevel() || len(members) == 0 {
 		return false
@@ -84,13 +84,9 @@ func (t Topology) String() string {
 	return fmt.Sprintf("%d servers x %d ranks (ranks numbered server by server)", t.Servers, t.PerServer)
 }
 
-// crossesServers reports whether some group of domain kind ("" for the
-// world) spans servers under the plan's topology.
-func (p Plan) crossesServers(kind string) bool { return p.Topology.crosses(p.Layout, p.Ranks, kind) }
-
-// crosses reports whether some group of domain kind ("" for the world) of
+// Crosses reports whether some group of domain kind ("" for the world) of
 // layout l over n ranks spans servers under t.
-func (t Topology) crosses(l Layout, n int, kind string) bool {
+func (t Topology) Crosses(l Layout, n int, kind string) bool {
 	if !t.TwoLevel() {
 		return false
 	}
@@ -105,14 +101,14 @@ func (t Topology) crosses(l Layout, n int, kind string) bool {
 	return false
 }
 
-// domainModel returns the model that auto costs the calls of domain kind
+// DomainModel returns the model that auto costs the calls of domain kind
 // ("" for the world) with, from the world's model m. The world's Comm
 // knows the servers (SetTopology) and costs each level with its own link;
 // a group's Comm does not, so a domain whose groups all sit inside a
 // server is costed on the link inside one, and a domain with a group that
 // spans servers (spans) on the slower link for every step: the flat bound,
 // exact for groups of one rank per server.
-func domainModel(m coll.Model, kind string, spans bool) coll.Model {
+func DomainModel(m coll.Model, kind string, spans bool) coll.Model {
 	if kind == "" || m.PerServer <= 0 {
 		return m
 	}
@@ -121,34 +117,6 @@ func domainModel(m coll.Model, kind string, spans bool) coll.Model {
 	}
 	m.PerServer, m.InterAlpha, m.InterBeta = 0, 0, 0
 	return m
-}
-
-// linkRule says, for the header, which link bounds the ops of each domain
-// the sweep runs in.
-func (p Plan) linkRule() string {
-	if !p.Topology.TwoLevel() {
-		return ""
-	}
-	var inside, across []string
-	for _, g := range p.groupList() {
-		name := g
-		if name == "" {
-			name = "the world"
-		}
-		if p.crossesServers(g) {
-			across = append(across, name)
-		} else {
-			inside = append(inside, name)
-		}
-	}
-	var parts []string
-	if len(across) > 0 {
-		parts = append(parts, "across servers, "+strings.Join(across, ", ")+": against the link between servers")
-	}
-	if len(inside) > 0 {
-		parts = append(parts, "inside a server, "+strings.Join(inside, ", ")+": against the link inside a server")
-	}
-	return strings.Join(parts, "; ")
 }
 
 // TopologyFromHosts derives the topology from the host of every rank: the

@@ -1,4 +1,4 @@
-package bench
+package scenario
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // A scenario on a backend in virtual time (sim) runs as it does elsewhere,
@@ -28,7 +29,7 @@ func (r *scenRank) now() time.Duration {
 	if r.virtual() {
 		return r.clock.Now()
 	}
-	return time.Since(epoch)
+	return time.Since(kit.Epoch)
 }
 
 // compute runs a compute phase of d: a hold of the clock in virtual time,
@@ -41,21 +42,25 @@ func (r *scenRank) compute(ctx context.Context, d time.Duration) error {
 	return r.load.run(ctx, d)
 }
 
+// simBackend is the name of the simulating backend (backends/sim, which
+// the command registers; scenario does not import it).
+const simBackend = "sim"
+
 // scenSim returns, for a scenario on sim, the simulated servers and the
 // model auto chooses with: the simulated links' own figures, as in a
 // sweep. Elsewhere it returns one level and nil: the Comms keep the
 // default model.
-func scenSim(sc *Scenario, o ScenarioOptions) (Topology, *calibration) {
+func scenSim(sc *Scenario, o Options) (kit.Topology, *kit.Calibration) {
 	if o.Backend != simBackend {
-		return Topology{}, nil
+		return kit.Topology{}, nil
 	}
 	var links backends.LinkModel
 	if o.Links != nil {
 		links = *o.Links
 	}
-	var top Topology
+	var top kit.Topology
 	if p := links.PerServer; p > 0 && p < sc.Ranks && sc.Ranks%p == 0 {
-		top = Topology{Servers: sc.Ranks / p, PerServer: p}
+		top = kit.Topology{Servers: sc.Ranks / p, PerServer: p}
 	}
 	var dts []dtype.DType
 	for _, st := range sc.Steps {
@@ -63,5 +68,5 @@ func scenSim(sc *Scenario, o ScenarioOptions) (Topology, *calibration) {
 			dts = append(dts, st.DType)
 		}
 	}
-	return top, simCalibration(links, dts)
+	return top, kit.SimCalibration(links, dts)
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/kit"
 
 	_ "github.com/hccl-test/hccl-test/backends/shm" // registers --backend shm
 	_ "github.com/hccl-test/hccl-test/backends/tcp" // registers --backend tcp
@@ -117,7 +118,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: interrupted after %d rows\n", programName, sum.Rows)
 		}
 		return exitSignal
-	case errors.Is(err, bench.ErrPlanMismatch):
+	case errors.Is(err, kit.ErrPlanMismatch):
 		// The command lines disagree: bad input, though found only once
 		// the ranks could compare them.
 		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))

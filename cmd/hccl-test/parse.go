@@ -17,6 +17,7 @@ import (
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -191,7 +192,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	case strings.EqualFold(*topology, "auto"):
 		p.TopologyAuto = true
 	case *topology != "":
-		if p.Topology, err = bench.ParseTopology(*topology, p.Ranks); err != nil {
+		if p.Topology, err = kit.ParseTopology(*topology, p.Ranks); err != nil {
 			return p, o, err
 		}
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/boundedfile"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/scenario"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -46,8 +48,8 @@ Exit status: 0 done, 1 the run failed, 2 bad file or flags, 3 wrong results.
 // scenarioRun is what the scenario subcommand parsed: the scenario and how
 // to run it.
 type scenarioRun struct {
-	sc     *bench.Scenario
-	opts   bench.ScenarioOptions
+	sc     *scenario.Scenario
+	opts   scenario.Options
 	memory int64 // the estimate the run's memory guard compares with
 	writes bool  // this process hosts rank 0 and writes the report
 }
@@ -67,7 +69,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	defer reportOnSIGQUIT(stderr)()
 	r.opts.Log = stderr // the backend's notes and the output of the ranks it starts
 	gctx, stopGuard := guardMemory(ctx, r.memory, stderr, programName+" scenario")
-	rep, err := bench.RunScenario(gctx, r.sc, r.opts, stdout)
+	rep, err := scenario.Run(gctx, r.sc, r.opts, stdout)
 	stopGuard()
 	switch {
 	case err != nil && memoryStopped(gctx, stderr, programName+" scenario"):
@@ -77,7 +79,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s scenario: interrupted\n", programName)
 		}
 		return exitSignal
-	case errors.Is(err, bench.ErrPlanMismatch):
+	case errors.Is(err, kit.ErrPlanMismatch):
 		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
 		return exitUsage
 	case err != nil:
@@ -97,7 +99,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)
 	fs.SortFlags = false
-	o := bench.ScenarioOptions{Backend: "shm"}
+	o := scenario.Options{Backend: "shm"}
 	if err := checkGOMAXPROCS(os.Getenv); err != nil {
 		return scenarioRun{}, err
 	}
@@ -173,7 +175,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if err := backends.CheckConfig(o.Backend, backends.Config{Ranks: p.Ranks, Master: o.Master, Bind: o.Bind}); err != nil {
 		return scenarioRun{}, err
 	}
-	ov := bench.ScenarioOverrides{Iterations: *iters, Slowdown: *slowdown}
+	ov := scenario.Overrides{Iterations: *iters, Slowdown: *slowdown}
 	switch {
 	case p.LaunchedRank >= 0:
 		ov.Ranks, ov.RanksFrom = p.Ranks, fmt.Sprintf("the launcher's %d ranks", p.Ranks)
@@ -181,11 +183,11 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		ov.Ranks, ov.RanksFrom = *ranks, fmt.Sprintf("-p %d", *ranks)
 	}
 	file := fs.Arg(0)
-	data, err := boundedfile.ReadFile(file, bench.ScenarioMaxFileBytes)
+	data, err := boundedfile.ReadFile(file, scenario.MaxFileBytes)
 	if err != nil {
 		return scenarioRun{}, fmt.Errorf("reading the scenario: %w", err)
 	}
-	sc, err := bench.ParseScenario(data, ov)
+	sc, err := scenario.Parse(data, ov)
 	if err != nil {
 		return scenarioRun{}, fmt.Errorf("%s: %w", file, err)
 	}
@@ -215,7 +217,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 // --topology, --link-bw and the --sim flags, checked as a sweep's are (with
 // o's faults), and whether it runs without payload; on other backends it
 // refuses them.
-func scenarioLinks(o bench.ScenarioOptions, ranks int, topology, link string, simf simFlags) (*backends.LinkModel, bool, error) {
+func scenarioLinks(o scenario.Options, ranks int, topology, link string, simf simFlags) (*backends.LinkModel, bool, error) {
 	p := bench.DefaultPlan()
 	p.Backend, p.Ranks, p.Inject, p.InjectText = o.Backend, ranks, o.Inject, o.InjectText
 	if o.Backend != "sim" {
@@ -228,7 +230,7 @@ func scenarioLinks(o bench.ScenarioOptions, ranks int, topology, link string, si
 	}
 	var err error
 	if topology != "" {
-		if p.Topology, err = bench.ParseTopology(topology, ranks); err != nil {
+		if p.Topology, err = kit.ParseTopology(topology, ranks); err != nil {
 			return nil, false, err
 		}
 	}

@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/kit"
+)
+
+// agreedFields returns the fields of p that every rank must share, as
+// name=value lines in a fixed order: what decides the collectives a rank
+// calls, in what order and how large, and what the harness runs around
+// them (probe, calibration, checks, re-execution, faults). Addresses,
+// timeouts, memory and outputs may differ between ranks.
+func (p Plan) agreedFields() []string {
+	f := func(name string, v any) string { return fmt.Sprintf("%s=%v", name, v) }
+	return []string{
+		f("version", Version),
+		f("backend", p.Backend),
+		f("ranks", p.Ranks),
+		f("op", p.Ops),
+		f("datatype", p.DTypes),
+		f("redop", p.RedOps),
+		f("minbytes", p.MinBytes),
+		f("maxbytes", p.MaxBytes),
+		f("stepfactor", p.StepFactor),
+		f("stepbytes", p.StepBytes),
+		f("runs", max(p.Runs, 1)),
+		f("iters", p.Iters),
+		f("warmup_iters", p.Warmup),
+		f("check", p.Check),
+		f("root", p.Root),
+		f("algo", p.Algo),
+		f("HCCL_ALGO", p.AlgoString()),
+		f("placement", p.Placements),
+		f("link-bw auto", p.LinkSource == LinkAuto),
+		f("stats", p.Stats),
+		f("topology", p.Topology),
+		f("topology auto", p.TopologyAuto),
+		f("groups", p.Layout.Sizes),
+		f("group", p.Groups),
+		f("fusion", p.Fusion),
+		f("overlap", p.Overlap),
+		f("overlap auto", p.OverlapAuto),
+		f("retry", p.Retry),
+		f("inject", p.InjectText),
+		f("seed", p.Seed),
+		f("sim-data", !p.NoPayload),
+	}
+}
+
+// agreePlan has the ranks of p's world agree on p's agreedFields.
+func agreePlan(ctx context.Context, p Plan, t backends.Transport) error {
+	if !kit.NeedsAgreement(p.Backend, p.Ranks) {
+		return nil
+	}
+	return kit.AgreeOn(ctx, t, p.Timeout, p.agreedFields())
+}

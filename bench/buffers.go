@@ -1,0 +1,18 @@
+package bench
+
+import "github.com/hccl-test/hccl-test/kit"
+
+// poolNeed returns the size of each of the two buffers that one rank of a
+// group of n ranks allocates (kit.BufferPool.Ensure) for every row of p:
+// the largest row's send or receive side.
+func (p Plan) poolNeed(n int) int64 {
+	var need int64
+	for _, op := range p.Ops {
+		for _, dt := range p.DTypes {
+			_, bytes := kit.RowCount(op, dt, n, p.MaxBytes)
+			s, r := op.BufferBytes(n, bytes)
+			need = max(need, s, r)
+		}
+	}
+	return need
+}
