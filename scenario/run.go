@@ -133,7 +133,7 @@ type scenRank struct {
 	gates   []*inject.Gate
 	untrack []func() // for the status report on SIGQUIT
 	// clock is the rank's virtual clock on a backend in virtual time
-	// (scenario_clock.go), zero on the wall clock.
+	// (clock.go), zero on the wall clock.
 	clock kit.VirtualClock
 	// top is the simulated servers (--topology on sim), zero elsewhere.
 	top kit.Topology

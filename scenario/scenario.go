@@ -1,3 +1,9 @@
+// Package scenario is the step-scenario harness (hccl-test scenario FILE):
+// it runs one training or inference step, compute phases and collectives
+// in several communication domains, on every rank, and says which
+// domain's links the step is most sensitive to. It stands beside the sweep
+// (package bench), not inside it: both run on the shared kit (package
+// kit), and neither imports the other.
 package scenario
 
 import (
@@ -20,7 +26,7 @@ import (
 // A scenario (hccl-test scenario FILE) is one training or inference step
 // described in JSON: an ordered list of compute phases and collectives, each
 // collective in a communication domain. This file reads and checks it;
-// scenario_run.go runs it.
+// run.go runs it.
 
 // WorldDomain is the domain name of collectives over every rank.
 const WorldDomain = "world"
