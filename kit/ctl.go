@@ -40,9 +40,6 @@ func (c Ctl) run(ctx context.Context, a *coll.Args) error {
 // Barrier synchronises the ranks.
 func (c Ctl) Barrier(ctx context.Context) error { return c.run(ctx, nil) }
 
-// Call runs a, one of the harness's own calls.
-func (c Ctl) Call(ctx context.Context, a *coll.Args) error { return c.run(ctx, a) }
-
 // GatherFloats gathers every rank's vector (all of the same length) at rank
 // 0, rank-major; other ranks get nil.
 func (c Ctl) GatherFloats(ctx context.Context, v []float64) ([]float64, error) {

@@ -8,12 +8,14 @@ import (
 )
 
 // running holds the Comms of the ranks this process hosts while a sweep
-// runs, so that Running can say what each is doing.
+// or a scenario runs, so that Running can say what each is doing.
 var running struct {
 	mu    sync.Mutex
 	comms map[*coll.Comm]struct{}
 }
 
+// Track registers c, one rank's Comm, as running until untrack is
+// called, for the status report (Running).
 func Track(c *coll.Comm) (untrack func()) {
 	running.mu.Lock()
 	defer running.mu.Unlock()

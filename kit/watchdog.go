@@ -26,6 +26,8 @@ type Watchdog struct {
 	quit    chan struct{}
 }
 
+// NewWatchdog starts a watchdog over a context derived from parent that
+// fails an op running longer than timeout; Stop ends it.
 func NewWatchdog(parent context.Context, timeout time.Duration) *Watchdog {
 	ctx, cancel := context.WithCancelCause(parent)
 	w := &Watchdog{ctx: ctx, cancel: cancel, base: time.Now(), quit: make(chan struct{})}

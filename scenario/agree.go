@@ -7,7 +7,7 @@ import (
 )
 
 // scenarioFields are the fields of a scenario run that every rank must
-// share (see agreedFields): the scenario as read, step by step, and the
+// share (kit.AgreeOn; a sweep's plan has its own): the scenario as read, step by step, and the
 // faults.
 func scenarioFields(sc *Scenario, o Options) []string {
 	f := func(name string, v any) string { return fmt.Sprintf("%s=%v", name, v) }

@@ -43,7 +43,7 @@ const (
 )
 
 // scenLoad is one rank's synthetic compute: the load of --overlap
-// (computeLoad, multiply-adds over a small array of its own), calibrated
+// (kit.ComputeLoad, multiply-adds over a small array of its own), calibrated
 // with every rank computing at once. It is work, not a sleep, so that it
 // competes with communication for the CPU as real compute does.
 type scenLoad struct {
@@ -66,7 +66,7 @@ func (l *scenLoad) rate(window time.Duration) float64 {
 }
 
 // run computes for about d, as calibrated, in slices between which other
-// goroutines run (computeLoad.runSliced); it stops early if ctx ends.
+// goroutines run (kit.ComputeLoad.RunSliced); it stops early if ctx ends.
 func (l *scenLoad) run(ctx context.Context, d time.Duration) error {
 	l.k.PerUnit = 1 / l.perSec
 	if err := l.k.RunSliced(ctx, int(d.Seconds()*l.perSec+0.5), nil); err != nil {
