@@ -2,34 +2,10 @@ package bench
 
 import (
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/coll"
-	"github.com/hccl-test/hccl-test/dtype"
-)
-
-// Ranks that are processes (tcp, mpi) each read their own command line and
-// environment. Before the first op they agree on the plan: rank 0 sends
-// the fields that decide which calls a rank makes (agreedFields), every
-// rank compares them with its own, and rank 0 sends back the verdict. On a
-// difference every rank stops with the same error, naming the first field
-// that differs and the ranks, rather than running a sweep of its own and
-// leaving rank 0 with part of one.
-
-// ErrPlanMismatch is the error of ranks that do not agree on the plan.
-var ErrPlanMismatch = errors.New("the ranks do not agree on the plan")
-
-// Sizes of the agreement's messages: rank 0's fields, one rank's first
-// difference, and the verdict. Longer texts are cut, never refused.
-const (
-	agreeFieldsMax  = 64 << 10
-	agreeSlotMax    = 512
-	agreeVerdictMax = 1024
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // agreedFields returns the fields of p that every rank must share, as
@@ -74,172 +50,10 @@ func (p Plan) agreedFields() []string {
 	}
 }
 
-// scenarioFields are the fields of a scenario run that every rank must
-// share (see agreedFields): the scenario as read, step by step, and the
-// faults.
-func scenarioFields(sc *Scenario, o ScenarioOptions) []string {
-	f := func(name string, v any) string { return fmt.Sprintf("%s=%v", name, v) }
-	out := []string{
-		f("version", Version),
-		f("backend", o.Backend),
-		f("ranks", sc.Ranks),
-		f("groups", sc.Layout.Sizes),
-		f("iterations", sc.Iterations),
-		f("warmup", sc.Warmup),
-		f("slowdown", sc.Slowdown),
-		f("steps", len(sc.Steps)),
-	}
-	for i, st := range sc.Steps {
-		out = append(out, f(fmt.Sprintf("step %d", i+1), fmt.Sprintf("%+v", st)))
-	}
-	return append(out, f("inject", o.InjectText), f("seed", o.Seed), f("sim-data", !o.NoPayload))
-}
-
-// needsAgreement reports whether the ranks of a world of n on backend
-// read their plans apart: on a backend whose ranks a launcher may start
-// (one process per rank), with more than one rank.
-func needsAgreement(backend string, n int) bool {
-	b, err := backends.Lookup(backend)
-	if err != nil || n < 2 {
-		return false
-	}
-	_, ok := b.(backends.Launched)
-	return ok
-}
-
 // agreePlan has the ranks of p's world agree on p's agreedFields.
 func agreePlan(ctx context.Context, p Plan, t backends.Transport) error {
-	if !needsAgreement(p.Backend, p.Ranks) {
+	if !kit.NeedsAgreement(p.Backend, p.Ranks) {
 		return nil
 	}
-	return agreeOn(ctx, t, p.Timeout, p.agreedFields())
-}
-
-// agreeOn runs the agreement on fields over t, with a communicator of its
-// own, so that no fault injected into the measured ops and no count of
-// their calls is touched, each call within timeout. Every rank returns the
-// same ErrPlanMismatch error on a difference; an error of the exchange
-// itself is returned as it is.
-func agreeOn(ctx context.Context, t backends.Transport, timeout time.Duration, mine []string) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	comm := coll.NewComm(t)
-	rank, n := t.Rank(), t.Size()
-
-	// Rank 0's fields to every rank.
-	buf := make([]byte, agreeFieldsMax)
-	if rank == 0 {
-		putText(buf, strings.Join(mine, "\n"))
-	}
-	if err := bytesCall(ctx, comm, coll.Broadcast, buf, buf); err != nil {
-		return fmt.Errorf("agreeing on the plan: %w", err)
-	}
-	theirs := strings.Split(getText(buf), "\n")
-
-	// Every rank's first difference to rank 0.
-	slot := make([]byte, agreeSlotMax)
-	putText(slot, firstDifference(theirs, mine))
-	var slots []byte
-	if rank == 0 {
-		slots = make([]byte, n*agreeSlotMax)
-	}
-	if err := bytesCall(ctx, comm, coll.Gather, slot, slots); err != nil {
-		return fmt.Errorf("agreeing on the plan: %w", err)
-	}
-
-	// The verdict to every rank, and a barrier, so that no rank ends the
-	// world before every rank has the verdict.
-	verdict := make([]byte, agreeVerdictMax)
-	if rank == 0 {
-		putText(verdict, mismatchVerdict(slots, n))
-	}
-	if err := bytesCall(ctx, comm, coll.Broadcast, verdict, verdict); err != nil {
-		return fmt.Errorf("agreeing on the plan: %w", err)
-	}
-	v := getText(verdict)
-	berr := comm.Barrier(ctx)
-	if v != "" {
-		return fmt.Errorf("%w: %s", ErrPlanMismatch, v)
-	}
-	if berr != nil {
-		return fmt.Errorf("agreeing on the plan: %w", berr)
-	}
-	return nil
-}
-
-// bytesCall runs a broadcast or a gather (at rank 0) of len(send) bytes.
-func bytesCall(ctx context.Context, comm *coll.Comm, op coll.Op, send, recv []byte) error {
-	_, err := comm.Run(ctx, coll.Auto, &coll.Args{Op: op, DType: dtype.Uint8, Count: len(send), Root: 0, Send: send, Recv: recv})
-	return err
-}
-
-// firstDifference returns "" when mine equals rank 0's fields, else the
-// first field that differs, as this rank has it and as rank 0 does.
-func firstDifference(rank0, mine []string) string {
-	for i := range max(len(rank0), len(mine)) {
-		a, b := "(none)", "(none)"
-		if i < len(rank0) {
-			a = rank0[i]
-		}
-		if i < len(mine) {
-			b = mine[i]
-		}
-		if a != b {
-			return fmt.Sprintf("%s where rank 0 has %s", b, a)
-		}
-	}
-	return ""
-}
-
-// mismatchVerdict is rank 0's verdict from every rank's first difference
-// (slots, agreeSlotMax bytes each): "" when all agree, else the first rank
-// that differs, what differs, and which ranks differ at all.
-func mismatchVerdict(slots []byte, n int) string {
-	var differ []int
-	first := ""
-	for r := range n {
-		d := getText(slots[r*agreeSlotMax : (r+1)*agreeSlotMax])
-		if d == "" {
-			continue
-		}
-		if first == "" {
-			first = fmt.Sprintf("rank %d has %s", r, d)
-		}
-		differ = append(differ, r)
-	}
-	if first == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s (ranks that differ from rank 0: %s); give every rank the same flags and variables", first, rankRanges(differ))
-}
-
-// rankRanges writes sorted ranks as ranges: "1-3,7".
-func rankRanges(ranks []int) string {
-	var parts []string
-	for i := 0; i < len(ranks); {
-		j := i
-		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
-			j++
-		}
-		if j == i {
-			parts = append(parts, fmt.Sprint(ranks[i]))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d-%d", ranks[i], ranks[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
-}
-
-// putText writes s into buf, length first (4 bytes), cut to fit.
-func putText(buf []byte, s string) {
-	s = s[:min(len(s), len(buf)-4)]
-	binary.LittleEndian.PutUint32(buf, uint32(len(s)))
-	copy(buf[4:], s)
-}
-
-// getText reads what putText wrote.
-func getText(buf []byte) string {
-	n := int(binary.LittleEndian.Uint32(buf))
-	return string(buf[4 : 4+min(n, len(buf)-4)])
+	return kit.AgreeOn(ctx, t, p.Timeout, p.agreedFields())
 }

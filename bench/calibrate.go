@@ -6,14 +6,14 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // Calibration of the cost model that --algo auto chooses with (coll.Model).
@@ -35,7 +35,7 @@ import (
 // calMin.
 const (
 	calSmall  = 8
-	calLarge  = 4 << 20
+	calLarge  = kit.CalLarge
 	calReduce = 1 << 20
 	calMin    = 64 << 10
 	calBudget = 256 << 20
@@ -46,87 +46,8 @@ const (
 // calSizes returns the sizes of the ring step and of the reductions that
 // calibrate on a world of ranks ranks.
 func calSizes(ranks int) (large, reduce int64) {
-	large = shareBudget(calBudget, ranks, calMin, calLarge)
+	large = kit.ShareBudget(calBudget, ranks, calMin, calLarge)
 	return large, min(large, calReduce)
-}
-
-// calibration is the fitted model: alpha and beta for the backend, gamma
-// per data type.
-type calibration struct {
-	base   coll.Model
-	dtypes []dtype.DType // in the plan's order
-	gamma  map[dtype.DType]float64
-	// simulated: the constants are the simulated links', not measured.
-	simulated bool
-	// mem, when set, holds beta and gamma measured from memory
-	// (calibrate_mem.go).
-	mem *memConstants
-}
-
-// model returns the model for rows of data type dt and bytes bytes (the
-// row's size).
-func (c *calibration) model(dt dtype.DType, bytes int64) coll.Model {
-	m := c.base
-	if g, ok := c.gamma[dt]; ok {
-		m.Gamma = g
-	}
-	if c.mem != nil {
-		share := memShare(bytes, c.mem.bytes)
-		m.Beta = lerp(m.Beta, c.mem.beta, share)
-		if g, ok := c.mem.gamma[dt]; ok {
-			m.Gamma = lerp(m.Gamma, g, share)
-		}
-	}
-	return m
-}
-
-// simCalibration is the model of the links the sim backend simulates: its
-// own figures, two levels when it has servers, nothing measured. A
-// simulated receive-and-reduce moves the bytes, then reduces them, or
-// where receivers move the data (Pull), does both in one pass (Fused).
-func simCalibration(links sim.LinkModel, dtypes []dtype.DType) *calibration {
-	l := links.WithDefaults()
-	base := coll.Model{
-		Alpha: l.IntraAlpha.Seconds(), Beta: 1 / (l.IntraGBps * 1e9), Gamma: 1 / (l.ReduceGBps * 1e9),
-		Copy:      1 / (l.CopyGBps * 1e9),
-		PerServer: l.PerServer, InterAlpha: l.InterAlpha.Seconds(), InterBeta: 1 / (l.InterGBps * 1e9),
-		Gap: l.Gap.Seconds(), Fused: l.Pull,
-	}
-	c := &calibration{base: base, dtypes: dtypes, gamma: map[dtype.DType]float64{}, simulated: true}
-	for _, dt := range dtypes {
-		c.gamma[dt] = base.Gamma
-	}
-	return c
-}
-
-// String describes the constants for the header.
-func (c *calibration) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "alpha %.1f us  beta %.2f GB/s  gamma", c.base.Alpha*1e6, 1/c.base.Beta/1e9)
-	for _, dt := range c.dtypes {
-		fmt.Fprintf(&b, " %v %.2f GB/s", dt, 1/c.gamma[dt]/1e9)
-	}
-	if c.base.Copy > 0 {
-		fmt.Fprintf(&b, "  copy %.2f GB/s", 1/c.base.Copy/1e9)
-	}
-	if c.base.Fused {
-		b.WriteString("  fused receive-reduce")
-	}
-	if c.mem != nil {
-		fmt.Fprintf(&b, "  from %s: beta %.2f GB/s  gamma", FormatSize(c.mem.bytes), 1/c.mem.beta/1e9)
-		for _, dt := range c.dtypes {
-			fmt.Fprintf(&b, " %v %.2f GB/s", dt, 1/c.mem.gamma[dt]/1e9)
-		}
-	}
-	if c.base.PerServer > 0 && c.base.InterBeta > 0 {
-		fmt.Fprintf(&b, "  between servers: alpha %.1f us  beta %.2f GB/s", c.base.InterAlpha*1e6, 1/c.base.InterBeta/1e9)
-	}
-	if c.simulated {
-		b.WriteString(" (the simulated links' own figures; auto picks the algorithm this model predicts fastest)")
-	} else {
-		b.WriteString(" (measured before the sweep; auto picks the algorithm this model predicts fastest)")
-	}
-	return b.String()
 }
 
 // needsModel reports whether the plan uses the model: auto chooses with it,
@@ -136,23 +57,23 @@ func (p Plan) needsModel() bool {
 }
 
 // calibrate measures the model's constants on every rank alike.
-func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
+func (r *rankRunner) calibrate(ctx context.Context) (*kit.Calibration, error) {
 	n := r.comm.Size()
 	if n == 1 {
-		return &calibration{base: coll.DefaultModel}, nil // nothing to choose between
+		return &kit.Calibration{Base: coll.DefaultModel}, nil // nothing to choose between
 	}
 	// The sweep's buffers, allocated and touched already, when they are
 	// large enough; else two of the ring step's size for the calibration alone.
 	stepBytes, reduceBytes := calSizes(n)
 	bp := r.bufs
-	if int64(len(bp.a)) < stepBytes || int64(len(bp.b)) < stepBytes {
-		bp = &bufferPool{}
-		defer bp.free()
-		if err := bp.alloc(int(stepBytes)); err != nil {
+	if int64(len(bp.A)) < stepBytes || int64(len(bp.B)) < stepBytes {
+		bp = &kit.BufferPool{}
+		defer bp.Free()
+		if err := bp.Alloc(int(stepBytes)); err != nil {
 			return nil, err
 		}
-		touch(bp.a)
-		touch(bp.b)
+		kit.Touch(bp.A)
+		kit.Touch(bp.B)
 	}
 	timeRow := func(row Row, algo string) (float64, error) {
 		return r.timeProbe(ctx, bp, row, algo, calWarmup, calIters)
@@ -168,11 +89,11 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	large, err := timeRow(Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace,
 		Count: int(stepBytes), Bytes: stepBytes}, coll.Auto)
 	if err != nil {
-		return nil, fmt.Errorf("timing a %s step: %w", FormatSize(stepBytes), err)
+		return nil, fmt.Errorf("timing a %s step: %w", units.FormatSize(stepBytes), err)
 	}
 
 	dts := r.plan.DTypes
-	gamma, err := r.slowestReduce(ctx, dts, bp.a[:reduceBytes], bp.b[:reduceBytes])
+	gamma, err := r.slowestReduce(ctx, dts, bp.A[:reduceBytes], bp.B[:reduceBytes])
 	if err != nil {
 		return nil, err
 	}
@@ -186,25 +107,25 @@ func (r *rankRunner) calibrate(ctx context.Context) (*calibration, error) {
 	if fit, err = r.broadcastFloats(ctx, fit); err != nil {
 		return nil, err
 	}
-	c := &calibration{base: coll.Model{Alpha: fit[0], Beta: fit[1], Gamma: coll.DefaultModel.Gamma},
-		dtypes: dts, gamma: map[dtype.DType]float64{}}
-	c.base = withTransport(c.base, r.comm.Transport())
+	c := &kit.Calibration{Base: coll.Model{Alpha: fit[0], Beta: fit[1], Gamma: coll.DefaultModel.Gamma},
+		DTypes: dts, Gamma: map[dtype.DType]float64{}}
+	c.Base = withTransport(c.Base, r.comm.Transport())
 	for i, dt := range dts {
-		c.gamma[dt] = max(fit[2+i], 1e-12)
+		c.Gamma[dt] = max(fit[2+i], 1e-12)
 	}
 	return c, nil
 }
 
 // timeProbe times row with algo on bufs (probeRow) and returns the
 // seconds of one call.
-func (r *rankRunner) timeProbe(ctx context.Context, bufs *bufferPool, row Row, algo string, warmup, iters int) (float64, error) {
+func (r *rankRunner) timeProbe(ctx context.Context, bufs *kit.BufferPool, row Row, algo string, warmup, iters int) (float64, error) {
 	rec, err := r.probeRow(ctx, bufs, row, algo, warmup, iters)
 	return rec.TimeUS * 1e-6, err
 }
 
 // probeRow measures row with algo on bufs, warmup untimed and iters timed
 // iterations, as a measured row with no check and nothing beside it.
-func (r *rankRunner) probeRow(ctx context.Context, bufs *bufferPool, row Row, algo string, warmup, iters int) (results.Record, error) {
+func (r *rankRunner) probeRow(ctx context.Context, bufs *kit.BufferPool, row Row, algo string, warmup, iters int) (results.Record, error) {
 	probe := *r
 	probe.bufs = bufs
 	probe.gate = nil // faults act on measured ops only, not on probes

@@ -9,6 +9,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // Virtual time. A backend that simulates its links (--backend sim) keeps a
@@ -30,7 +31,7 @@ func (r *rankRunner) now() time.Duration {
 	if c, ok := backends.ClockOf(r.comm.Transport()); ok {
 		return c.Now()
 	}
-	return time.Since(epoch)
+	return time.Since(kit.Epoch)
 }
 
 // waited returns the time this rank has spent waiting on its peers, which
@@ -46,28 +47,6 @@ func (r *rankRunner) waited(comm *coll.Comm) time.Duration {
 		return w.Waited()
 	}
 	return 0
-}
-
-// virtualClock is a rank's clock on a backend in virtual time (sim), with
-// what holds it: time the rank spends apart from its messages goes on it.
-type virtualClock struct {
-	backends.Clock
-	backends.Holder
-}
-
-// virtualClockOf returns t's virtual clock and what holds it, found
-// through any wrappers; false on a backend in wall time.
-func virtualClockOf(t backends.Transport) (virtualClock, bool) {
-	c, vc := backends.ClockOf(t)
-	h, vh := backends.HolderOf(t)
-	return virtualClock{c, h}, vc && vh
-}
-
-// holdUntil holds the clock until t, if it reads earlier.
-func (v virtualClock) holdUntil(t time.Duration) {
-	if now := v.Now(); now < t {
-		v.Hold(t - now)
-	}
 }
 
 // simLinks returns the link model the plan asks the sim backend to

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // MaxBuckets bounds --fusion's bucket counts.
@@ -72,8 +73,8 @@ func (p Plan) validateDomains() error {
 	}
 	for i, g := range p.Groups {
 		switch {
-		case !slices.Contains(GroupKinds, g):
-			return fmt.Errorf("--group %q: unknown kind (want %s)", g, strings.Join(GroupKinds, " "))
+		case !slices.Contains(kit.GroupKinds, g):
+			return fmt.Errorf("--group %q: unknown kind (want %s)", g, strings.Join(kit.GroupKinds, " "))
 		case slices.Contains(p.Groups[:i], g):
 			return fmt.Errorf("--group %s: given twice", g)
 		}

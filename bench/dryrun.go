@@ -8,6 +8,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // Rough costs behind the dry run's time estimate: what a small step and a
@@ -40,7 +41,7 @@ func (p Plan) DryRun(w io.Writer) error {
 	}
 	var sizes []string
 	for _, s := range p.Sizes() {
-		sizes = append(sizes, FormatSize(s))
+		sizes = append(sizes, units.FormatSize(s))
 	}
 	// In float seconds: a plan at every limit at once (-n, -w, --runs, -p)
 	// is past what a Duration holds; it prints as "more than 100 years".
@@ -87,7 +88,7 @@ func (p Plan) DryRun(w io.Writer) error {
 		fmt.Fprintf(&b, "# memory: no payload (--sim-data=false): the buffers take address space only, results are not checked\n")
 	}
 	fmt.Fprintf(&b, "# memory: about %s per rank, %s for the %d ranks on this machine: %s\n",
-		HumanSize(mem.Total()/int64(max(1, mem.Hosted))), HumanSize(mem.Total()), mem.Hosted, mem)
+		units.HumanSize(mem.Total()/int64(max(1, mem.Hosted))), units.HumanSize(mem.Total()), mem.Hosted, mem)
 	fmt.Fprintf(&b, "# estimated time: %s (assuming %v per step and %g GB/s; the real figure depends on the machine)\n",
 		est, estimateStep, estimateGBps)
 	_, err := io.WriteString(w, b.String())

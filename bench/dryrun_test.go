@@ -7,6 +7,8 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 func TestDryRun(t *testing.T) {
@@ -37,7 +39,7 @@ func TestDryRunDomains(t *testing.T) {
 	p := DefaultPlan()
 	p.MinBytes, p.MaxBytes = 1024, 4096
 	var err error
-	if p.Layout, err = ParseLayout("tp=4,dp=2", 8); err != nil {
+	if p.Layout, err = kit.ParseLayout("tp=4,dp=2", 8); err != nil {
 		t.Fatal(err)
 	}
 	p.Groups, p.Fusion = []string{"tp", "dp"}, []int{4, 16}
@@ -78,7 +80,7 @@ func TestDryRunEstimateAtLimits(t *testing.T) {
 func TestMemoryNeededSaturates(t *testing.T) {
 	p := DefaultPlan()
 	p.Ops = []coll.Op{coll.Broadcast}
-	p.MaxBytes, p.Ranks, p.MemLimit = MaxSize, 4096, 1<<34
+	p.MaxBytes, p.Ranks, p.MemLimit = units.MaxSize, 4096, 1<<34
 	if got := p.MemoryNeeded(); got != math.MaxInt64 {
 		t.Errorf("MemoryNeeded = %d, want %d", got, int64(math.MaxInt64))
 	}

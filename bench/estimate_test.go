@@ -11,6 +11,7 @@ import (
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/memguard"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // peakResident returns this process's peak resident size since the last
@@ -45,7 +46,7 @@ func TestMemoryEstimateCovers(t *testing.T) {
 		name string
 		edit func(*Plan)
 	}{
-		{"probe and calibration", func(p *Plan) { p.MinBytes, p.MaxBytes = 1<<10, 1<<10 }},
+		{"probe and kit.Calibration", func(p *Plan) { p.MinBytes, p.MaxBytes = 1<<10, 1<<10 }},
 		{"large buffers", func(p *Plan) { p.MinBytes, p.MaxBytes, p.LinkSource, p.LinkGBps = 1<<20, 16<<20, "given", 10 }},
 		{"scratch of a fine sweep", func(p *Plan) {
 			p.Ops, p.Algo, p.LinkSource, p.LinkGBps = []coll.Op{coll.AllToAll}, "bruck", "given", 10
@@ -75,12 +76,12 @@ func TestMemoryEstimateCovers(t *testing.T) {
 			// this one was base before the run.
 			grew := peak - base
 			if grew > est.Total() {
-				t.Errorf("the run grew the process by %s, more than its estimate of %s (%s)", HumanSize(grew), HumanSize(est.Total()), est)
+				t.Errorf("the run grew the process by %s, more than its estimate of %s (%s)", units.HumanSize(grew), units.HumanSize(est.Total()), est)
 			}
 			if est.Total() > 8*grew+256<<20 {
-				t.Errorf("estimate %s for a run that grew by %s", HumanSize(est.Total()), HumanSize(grew))
+				t.Errorf("estimate %s for a run that grew by %s", units.HumanSize(est.Total()), units.HumanSize(grew))
 			}
-			t.Logf("grew %s, estimate %s: %s", HumanSize(grew), HumanSize(est.Total()), est)
+			t.Logf("grew %s, estimate %s: %s", units.HumanSize(grew), units.HumanSize(est.Total()), est)
 		})
 	}
 }
@@ -101,15 +102,15 @@ func TestMemoryParts(t *testing.T) {
 	if got, want := part(e, "link probe"), int64(512*2*(1<<20)); got != want {
 		t.Errorf("-p 512: link probe %d, want %d (1 MiB twice a rank)", got, want)
 	}
-	if got := part(e, "calibration"); got != 512*2*(256<<10) {
-		t.Errorf("-p 512: calibration %d, want 256 KiB twice a rank", got)
+	if got := part(e, "kit.Calibration"); got != 512*2*(256<<10) {
+		t.Errorf("-p 512: kit.Calibration %d, want 256 KiB twice a rank", got)
 	}
 	if e.Total() > 4<<30 {
-		t.Errorf("-p 512 -e 1K needs %s: the probe and calibration should shrink", HumanSize(e.Total()))
+		t.Errorf("-p 512 -e 1K needs %s: the probe and kit.Calibration should shrink", units.HumanSize(e.Total()))
 	}
 	p.LinkSource, p.LinkGBps, p.Algo = "given", 10, "ring"
-	if e := p.Memory(); part(e, "link probe") != 0 || part(e, "calibration") != 0 {
-		t.Errorf("a given link and algorithm still count a probe or calibration: %s", e)
+	if e := p.Memory(); part(e, "link probe") != 0 || part(e, "kit.Calibration") != 0 {
+		t.Errorf("a given link and algorithm still count a probe or kit.Calibration: %s", e)
 	}
 	for _, tc := range []struct {
 		ranks int
@@ -144,7 +145,7 @@ func TestMemoryRefused(t *testing.T) {
 			tc.edit(&p)
 			err := p.Validate()
 			if err == nil {
-				t.Fatalf("accepted a plan of %s with %s available", HumanSize(p.Memory().Total()), HumanSize(p.MemLimit))
+				t.Fatalf("accepted a plan of %s with %s available", units.HumanSize(p.Memory().Total()), units.HumanSize(p.MemLimit))
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
@@ -165,8 +166,8 @@ func TestDryRunMemory(t *testing.T) {
 	if err := p.DryRun(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := "# memory: about " + HumanSize(p.Memory().Total()/512) + " per rank, " + HumanSize(p.Memory().Total()) + " for the 512 ranks on this machine: "
-	for _, w := range []string{want, "link probe 1.0GiB", "calibration 256.0MiB", "sweep buffers", "links", "ranks' goroutines"} {
+	want := "# memory: about " + units.HumanSize(p.Memory().Total()/512) + " per rank, " + units.HumanSize(p.Memory().Total()) + " for the 512 ranks on this machine: "
+	for _, w := range []string{want, "link probe 1.0GiB", "kit.Calibration 256.0MiB", "sweep buffers", "links", "ranks' goroutines"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("dry run lacks %q:\n%s", w, b.String())
 		}

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // fusionSplit is how one bucket count of --fusion meets the sweep: whether
@@ -31,10 +33,10 @@ func (p Plan) fusionSplits() []fusionSplit {
 				n := p.GroupSize(g)
 				for _, op := range p.Ops {
 					for _, dt := range p.DTypes {
-						if whole, _ := RowCount(op, dt, n, size); whole == 0 {
+						if whole, _ := kit.RowCount(op, dt, n, size); whole == 0 {
 							continue // no row at all at this size
 						}
-						if c, _ := RowCount(op, dt, n, size/int64(b)); c > 0 {
+						if c, _ := kit.RowCount(op, dt, n, size/int64(b)); c > 0 {
 							fs.held = true
 						} else {
 							short = true

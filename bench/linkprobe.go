@@ -3,10 +3,11 @@ package bench
 import (
 	"context"
 	"fmt"
-	"math/bits"
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // The link probe behind --link-bw auto: every rank sends probeSize bytes
@@ -22,7 +23,7 @@ import (
 // the world's size, hosted here or not.
 const (
 	probeMax    = 32 << 20
-	probeMin    = 64 << 10
+	probeMin    = kit.ProbeMin
 	probeBudget = 1 << 30
 	probeWarmup = 3
 	probeIters  = 10
@@ -30,17 +31,7 @@ const (
 
 // probeSize returns the probe's message size on a world of ranks ranks.
 func probeSize(ranks int) int64 {
-	return shareBudget(probeBudget, ranks, probeMin, probeMax)
-}
-
-// shareBudget returns budget shared among the two buffers of each of
-// ranks ranks, rounded down to a power of two and kept in [lo, hi].
-func shareBudget(budget int64, ranks int, lo, hi int64) int64 {
-	share := budget / 2 / int64(max(ranks, 1))
-	if share < lo {
-		return lo
-	}
-	return min(hi, int64(1)<<(bits.Len64(uint64(share))-1))
+	return kit.ShareBudget(probeBudget, ranks, probeMin, probeMax)
 }
 
 // probeLink measures the link on this backend and returns GB/s, on every
@@ -50,10 +41,10 @@ func (r *rankRunner) probeLink(ctx context.Context) (float64, error) {
 	if n == 1 {
 		return 0, nil // no link to measure with a single rank
 	}
-	var bp bufferPool
-	defer bp.free()
+	var bp kit.BufferPool
+	defer bp.Free()
 	size := probeSize(n)
-	if err := bp.alloc(int(size)); err != nil {
+	if err := bp.Alloc(int(size)); err != nil {
 		return 0, err
 	}
 	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: int(size), Bytes: size}
@@ -77,19 +68,10 @@ func (r *rankRunner) probeDescription() string {
 		return "auto: one rank has no link; util not computed"
 	}
 	return fmt.Sprintf("auto: each of the %d ranks sends %s to its right neighbour while receiving from its left, all at once, on %s; %d timed iterations after %d warm-up",
-		r.comm.Size(), FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeWarmup)
+		r.comm.Size(), units.FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeWarmup)
 }
 
 // broadcastFloats sends rank 0's v to every rank.
 func (r *rankRunner) broadcastFloats(ctx context.Context, v []float64) ([]float64, error) {
-	buf := make([]byte, 8*len(v))
-	putFloats(buf, v)
-	octx, cancel := context.WithTimeout(ctx, r.plan.Timeout)
-	defer cancel()
-	if err := r.harnessCall(octx, &coll.Args{
-		Op: coll.Broadcast, DType: dtype.FP64, Count: len(v), Root: 0, Send: buf, Recv: buf,
-	}); err != nil {
-		return nil, err
-	}
-	return getFloats(buf), nil
+	return r.ctl().BroadcastFloats(ctx, v)
 }

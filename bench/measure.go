@@ -2,15 +2,13 @@ package bench
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"time"
 
 	"github.com/montanaflynn/stats"
 
-	"github.com/hccl-test/hccl-test/coll"
-	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
 )
 
@@ -26,27 +24,27 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// barrier and gathering run on the world.
 	comm := r.groups[row.Group]
 	p, rank, n := r.plan, comm.Rank(), comm.Size()
-	buckets := r.bufs.buckets(row, rank, n)
-	pattern := patternFor(row, n)
+	buckets := r.bufs.Buckets(row, rank, n)
+	pattern := kit.PatternFor(row, n)
 	if !p.NoPayload { // without payload there is nothing to fill, nor memory
 		for _, args := range buckets {
-			fillInputs(args, pattern, rank)
+			kit.FillInputs(args, pattern, rank)
 		}
 	}
 
 	algo := ""
 	reruns := r.comm.Reruns()
-	wd := newOpWatchdog(ctx, p.Timeout)
-	defer wd.stop()
+	wd := kit.NewWatchdog(ctx, p.Timeout)
+	defer wd.Stop()
 	// A re-run (--retry) gets the whole time limit again. Re-runs of the
 	// barrier and the gathering below may arm it too; the row's watchdog
 	// guards nothing once its ops are over.
-	r.rearm = func() { wd.arm(time.Now()) }
+	r.rearm = func() { wd.Arm(time.Now()) }
 	defer func() { r.rearm = nil }()
 	// --inject's faults act on the row's own calls, under the op's time
 	// limit and its watchdog, and not on the harness's (gate.Suspend).
 	// Corruption they inject is counted in, wherever the check looks.
-	r.gate.Open(wd.ctx, p.Timeout)
+	r.gate.Open(wd.Context(), p.Timeout)
 	defer r.gate.Close()
 	corrupted := r.gate.Corrupted()
 	// One iteration is one collective, or with --fusion one per bucket,
@@ -57,14 +55,14 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		start := r.now()
 		var err error
 		for _, args := range buckets {
-			wd.arm(time.Now())
-			algo, err = comm.Run(wd.ctx, row.Algo, args)
+			wd.Arm(time.Now())
+			algo, err = comm.Run(wd.Context(), row.Algo, args)
 			if err != nil {
 				break
 			}
 		}
 		elapsed := r.now() - start
-		wd.disarm()
+		wd.Disarm()
 		return elapsed, err
 	}
 	for range p.Warmup {
@@ -102,15 +100,15 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	unchecked := r.gate.Corrupted() - corrupted
 	if p.Check {
 		for _, args := range buckets {
-			poison(args.Recv)
-			fillInputs(args, pattern, rank)
+			kit.Poison(args.Recv)
+			kit.FillInputs(args, pattern, rank)
 		}
 		if _, err := call(); err != nil {
 			return results.Record{}, fmt.Errorf("checked run: %w", err)
 		}
 		var wrong int64
 		for _, args := range buckets {
-			wrong += countWrong(args, row, pattern, rank, n)
+			wrong += kit.CountWrong(args, row, pattern, rank, n)
 		}
 		samples[p.Iters+extraWrong] = float64(wrong)
 		samples[p.Iters+extraInCheck] = float64(r.gate.Corrupted() - corrupted - unchecked)
@@ -268,49 +266,21 @@ func straggler(busy []float64) (rank int, skew float64) {
 	return rank, max(busy[rank], 1e-6) / max(least, 1e-6)
 }
 
-// barrier synchronises the ranks under the op timeout.
-func (r *rankRunner) barrier(ctx context.Context) error {
-	defer r.gate.Suspend()() // no fault acts on the harness's own calls
-	octx, cancel := context.WithTimeout(ctx, r.plan.Timeout)
-	defer cancel()
-	return r.comm.Barrier(octx)
+// ctl is the rank's control channel (kit.Ctl): the world's Comm, each call
+// under the op timeout, quiet (no fault, and payload on).
+func (r *rankRunner) ctl() kit.Ctl {
+	return kit.Ctl{Comm: r.comm, Timeout: r.plan.Timeout, Quiet: r.quiet}
 }
+
+// barrier synchronises the ranks under the op timeout.
+func (r *rankRunner) barrier(ctx context.Context) error { return r.ctl().Barrier(ctx) }
 
 // gatherFloats gathers every rank's vector (all of the same length) at rank
 // 0, rank-major, with the harness's own gather collective.
 func (r *rankRunner) gatherFloats(ctx context.Context, v []float64) ([]float64, error) {
-	n := r.comm.Size()
-	send := make([]byte, 8*len(v))
-	putFloats(send, v)
-	var recv []byte
-	if r.comm.Rank() == 0 {
-		recv = make([]byte, n*len(send))
-	}
-	octx, cancel := context.WithTimeout(ctx, r.plan.Timeout)
-	defer cancel()
-	if err := r.harnessCall(octx, &coll.Args{
-		Op: coll.Gather, DType: dtype.FP64, Count: len(v), Root: 0, Send: send, Recv: recv,
-	}); err != nil {
+	all, err := r.ctl().GatherFloats(ctx, v)
+	if err != nil {
 		return nil, fmt.Errorf("collecting timings: %w", err)
 	}
-	if recv == nil {
-		return nil, nil
-	}
-	return getFloats(recv), nil
-}
-
-// putFloats encodes v into buf, 8 bytes each, little-endian.
-func putFloats(buf []byte, v []float64) {
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(x))
-	}
-}
-
-// getFloats decodes buf, 8 bytes per float64, little-endian.
-func getFloats(buf []byte) []float64 {
-	out := make([]float64, len(buf)/8)
-	for i := range out {
-		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
-	}
-	return out
+	return all, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
 )
 
@@ -87,7 +88,7 @@ func combineOverlap(all []float64, n, iters int) overlapResult {
 // compute: the compute alone, then p.Warmup untimed and p.Iters timed
 // overlapped iterations, each under the op watchdog wd. Rank 0 gathers
 // every rank's times and returns the result; other ranks return zero.
-func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *opWatchdog, algo string,
+func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *kit.Watchdog, algo string,
 	buckets []*coll.Args, own []float64) (overlapResult, error) {
 	p := r.plan
 	k := r.overlapCompute()
@@ -164,37 +165,37 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *op
 // In virtual time the compute runs beside the collective on the rank's
 // clock: the collective is waited for first, and the clock then held to
 // where the compute, begun with the collective, would end.
-func overlapOne(wd *opWatchdog, comm *coll.Comm, algo string, args *coll.Args, k overlapCompute, units int,
+func overlapOne(wd *kit.Watchdog, comm *coll.Comm, algo string, args *coll.Args, k overlapCompute, units int,
 	timeout time.Duration) error {
-	wd.arm(time.Now())
+	wd.Arm(time.Now())
 	var begun time.Duration
 	if k.load == nil {
 		begun = k.clock.Now()
 	}
-	pending := comm.Start(wd.ctx, algo, args)
+	pending := comm.Start(wd.Context(), algo, args)
 	armed := true
 	var computeErr error
 	if k.load != nil {
-		computeErr = k.load.runSliced(wd.ctx, units, func() {
+		computeErr = k.load.RunSliced(wd.Context(), units, func() {
 			if !armed {
 				return
 			}
 			select {
 			case <-pending.Done():
-				wd.disarm()
+				wd.Disarm()
 				armed = false
 			default:
 			}
 		})
 	}
-	_, err := pending.Wait(wd.ctx)
-	wd.disarm()
+	_, err := pending.Wait(wd.Context())
+	wd.Disarm()
 	if err != nil {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		select {
 		case <-pending.Done():
-			if _, own := pending.Wait(wd.ctx); own != nil {
+			if _, own := pending.Wait(wd.Context()); own != nil {
 				err = own
 			}
 		case <-t.C:
@@ -203,7 +204,7 @@ func overlapOne(wd *opWatchdog, comm *coll.Comm, algo string, args *coll.Args, k
 		return err
 	}
 	if k.load == nil {
-		k.clock.holdUntil(begun + time.Duration(units))
+		k.clock.HoldUntil(begun + time.Duration(units))
 	}
 	return computeErr
 }
@@ -212,16 +213,16 @@ func overlapOne(wd *opWatchdog, comm *coll.Comm, algo string, args *coll.Args, k
 // wall clock, or on a backend in virtual time (sim) holds of the rank's
 // clock, in units of a nanosecond.
 type overlapCompute struct {
-	load  *computeLoad // nil in virtual time
-	clock virtualClock
+	load  *kit.ComputeLoad // nil in virtual time
+	clock kit.VirtualClock
 }
 
 // overlapCompute returns the compute for this rank's backend.
 func (r *rankRunner) overlapCompute() overlapCompute {
-	if v, ok := virtualClockOf(r.comm.Transport()); ok {
+	if v, ok := kit.VirtualClockOf(r.comm.Transport()); ok {
 		return overlapCompute{clock: v}
 	}
-	return overlapCompute{load: newComputeLoad(computeUnit())}
+	return overlapCompute{load: kit.NewComputeLoad(kit.ComputeUnit())}
 }
 
 // unitsFor returns how many units of compute take about d.
@@ -229,7 +230,7 @@ func (k overlapCompute) unitsFor(d time.Duration) int {
 	if k.load == nil {
 		return int(d)
 	}
-	return k.load.unitsFor(d)
+	return k.load.UnitsFor(d)
 }
 
 // alone runs units of compute with nothing else.
@@ -238,14 +239,14 @@ func (k overlapCompute) alone(ctx context.Context, units int) error {
 		k.clock.Hold(time.Duration(units))
 		return nil
 	}
-	return k.load.runSliced(ctx, units, nil)
+	return k.load.RunSliced(ctx, units, nil)
 }
 
 // check reports a synthetic compute that went wrong: never, but it keeps
 // the compute's result observable, so that it cannot be optimised away.
 func (k overlapCompute) check() error {
-	if k.load != nil && k.load.result() <= 0 {
-		return fmt.Errorf("synthetic compute went wrong (%v)", k.load.result())
+	if k.load != nil && k.load.Result() <= 0 {
+		return fmt.Errorf("synthetic compute went wrong (%v)", k.load.Result())
 	}
 	return nil
 }

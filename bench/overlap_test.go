@@ -8,6 +8,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
 )
 
@@ -37,7 +38,7 @@ func TestRunOverlap(t *testing.T) {
 			if tc.layout != "" {
 				p.Ranks = 4
 				var err error
-				if p.Layout, err = ParseLayout(tc.layout, p.Ranks); err != nil {
+				if p.Layout, err = kit.ParseLayout(tc.layout, p.Ranks); err != nil {
 					t.Fatal(err)
 				}
 				p.Groups = []string{"tp", "dp"}

@@ -16,20 +16,12 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/units"
 )
 
-// Version is the tool's version, printed in every header.
-const Version = "0.1.0"
-
-// Placement says whether a collective writes over its input.
-type Placement uint8
-
-const (
-	// OutOfPlace uses separate send and receive buffers.
-	OutOfPlace Placement = iota + 1
-	// InPlace uses overlapping buffers, as nccl-tests' in-place columns do.
-	InPlace
-)
+// Version is the tool's version, printed in every header (kit.Version).
+const Version = kit.Version
 
 // ParsePlacements returns the placements that --placement names: out, in or
 // both.
@@ -189,8 +181,8 @@ func (p Plan) WritesOutput() bool { return p.LaunchedRank <= 0 }
 func (p Plan) config() backends.Config {
 	return backends.Config{
 		Ranks: p.Ranks, Log: p.Log, Retry: p.Retry > 0,
-		Options: backendOptions(p.Backend, worldOptions{links: p.simLinks(),
-			master: p.Master, bind: p.Bind, connectTimeout: p.ConnectTimeout, args: p.Args}),
+		Options: kit.BackendOptions(p.Backend, kit.WorldOptions{Links: p.simLinks(),
+			Master: p.Master, Bind: p.Bind, ConnectTimeout: p.ConnectTimeout, Args: p.Args}),
 	}
 }
 
@@ -225,8 +217,8 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("--redop: no reduction given")
 	case p.MinBytes < 0:
 		return fmt.Errorf("--minbytes %d: must not be negative", p.MinBytes)
-	case p.MaxBytes > MaxSize:
-		return fmt.Errorf("--maxbytes %d: larger than the limit of %d", p.MaxBytes, int64(MaxSize))
+	case p.MaxBytes > units.MaxSize:
+		return fmt.Errorf("--maxbytes %d: larger than the limit of %d", p.MaxBytes, int64(units.MaxSize))
 	case p.MinBytes > p.MaxBytes:
 		return fmt.Errorf("--minbytes %d is larger than --maxbytes %d", p.MinBytes, p.MaxBytes)
 	case p.StepBytes < 0:
@@ -341,7 +333,7 @@ func (p Plan) MemoryNeeded() int64 {
 	var need int64
 	for _, part := range p.Memory().Parts {
 		if part.Flag == "maxbytes" || part.Flag == "retry" {
-			need = satAdd(need, part.Bytes)
+			need = kit.SatAdd(need, part.Bytes)
 		}
 	}
 	return need

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"math"
+
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // Limits on the size of a plan, checked by counting before anything is
@@ -108,12 +110,12 @@ func (p Plan) rowCount() int64 {
 					distinct[unit] = c
 				}
 				for _, k := range c {
-					perRun = satAdd(perRun, satMul(k, shapes))
+					perRun = kit.SatAdd(perRun, kit.SatMul(k, shapes))
 				}
 			}
 		}
 	}
-	return satMul(perRun, int64(max(p.Runs, 1)))
+	return kit.SatMul(perRun, int64(max(p.Runs, 1)))
 }
 
 // distinctRows returns, for each of buckets, how many rows one shape has
@@ -166,20 +168,4 @@ func (p Plan) rowFactors() string {
 		s += fmt.Sprintf(" x %d runs", p.Runs)
 	}
 	return s
-}
-
-// satAdd and satMul add and multiply non-negative counts, saturating at
-// math.MaxInt64 instead of wrapping.
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
-func satMul(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * b
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
 )
 
@@ -36,11 +37,11 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	begun := false
 	// Buffers are freed only once every rank has returned: until then a
 	// peer may still be reading one.
-	pools := make(chan *bufferPool, p.Ranks)
+	pools := make(chan *kit.BufferPool, p.Ranks)
 	defer func() {
 		close(pools)
 		for bp := range pools {
-			bp.free()
+			bp.Free()
 		}
 	}()
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
@@ -48,7 +49,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 			return err
 		}
 		ft, gate := inject.WrapGated(t, p.Inject, p.Seed)
-		r := &rankRunner{plan: p, comm: coll.NewComm(ft), bufs: &bufferPool{}, gate: gate}
+		r := &rankRunner{plan: p, comm: coll.NewComm(ft), bufs: &kit.BufferPool{}, gate: gate}
 		if err := r.makeGroups(); err != nil {
 			return err
 		}
@@ -57,7 +58,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 			if hr, ok := t.(backends.HostReporter); ok {
 				hosts = hr.Hosts()
 			}
-			top, err := TopologyFromHosts(hosts)
+			top, err := kit.TopologyFromHosts(hosts)
 			if err != nil {
 				return err
 			}
@@ -72,7 +73,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 			r.comm.SetRetry(coll.Retry{Max: p.Retry, Hold: p.RetryHold, Interval: p.RetryInterval, Rearm: r.rearmOp})
 		}
 		r.measuredWithoutPayload()
-		defer trackComm(r.comm)()
+		defer kit.Track(r.comm)()
 		pools <- r.bufs
 		prepErr := r.prepare(ctx)
 		var emit func(results.Record) error
@@ -112,9 +113,9 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 type rankRunner struct {
 	plan     Plan
 	comm     *coll.Comm
-	bufs     *bufferPool
+	bufs     *kit.BufferPool
 	linkGBps float64
-	cal      *calibration // nil unless the plan needs the cost model
+	cal      *kit.Calibration // nil unless the plan needs the cost model
 	// rearm restarts the time limit of the op in progress before it is
 	// run again (--retry); nil outside a row.
 	rearm func()
@@ -145,7 +146,7 @@ func (r *rankRunner) makeGroups() error {
 // measuredWithoutPayload, for a plan without payload, makes the
 // communicators of the measured ops carry lengths only, the world's
 // included. The harness's own calls on the world (gathering the timings,
-// broadcasting constants) still carry data: they go through harnessCall,
+// broadcasting constants) still carry data: they go through quiet,
 // which turns the payload on for them. One Comm for both keeps one count
 // of calls on the world, which re-execution (--retry) agrees on.
 func (r *rankRunner) measuredWithoutPayload() {
@@ -157,16 +158,19 @@ func (r *rankRunner) measuredWithoutPayload() {
 	}
 }
 
-// harnessCall runs one of the harness's own calls on the world, with data
-// even when the measured ops run without (measuredWithoutPayload).
-func (r *rankRunner) harnessCall(ctx context.Context, a *coll.Args) error {
-	defer r.gate.Suspend()() // no fault acts on the harness's own calls
-	if r.comm.NoPayload() {
-		r.comm.SetNoPayload(false)
-		defer r.comm.SetNoPayload(true)
+// quiet turns off, for one of the harness's own calls on the world, what
+// must not act on it: faults, and no payload when the measured ops run
+// without (measuredWithoutPayload). It returns what turns them back on.
+func (r *rankRunner) quiet() (restore func()) {
+	resume := r.gate.Suspend() // no fault acts on the harness's own calls
+	if !r.comm.NoPayload() {
+		return resume
 	}
-	_, err := r.comm.Run(ctx, coll.Auto, a)
-	return err
+	r.comm.SetNoPayload(false)
+	return func() {
+		r.comm.SetNoPayload(true)
+		resume()
+	}
 }
 
 // rearmOp restarts the op time limit, if a row is being measured.
@@ -187,7 +191,7 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		r.linkGBps = gbps
 	}
 	for _, c := range r.groups {
-		if err := r.bufs.ensure(r.plan, c.Size()); err != nil {
+		if err := r.bufs.Ensure(r.plan.poolNeed(c.Size()), r.plan.NoPayload); err != nil {
 			return err
 		}
 	}
@@ -200,7 +204,7 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		c.Reserve(int(r.plan.bufferNeed(c.Size())))
 	}
 	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
-		r.cal = simCalibration(*links, r.plan.DTypes)
+		r.cal = kit.SimCalibration(*links, r.plan.DTypes)
 	} else if r.plan.needsModel() && r.comm.Size() > 1 {
 		cal, err := r.calibrate(ctx)
 		if err == nil {
@@ -293,7 +297,7 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 		for _, row := range rows {
 			started := time.Now()
 			if r.cal != nil {
-				m := domainModel(r.cal.model(row.DType, row.Bytes), row.Group, r.plan.crossesServers(row.Group))
+				m := kit.DomainModel(r.cal.Model(row.DType, row.Bytes), row.Group, r.plan.crossesServers(row.Group))
 				r.groups[row.Group].SetModel(m)
 			}
 			rec, err := r.measureRow(ctx, row)

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // Sizes returns the requested sizes of the sweep: MinBytes, then each size
@@ -40,13 +41,13 @@ func (p Plan) eachSize(f func(int64) bool) {
 // accepts.
 func (p Plan) nextSize(s int64) int64 {
 	if p.StepBytes > 0 {
-		if s > MaxSize-p.StepBytes {
+		if s > units.MaxSize-p.StepBytes {
 			return -1
 		}
 		return s + p.StepBytes
 	}
 	f := math.Round(float64(s) * p.StepFactor)
-	if f > MaxSize {
+	if f > units.MaxSize {
 		return -1
 	}
 	return max(int64(f), s+1)
@@ -60,40 +61,6 @@ func (p Plan) SweepString() string {
 	}
 	n, _ := p.sizeCount()
 	return fmt.Sprintf("%d..%d B by %s (%d sizes)", p.MinBytes, p.MaxBytes, step, n)
-}
-
-// Row is one measurement of a plan: a collective call shape.
-type Row struct {
-	Op    coll.Op
-	DType dtype.DType
-	RedOp dtype.ReduceOp // 0 for collectives that do not reduce
-	Root  int            // -1 for collectives without a root
-	Place Placement
-	// Count is the element count of coll.Args: per rank or per peer block
-	// for the collectives with n blocks.
-	Count int
-	// Bytes is the size the row reports (see coll.Op.Blocks).
-	Bytes int64
-	// Group is the domain the row runs in ("" for the whole world), and
-	// GroupSize the ranks in each of its groups.
-	Group     string
-	GroupSize int
-	// Buckets > 1 splits the row into that many collectives of Count
-	// elements each, back to back (--fusion); Bytes is their total.
-	Buckets int
-	// Algo is the algorithm the row asks for: a name or coll.Auto. With
-	// several (--algo a,b), each row of the sweep comes once per
-	// algorithm, the algorithms one after the other.
-	Algo string
-}
-
-// RowCount returns the element count of coll.Args and the size actually
-// moved when a row asks for size bytes of op on n ranks: the size rounded
-// down to whole elements in whole blocks.
-func RowCount(op coll.Op, dt dtype.DType, n int, size int64) (count int, bytes int64) {
-	unit := int64(op.Blocks(n) * dt.Size())
-	c := size / unit
-	return int(c), c * unit
 }
 
 // Rows enumerates the plan's rows in output order: by collective, data type,
@@ -133,7 +100,7 @@ func (p Plan) groupRows(group string) []Row {
 				for _, root := range roots {
 					last := int64(-1)
 					for _, size := range sizes {
-						count, bytes := RowCount(op, dt, n, size)
+						count, bytes := kit.RowCount(op, dt, n, size)
 						if bytes == last {
 							continue
 						}
@@ -141,7 +108,7 @@ func (p Plan) groupRows(group string) []Row {
 						for _, buckets := range p.bucketList() {
 							c, b := count, bytes
 							if buckets > 1 {
-								if c, b = RowCount(op, dt, n, size/int64(buckets)); c == 0 {
+								if c, b = kit.RowCount(op, dt, n, size/int64(buckets)); c == 0 {
 									continue
 								}
 								b *= int64(buckets)

@@ -122,6 +122,9 @@ func TestBlockedOutputs(t *testing.T) {
 				t.Fatalf("the pipe never filled up; stderr %q", stderr.String())
 			}
 		}
+		// The pipe may have filled just as a row ended: let the run measure
+		// rows that then wait in the queue, as they would behind | less.
+		time.Sleep(500 * time.Millisecond)
 		took := signalAndWait(t, cmd, syscall.SIGTERM)
 		checkInterrupted(t, cmd, took, stderr.String(), "stdout", "its reader took nothing")
 	})

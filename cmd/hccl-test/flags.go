@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // sizeValue is a pflag.Value for byte sizes with K/M/G suffixes.
@@ -35,7 +35,7 @@ func typedSize(n int64) string {
 }
 func (s *sizeValue) Type() string { return "bytes" }
 func (s *sizeValue) Set(v string) error {
-	n, err := bench.ParseSize(v)
+	n, err := units.ParseSize(v)
 	if err != nil {
 		return err
 	}

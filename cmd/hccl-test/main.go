@@ -15,6 +15,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/sigquit"
+	"github.com/hccl-test/hccl-test/kit"
 
 	_ "github.com/hccl-test/hccl-test/backends/shm" // registers --backend shm
 	_ "github.com/hccl-test/hccl-test/backends/tcp" // registers --backend tcp
@@ -84,11 +85,11 @@ func runWith(args []string, set *outputSet) int {
 	}
 	// A progress bar on a terminal stderr; the table, when it goes to the
 	// same terminal, prints above it.
-	var progress *bench.Progress
+	var progress *Progress
 	tableOut := stdout
 	if plan.WritesOutput() {
-		progress = bench.NewProgress(os.Stderr)
-		if progress != nil && bench.IsTerminal(os.Stdout) {
+		progress = NewProgress(os.Stderr)
+		if progress != nil && IsTerminal(os.Stdout) {
 			tableOut = progress.Writer()
 		}
 	}
@@ -125,7 +126,7 @@ func runWith(args []string, set *outputSet) int {
 			fmt.Fprintf(stderr, "%s: interrupted after %d rows\n", programName, sum.Rows)
 		}
 		return exitSignal
-	case errors.Is(err, bench.ErrPlanMismatch):
+	case errors.Is(err, kit.ErrPlanMismatch):
 		// The command lines disagree: bad input, though found only once
 		// the ranks could compare them.
 		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))
@@ -152,7 +153,7 @@ func runWith(args []string, set *outputSet) int {
 func reportOnSIGQUIT(ch <-chan os.Signal, w io.Writer) {
 	go func() {
 		for range ch {
-			bench.WriteStatus(w)
+			WriteStatus(w)
 		}
 	}()
 }

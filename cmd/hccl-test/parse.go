@@ -17,6 +17,8 @@ import (
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // errHelpShown reports that --help was asked for and printed.
@@ -190,7 +192,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	case strings.EqualFold(*topology, "auto"):
 		p.TopologyAuto = true
 	case *topology != "":
-		if p.Topology, err = bench.ParseTopology(*topology, p.Ranks); err != nil {
+		if p.Topology, err = kit.ParseTopology(*topology, p.Ranks); err != nil {
 			return p, o, err
 		}
 	}
@@ -251,12 +253,12 @@ func parseLink(s string) (float64, string, error) {
 	if strings.EqualFold(s, bench.LinkAuto) {
 		return 0, bench.LinkAuto, nil
 	}
-	for _, p := range bench.LinkPresets {
+	for _, p := range units.LinkPresets {
 		if strings.EqualFold(s, p.Name) {
 			return p.GBps, fmt.Sprintf("preset %s: %s", p.Name, p.What), nil
 		}
 	}
-	gbps, err := bench.ParseBandwidth(s)
+	gbps, err := units.ParseBandwidth(s)
 	if err != nil {
 		return 0, "", fmt.Errorf("%w, or a preset (%s), or auto", err, presetNames())
 	}
@@ -265,7 +267,7 @@ func parseLink(s string) (float64, string, error) {
 
 func presetHelp() string {
 	var parts []string
-	for _, p := range bench.LinkPresets {
+	for _, p := range units.LinkPresets {
 		parts = append(parts, fmt.Sprintf("%s %g GB/s", p.Name, p.GBps))
 	}
 	return strings.Join(parts, ", ")
@@ -273,7 +275,7 @@ func presetHelp() string {
 
 func presetNames() string {
 	var parts []string
-	for _, p := range bench.LinkPresets {
+	for _, p := range units.LinkPresets {
 		parts = append(parts, p.Name)
 	}
 	return strings.Join(parts, ", ")

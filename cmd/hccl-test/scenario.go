@@ -20,6 +20,9 @@ import (
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/boundedfile"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/scenario"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // scenarioHelp is the text of `hccl-test scenario --help` before the flags.
@@ -46,8 +49,8 @@ Exit status: 0 done, 1 the run failed, 2 bad file or flags, 3 wrong results.
 // scenarioRun is what the scenario subcommand parsed: the scenario and how
 // to run it.
 type scenarioRun struct {
-	sc     *bench.Scenario
-	opts   bench.ScenarioOptions
+	sc     *scenario.Scenario
+	opts   scenario.Options
 	memory int64 // the estimate the run's memory guard compares with
 	writes bool  // this process hosts rank 0 and writes the report
 }
@@ -68,7 +71,7 @@ func runScenario(args []string, set *outputSet) int {
 	set.giveUpOn(ctx, stop)
 	r.opts.Log = stderr // the backend's notes and the output of the ranks it starts
 	gctx, stopGuard := guardMemory(ctx, r.memory, stderr, programName+" scenario")
-	rep, err := bench.RunScenario(gctx, r.sc, r.opts, stdout)
+	rep, err := scenario.Run(gctx, r.sc, r.opts, stdout)
 	stopGuard()
 	switch {
 	case err != nil && memoryStopped(gctx, stderr, programName+" scenario"):
@@ -78,7 +81,7 @@ func runScenario(args []string, set *outputSet) int {
 			fmt.Fprintf(stderr, "%s scenario: interrupted\n", programName)
 		}
 		return exitSignal
-	case errors.Is(err, bench.ErrPlanMismatch):
+	case errors.Is(err, kit.ErrPlanMismatch):
 		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
 		return exitUsage
 	case err != nil:
@@ -98,7 +101,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)
 	fs.SortFlags = false
-	o := bench.ScenarioOptions{Backend: "shm"}
+	o := scenario.Options{Backend: "shm"}
 	if err := checkGOMAXPROCS(os.Getenv); err != nil {
 		return scenarioRun{}, err
 	}
@@ -174,7 +177,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if err := o.CheckBackend(p.Ranks); err != nil {
 		return scenarioRun{}, err
 	}
-	ov := bench.ScenarioOverrides{Iterations: *iters, Slowdown: *slowdown}
+	ov := scenario.Overrides{Iterations: *iters, Slowdown: *slowdown}
 	switch {
 	case p.LaunchedRank >= 0:
 		ov.Ranks, ov.RanksFrom = p.Ranks, fmt.Sprintf("the launcher's %d ranks", p.Ranks)
@@ -182,11 +185,11 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		ov.Ranks, ov.RanksFrom = *ranks, fmt.Sprintf("-p %d", *ranks)
 	}
 	file := fs.Arg(0)
-	data, err := boundedfile.ReadFile(file, bench.ScenarioMaxFileBytes)
+	data, err := boundedfile.ReadFile(file, scenario.MaxFileBytes)
 	if err != nil {
 		return scenarioRun{}, fmt.Errorf("reading the scenario: %w", err)
 	}
-	sc, err := bench.ParseScenario(data, ov)
+	sc, err := scenario.Parse(data, ov)
 	if err != nil {
 		return scenarioRun{}, fmt.Errorf("%s: %w", file, err)
 	}
@@ -206,7 +209,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	mem := sc.Memory(o.Backend, int(hosted), o.NoPayload)
 	if avail := bench.AvailableMemory(); avail > 0 && mem.Total() > avail {
 		return scenarioRun{}, fmt.Errorf("%s: the scenario needs about %s of memory for %d ranks (%s the most), more than the %s available",
-			file, bench.HumanSize(mem.Total()), hosted, mem.Largest().Name, bench.HumanSize(avail))
+			file, units.HumanSize(mem.Total()), hosted, mem.Largest().Name, units.HumanSize(avail))
 	}
 	o.Args = append([]string{"scenario"}, args...)
 	return scenarioRun{sc: sc, opts: o, writes: p.WritesOutput(), memory: mem.Total()}, nil
@@ -216,7 +219,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 // --topology, --link-bw and the --sim flags, checked as a sweep's are (with
 // o's faults), and whether it runs without payload; on other backends it
 // refuses them.
-func scenarioLinks(o bench.ScenarioOptions, ranks int, topology, link string, simf simFlags) (*sim.LinkModel, bool, error) {
+func scenarioLinks(o scenario.Options, ranks int, topology, link string, simf simFlags) (*sim.LinkModel, bool, error) {
 	p := bench.DefaultPlan()
 	p.Backend, p.Ranks, p.Inject, p.InjectText = o.Backend, ranks, o.Inject, o.InjectText
 	if caps, _ := backends.CapsOf(o.Backend); !caps.Simulated {
@@ -229,7 +232,7 @@ func scenarioLinks(o bench.ScenarioOptions, ranks int, topology, link string, si
 	}
 	var err error
 	if topology != "" {
-		if p.Topology, err = bench.ParseTopology(topology, ranks); err != nil {
+		if p.Topology, err = kit.ParseTopology(topology, ranks); err != nil {
 			return nil, false, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
+	"github.com/hccl-test/hccl-test/units"
 
 	"github.com/hccl-test/hccl-test/backends/sim" // registers --backend sim
 )
@@ -51,7 +52,7 @@ func (f simFlags) apply(p *bench.Plan) error {
 		}
 	}
 	if *f.reduce != "" {
-		gbps, err := bench.ParseBandwidth(*f.reduce)
+		gbps, err := units.ParseBandwidth(*f.reduce)
 		if err != nil {
 			return fmt.Errorf("--sim-reduce: %w", err)
 		}
@@ -65,7 +66,7 @@ func (f simFlags) apply(p *bench.Plan) error {
 		p.SimGap = d
 	}
 	if *f.copy != "" {
-		gbps, err := bench.ParseBandwidth(*f.copy)
+		gbps, err := units.ParseBandwidth(*f.copy)
 		if err != nil {
 			return fmt.Errorf("--sim-copy: %w", err)
 		}

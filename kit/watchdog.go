@@ -1,4 +1,4 @@
-package bench
+package kit
 
 import (
 	"context"
@@ -9,14 +9,14 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 )
 
-// opWatchdog limits each op of a row to the plan's timeout. A
+// Watchdog limits each op of a row to the plan's timeout. A
 // context.WithTimeout per op costs about a microsecond, and re-arming a
 // timer per op a few hundred nanoseconds, which 1 KiB ops would measure;
 // instead the op's start is stored in an atomic, and one goroutine per row
 // looks at it every timeout/8. An op that overruns ends the row's context
 // with a cause that wraps ErrTimeout, so it fails as it would at a
 // deadline, at most an eighth of the timeout late.
-type opWatchdog struct {
+type Watchdog struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	base   time.Time
@@ -26,9 +26,11 @@ type opWatchdog struct {
 	quit    chan struct{}
 }
 
-func newOpWatchdog(parent context.Context, timeout time.Duration) *opWatchdog {
+// NewWatchdog starts a watchdog over a context derived from parent that
+// fails an op running longer than timeout; Stop ends it.
+func NewWatchdog(parent context.Context, timeout time.Duration) *Watchdog {
 	ctx, cancel := context.WithCancelCause(parent)
-	w := &opWatchdog{ctx: ctx, cancel: cancel, base: time.Now(), quit: make(chan struct{})}
+	w := &Watchdog{ctx: ctx, cancel: cancel, base: time.Now(), quit: make(chan struct{})}
 	period := max(timeout/8, time.Millisecond)
 	go func() {
 		tick := time.NewTicker(period)
@@ -51,15 +53,19 @@ func newOpWatchdog(parent context.Context, timeout time.Duration) *opWatchdog {
 	return w
 }
 
-// arm starts the clock of an op that started at start.
-func (w *opWatchdog) arm(start time.Time) { w.started.Store(int64(start.Sub(w.base)) + 1) }
+// Arm starts the clock of an op that started at start.
+func (w *Watchdog) Arm(start time.Time) { w.started.Store(int64(start.Sub(w.base)) + 1) }
 
-// disarm stops the clock between ops, so that waiting elsewhere (at a
+// Disarm stops the clock between ops, so that waiting elsewhere (at a
 // barrier) never counts against an op.
-func (w *opWatchdog) disarm() { w.started.Store(0) }
+func (w *Watchdog) Disarm() { w.started.Store(0) }
 
-// stop ends the watch and releases the context.
-func (w *opWatchdog) stop() {
+// Stop ends the watch and releases the context.
+func (w *Watchdog) Stop() {
 	close(w.quit)
 	w.cancel(nil)
 }
+
+// Context returns the context of the ops the watchdog limits: it ends with
+// a cause that wraps backends.ErrTimeout when one op overruns.
+func (w *Watchdog) Context() context.Context { return w.ctx }

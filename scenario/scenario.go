@@ -1,4 +1,10 @@
-package bench
+// Package scenario is the step-scenario harness (hccl-test scenario FILE):
+// it runs one training or inference step, compute phases and collectives
+// in several communication domains, on every rank, and says which
+// domain's links the step is most sensitive to. It stands beside the sweep
+// (package bench), not inside it: both run on the shared kit (package
+// kit), and neither imports the other.
+package scenario
 
 import (
 	"bytes"
@@ -14,12 +20,13 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // A scenario (hccl-test scenario FILE) is one training or inference step
 // described in JSON: an ordered list of compute phases and collectives, each
 // collective in a communication domain. This file reads and checks it;
-// scenario_run.go runs it.
+// run.go runs it.
 
 // WorldDomain is the domain name of collectives over every rank.
 const WorldDomain = "world"
@@ -37,15 +44,15 @@ const (
 	scenMaxFileBytes  = 1 << 20
 )
 
-// ScenarioMaxFileBytes is the largest scenario file ParseScenario reads;
+// MaxFileBytes is the largest scenario file Parse reads;
 // a caller reading the file stops there too.
-const ScenarioMaxFileBytes = scenMaxFileBytes
+const MaxFileBytes = scenMaxFileBytes
 
 // Scenario is a checked scenario file: everything needed to run it.
 type Scenario struct {
 	Name   string
 	Ranks  int
-	Layout Layout // Sizes nil when the file gives no groups
+	Layout kit.Layout // Sizes nil when the file gives no groups
 	// Kinds lists the domains the file's groups name, in GroupKinds order.
 	Kinds      []string
 	Iterations int // timed iterations of the step, per run
@@ -53,12 +60,12 @@ type Scenario struct {
 	// Slowdown is how much slower, in percent, each domain's links are
 	// made in its sensitivity run.
 	Slowdown float64
-	Steps    []ScenarioStep
+	Steps    []Step
 }
 
-// ScenarioStep is one step of a scenario: a compute phase (Compute > 0) or a
+// Step is one step of a scenario: a compute phase (Compute > 0) or a
 // collective.
-type ScenarioStep struct {
+type Step struct {
 	Name    string
 	Compute time.Duration
 	// Group is the collective's domain: a kind of GroupKinds, or
@@ -81,11 +88,11 @@ type ScenarioStep struct {
 }
 
 // IsCompute reports whether the step is a compute phase.
-func (s ScenarioStep) IsCompute() bool { return s.Compute > 0 }
+func (s Step) IsCompute() bool { return s.Compute > 0 }
 
-// ScenarioOverrides are command-line choices that replace a file's values;
+// Overrides are command-line choices that replace a file's values;
 // zero values keep the file's.
-type ScenarioOverrides struct {
+type Overrides struct {
 	Ranks int
 	// RanksFrom says where Ranks came from, for messages: "-p 4".
 	RanksFrom  string
@@ -118,10 +125,10 @@ type scenFileStep struct {
 	Overlap *bool           `json:"overlap"`
 }
 
-// ParseScenario reads and checks a scenario file's contents, with ov's
+// Parse reads and checks a scenario file's contents, with ov's
 // values in place of the file's. Errors name the field or the step (from
 // 1) that is wrong.
-func ParseScenario(data []byte, ov ScenarioOverrides) (*Scenario, error) {
+func Parse(data []byte, ov Overrides) (*Scenario, error) {
 	if len(data) > scenMaxFileBytes {
 		return nil, fmt.Errorf("%d bytes: a scenario file is at most %d", len(data), scenMaxFileBytes)
 	}
@@ -147,7 +154,7 @@ func ParseScenario(data []byte, ov ScenarioOverrides) (*Scenario, error) {
 		return nil, fmt.Errorf("%s: want 1 to %d ranks", ranksFrom, scenMaxRanks)
 	}
 	if f.Groups != "" {
-		l, kinds, err := parseLayout("groups", f.Groups, sc.Ranks, ranksFrom)
+		l, kinds, err := kit.ParseLayoutOf("groups", f.Groups, sc.Ranks, ranksFrom)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +200,7 @@ func ParseScenario(data []byte, ov ScenarioOverrides) (*Scenario, error) {
 		}
 		sc.Steps = append(sc.Steps, st)
 	}
-	if !slices.ContainsFunc(sc.Steps, func(s ScenarioStep) bool { return !s.IsCompute() }) {
+	if !slices.ContainsFunc(sc.Steps, func(s Step) bool { return !s.IsCompute() }) {
 		return nil, errors.New("steps: no collective among them: nothing to measure")
 	}
 	return sc, nil
@@ -320,7 +327,7 @@ func (sc *Scenario) MemoryPerRank() int64 {
 		if s.IsCompute() {
 			continue
 		}
-		send, recv := bufferBytes(s.Op, sc.GroupSize(s.Group), s.Bytes)
+		send, recv := s.Op.BufferBytes(sc.GroupSize(s.Group), s.Bytes)
 		need += send + recv
 		scratch[s.Group] = max(scratch[s.Group], 2*max(send, recv))
 	}

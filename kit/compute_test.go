@@ -1,4 +1,4 @@
-package bench
+package kit
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // TestComputeUnitsFor turns durations into units with a known unit time.
 func TestComputeUnitsFor(t *testing.T) {
-	k := newComputeLoad(1e-6) // one unit per microsecond
+	k := NewComputeLoad(1e-6) // one unit per microsecond
 	for _, tc := range []struct {
 		d    time.Duration
 		want int
@@ -23,7 +23,7 @@ func TestComputeUnitsFor(t *testing.T) {
 		{2 * time.Millisecond, 2000},
 		{time.Minute, 60_000_000},
 	} {
-		if got := k.unitsFor(tc.d); got != tc.want {
+		if got := k.UnitsFor(tc.d); got != tc.want {
 			t.Errorf("unitsFor(%v) = %d, want %d", tc.d, got, tc.want)
 		}
 	}
@@ -33,11 +33,11 @@ func TestComputeUnitsFor(t *testing.T) {
 // take about that long. The bounds are generous: this runs on shared,
 // noisy machines, under the race detector too.
 func TestComputeCalibrated(t *testing.T) {
-	perUnit := computeUnit()
+	perUnit := ComputeUnit()
 	if !(perUnit > 0) || perUnit > 1e-3 {
 		t.Fatalf("calibrated %v s per unit", perUnit)
 	}
-	k := newComputeLoad(perUnit)
+	k := NewComputeLoad(perUnit)
 	for _, tc := range []struct {
 		name   string
 		d      time.Duration
@@ -47,11 +47,11 @@ func TestComputeCalibrated(t *testing.T) {
 		{"10ms", 10 * time.Millisecond, time.Millisecond, 100 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			units := k.unitsFor(tc.d)
+			units := k.UnitsFor(tc.d)
 			best := time.Duration(math.MaxInt64)
 			for range 3 {
 				start := time.Now()
-				k.run(units)
+				k.Run(units)
 				best = min(best, time.Since(start))
 			}
 			if best < tc.lo || best > tc.hi {
@@ -59,7 +59,7 @@ func TestComputeCalibrated(t *testing.T) {
 			}
 		})
 	}
-	if r := k.result(); !(r > 0) || math.IsInf(r, 0) {
+	if r := k.Result(); !(r > 0) || math.IsInf(r, 0) {
 		t.Errorf("result %v: want finite and positive", r)
 	}
 }
@@ -67,20 +67,20 @@ func TestComputeCalibrated(t *testing.T) {
 // TestComputeSliced runs the load in slices: every slice calls back, and
 // an ended context stops it early with its cause.
 func TestComputeSliced(t *testing.T) {
-	k := newComputeLoad(computeUnit())
-	units := k.unitsFor(time.Millisecond)
+	k := NewComputeLoad(ComputeUnit())
+	units := k.UnitsFor(time.Millisecond)
 	calls := 0
-	if err := k.runSliced(context.Background(), units, func() { calls++ }); err != nil {
+	if err := k.RunSliced(context.Background(), units, func() { calls++ }); err != nil {
 		t.Fatal(err)
 	}
-	if want := units / k.unitsFor(computeSlice); calls < want {
+	if want := units / k.UnitsFor(computeSlice); calls < want {
 		t.Errorf("%d calls between slices, want at least %d", calls, want)
 	}
 	cause := errors.New("stop")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(cause)
 	start := time.Now()
-	err := k.runSliced(ctx, k.unitsFor(time.Minute), nil)
+	err := k.RunSliced(ctx, k.UnitsFor(time.Minute), nil)
 	if !errors.Is(err, cause) {
 		t.Errorf("got %v, want the context's cause", err)
 	}

@@ -1,4 +1,4 @@
-package bench
+package scenario
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // Before its runs a scenario measures, on the backend in use and with the
@@ -41,11 +43,11 @@ const (
 )
 
 // scenLoad is one rank's synthetic compute: the load of --overlap
-// (computeLoad, multiply-adds over a small array of its own), calibrated
+// (kit.ComputeLoad, multiply-adds over a small array of its own), calibrated
 // with every rank computing at once. It is work, not a sleep, so that it
 // competes with communication for the CPU as real compute does.
 type scenLoad struct {
-	k computeLoad
+	k kit.ComputeLoad
 	// perSec is how many units a second the rank runs when every rank
 	// computes at once, as calibrated.
 	perSec float64
@@ -56,7 +58,7 @@ func (l *scenLoad) rate(window time.Duration) float64 {
 	start := time.Now()
 	done := 0
 	for time.Since(start) < window {
-		l.k.run(scenBatch)
+		l.k.Run(scenBatch)
 		runtime.Gosched()
 		done += scenBatch
 	}
@@ -64,10 +66,10 @@ func (l *scenLoad) rate(window time.Duration) float64 {
 }
 
 // run computes for about d, as calibrated, in slices between which other
-// goroutines run (computeLoad.runSliced); it stops early if ctx ends.
+// goroutines run (kit.ComputeLoad.RunSliced); it stops early if ctx ends.
 func (l *scenLoad) run(ctx context.Context, d time.Duration) error {
-	l.k.perUnit = 1 / l.perSec
-	if err := l.k.runSliced(ctx, int(d.Seconds()*l.perSec+0.5), nil); err != nil {
+	l.k.PerUnit = 1 / l.perSec
+	if err := l.k.RunSliced(ctx, int(d.Seconds()*l.perSec+0.5), nil); err != nil {
 		return backends.ContextError(ctx)
 	}
 	return nil
@@ -79,7 +81,7 @@ func (l *scenLoad) run(ctx context.Context, d time.Duration) error {
 // of d takes about d with every rank computing and nothing else running.
 // In virtual time compute phases are holds, with nothing to calibrate.
 func (r *scenRank) calibrate(ctx context.Context) error {
-	if r.virtual() || !slices.ContainsFunc(r.sc.Steps, ScenarioStep.IsCompute) {
+	if r.virtual() || !slices.ContainsFunc(r.sc.Steps, Step.IsCompute) {
 		return nil
 	}
 	best := 0.0
@@ -126,7 +128,7 @@ func (r *scenRank) probe(ctx context.Context) error {
 		}
 		large, err := r.probeTime(ctx, comm, gate, send, recv, scenProbeLargeIters)
 		if err != nil {
-			return fmt.Errorf("measuring %s links with %s exchanges: %w", dom, FormatSize(size), err)
+			return fmt.Errorf("measuring %s links with %s exchanges: %w", dom, units.FormatSize(size), err)
 		}
 		r.alpha[d] = small
 		r.beta[d] = float64(size-scenProbeSmall) / max(large-small, large/10)
@@ -137,7 +139,7 @@ func (r *scenRank) probe(ctx context.Context) error {
 // scenProbeSize returns the large probe exchange's size on a world of
 // ranks ranks.
 func scenProbeSize(ranks int) int64 {
-	return shareBudget(scenProbeBudget, ranks, probeMin, scenProbeLarge)
+	return kit.ShareBudget(scenProbeBudget, ranks, kit.ProbeMin, scenProbeLarge)
 }
 
 // probeTime times iters ring exchanges of len(send) bytes in comm, after
@@ -148,16 +150,16 @@ func (r *scenRank) probeTime(ctx context.Context, comm *coll.Comm, gate *inject.
 	if err := r.barrier(ctx); err != nil {
 		return 0, err
 	}
-	wd := newOpWatchdog(ctx, r.o.Timeout)
-	defer wd.stop()
-	gate.Open(wd.ctx, r.o.Timeout)
+	wd := kit.NewWatchdog(ctx, r.o.Timeout)
+	defer wd.Stop()
+	gate.Open(wd.Context(), r.o.Timeout)
 	defer gate.Close()
 	times := make([]float64, iters)
 	for i := -scenProbeWarmup; i < iters; i++ {
 		start := r.now()
-		wd.arm(time.Now())
-		_, err := comm.Run(wd.ctx, coll.Auto, args)
-		wd.disarm()
+		wd.Arm(time.Now())
+		_, err := comm.Run(wd.Context(), coll.Auto, args)
+		wd.Disarm()
 		if err != nil {
 			return 0, err
 		}
@@ -180,11 +182,15 @@ func (r *scenRank) probeTime(ctx context.Context, comm *coll.Comm, gate *inject.
 // failing.
 const scenHarnessWait = 10
 
+// ctl is the harness's own control channel (kit.Ctl) over the world
+// without faults, each call within scenHarnessWait time limits.
+func (r *scenRank) ctl() kit.Ctl {
+	return kit.Ctl{Comm: r.world, Timeout: scenHarnessWait * r.o.Timeout}
+}
+
 // barrier synchronises the world.
 func (r *scenRank) barrier(ctx context.Context) error {
-	octx, cancel := context.WithTimeout(ctx, scenHarnessWait*r.o.Timeout)
-	defer cancel()
-	if err := r.world.Barrier(octx); err != nil {
+	if err := r.ctl().Barrier(ctx); err != nil {
 		return fmt.Errorf("barrier: %w", err)
 	}
 	return nil
@@ -193,15 +199,9 @@ func (r *scenRank) barrier(ctx context.Context) error {
 // allreduce combines every rank's v element by element with op and returns
 // the result, the same on every rank.
 func (r *scenRank) allreduce(ctx context.Context, op dtype.ReduceOp, v []float64) ([]float64, error) {
-	send := make([]byte, 8*len(v))
-	putFloats(send, v)
-	recv := make([]byte, len(send))
-	octx, cancel := context.WithTimeout(ctx, scenHarnessWait*r.o.Timeout)
-	defer cancel()
-	if _, err := r.world.Run(octx, coll.Auto, &coll.Args{
-		Op: coll.AllReduce, DType: dtype.FP64, RedOp: op, Count: len(v), Send: send, Recv: recv,
-	}); err != nil {
+	out, err := r.ctl().AllReduceFloats(ctx, op, v)
+	if err != nil {
 		return nil, fmt.Errorf("combining timings: %w", err)
 	}
-	return getFloats(recv), nil
+	return out, nil
 }

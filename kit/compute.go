@@ -1,4 +1,4 @@
-package bench
+package kit
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // it measures a core's arithmetic and, when it shares the core with
 // communication, gets slower, as real compute does. One unit is one pass
 // over the array. How long a unit takes is calibrated once per process
-// (computeUnit): over tcp that is once per rank; the ranks of shm, which
+// (ComputeUnit): over tcp that is once per rank; the ranks of shm, which
 // share the process, share its cores and the one calibration.
 const (
 	// computeLen is the number of float64s the load works on: 2 KiB.
@@ -34,27 +34,27 @@ const (
 	computeMul, computeAdd = 0.9999, 0.001
 )
 
-// computeLoad is one rank's synthetic compute: its own array (ranks never
+// ComputeLoad is one rank's synthetic compute: its own array (ranks never
 // share one) and the calibrated time of a unit.
-type computeLoad struct {
-	perUnit float64 // seconds one unit takes alone, as calibrated
+type ComputeLoad struct {
+	PerUnit float64 // seconds one unit takes alone, as calibrated
 	x       [computeLen]float64
 	// sum accumulates a value of the array after every run, so that the
 	// result is observable and no compiler can drop the loop.
 	sum float64
 }
 
-// newComputeLoad returns a load whose units take perUnit seconds each.
-func newComputeLoad(perUnit float64) *computeLoad {
-	k := &computeLoad{perUnit: perUnit}
+// NewComputeLoad returns a load whose units take perUnit seconds each.
+func NewComputeLoad(perUnit float64) *ComputeLoad {
+	k := &ComputeLoad{PerUnit: perUnit}
 	for i := range k.x {
 		k.x[i] = float64(i)
 	}
 	return k
 }
 
-// run does units units of work.
-func (k *computeLoad) run(units int) {
+// Run does units units of work.
+func (k *ComputeLoad) Run(units int) {
 	x := &k.x
 	for range units {
 		for i := range x {
@@ -64,34 +64,34 @@ func (k *computeLoad) run(units int) {
 	k.sum += x[units%computeLen]
 }
 
-// result is the observable outcome of every run so far: finite and
+// Result is the observable outcome of every run so far: finite and
 // positive.
-func (k *computeLoad) result() float64 { return k.sum }
+func (k *ComputeLoad) Result() float64 { return k.sum }
 
-// unitsFor returns how many units take d when the load runs alone: 0 for
+// UnitsFor returns how many units take d when the load runs alone: 0 for
 // d <= 0, else at least 1.
-func (k *computeLoad) unitsFor(d time.Duration) int {
+func (k *ComputeLoad) UnitsFor(d time.Duration) int {
 	if d <= 0 {
 		return 0
 	}
 	// Rounding up, but not past a quotient that is whole but for the
 	// rounding error of the division.
-	u := math.Ceil(d.Seconds() / k.perUnit * (1 - 1e-12))
+	u := math.Ceil(d.Seconds() / k.PerUnit * (1 - 1e-12))
 	return int(min(max(u, 1), math.MaxInt32))
 }
 
-// runSliced does units units of work in slices of about computeSlice.
+// RunSliced does units units of work in slices of about computeSlice.
 // Between slices it yields the processor, as a thread that the operating
 // system preempts would (Go itself preempts a running goroutine only after
 // 10 ms, which would keep a communication goroutine that is ready to run
 // waiting far longer than a kernel does), then calls between if not nil,
 // and gives up, returning ctx's error, once ctx has ended.
-func (k *computeLoad) runSliced(ctx context.Context, units int, between func()) error {
-	slice := k.unitsFor(computeSlice)
+func (k *ComputeLoad) RunSliced(ctx context.Context, units int, between func()) error {
+	slice := k.UnitsFor(computeSlice)
 	done := ctx.Done()
 	for units > 0 {
 		n := min(units, slice)
-		k.run(n)
+		k.Run(n)
 		units -= n
 		runtime.Gosched()
 		if between != nil {
@@ -111,10 +111,10 @@ func (k *computeLoad) runSliced(ctx context.Context, units int, between func()) 
 // then computeCalRuns runs of that many units are timed and the fastest
 // counts. It returns seconds per unit.
 func calibrateCompute() float64 {
-	k := newComputeLoad(1)
+	k := NewComputeLoad(1)
 	timed := func(units int) time.Duration {
 		start := time.Now()
-		k.run(units)
+		k.Run(units)
 		return time.Since(start)
 	}
 	units := 16
@@ -128,9 +128,9 @@ func calibrateCompute() float64 {
 	return max(best.Seconds(), 1e-9) / float64(units)
 }
 
-// computeUnit returns the seconds one unit of the load takes alone on this
+// ComputeUnit returns the seconds one unit of the load takes alone on this
 // machine, calibrating on the first call (a few milliseconds) and
 // remembering the answer: the speed of a core, which every rank of this
 // process shares. Ranks that ask at the same time wait for the one that
 // measures, and so leave it a core to itself.
-var computeUnit = sync.OnceValue(calibrateCompute)
+var ComputeUnit = sync.OnceValue(calibrateCompute)

@@ -1,12 +1,14 @@
-package bench
+package scenario
 
 import (
 	"context"
 	"slices"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // A scenario on a backend in virtual time (sim) runs as it does elsewhere,
@@ -28,7 +30,7 @@ func (r *scenRank) now() time.Duration {
 	if r.virtual() {
 		return r.clock.Now()
 	}
-	return time.Since(epoch)
+	return time.Since(kit.Epoch)
 }
 
 // compute runs a compute phase of d: a hold of the clock in virtual time,
@@ -45,17 +47,17 @@ func (r *scenRank) compute(ctx context.Context, d time.Duration) error {
 // model auto chooses with: the simulated links' own figures, as in a
 // sweep. Elsewhere it returns one level and nil: the Comms keep the
 // default model.
-func scenSim(sc *Scenario, o ScenarioOptions) (Topology, *calibration) {
-	if !capsOf(o.Backend).Simulated {
-		return Topology{}, nil
+func scenSim(sc *Scenario, o Options) (kit.Topology, *kit.Calibration) {
+	if c, _ := backends.CapsOf(o.Backend); !c.Simulated {
+		return kit.Topology{}, nil
 	}
 	var links sim.LinkModel
 	if o.Links != nil {
 		links = *o.Links
 	}
-	var top Topology
+	var top kit.Topology
 	if p := links.PerServer; p > 0 && p < sc.Ranks && sc.Ranks%p == 0 {
-		top = Topology{Servers: sc.Ranks / p, PerServer: p}
+		top = kit.Topology{Servers: sc.Ranks / p, PerServer: p}
 	}
 	var dts []dtype.DType
 	for _, st := range sc.Steps {
@@ -63,5 +65,5 @@ func scenSim(sc *Scenario, o ScenarioOptions) (Topology, *calibration) {
 			dts = append(dts, st.DType)
 		}
 	}
-	return top, simCalibration(links, dts)
+	return top, kit.SimCalibration(links, dts)
 }

@@ -1,4 +1,4 @@
-package bench
+package scenario
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // goodScenario is the README's dense example, which every parse case below
@@ -37,11 +38,11 @@ const goodScenario = `{
 // TestParseScenario parses the good file, then one mistake of each kind,
 // each with its exact message.
 func TestParseScenario(t *testing.T) {
-	sc, err := ParseScenario([]byte(goodScenario), ScenarioOverrides{})
+	sc, err := Parse([]byte(goodScenario), Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ScenarioStep{
+	want := []Step{
 		{Name: "forward", Compute: 3 * time.Millisecond, Root: -1},
 		{Name: "tp allreduce (activations)", Group: "tp", Op: coll.AllReduce, DType: dtype.BF16, RedOp: dtype.Sum,
 			Root: -1, Bytes: 8 << 20, Elems: 4 << 20, Calls: 4},
@@ -68,81 +69,81 @@ func TestParseScenario(t *testing.T) {
 	}
 	tests := []struct {
 		name, file string
-		ov         ScenarioOverrides
+		ov         Overrides
 		want       string
 	}{
-		{"syntax", edit(`"ranks": 8,`, `"ranks": 8`), ScenarioOverrides{}, `line 4, column 3: invalid character '"' after object key:value pair`},
-		{"not closed", goodScenario[:40], ScenarioOverrides{}, "the JSON ends early (an object or string is not closed)"},
-		{"trailing", goodScenario + "{}", ScenarioOverrides{}, "more after the JSON object (want exactly one object)"},
-		{"unknown field", edit(`"warmup"`, `"warmpu"`), ScenarioOverrides{}, `unknown field "warmpu"`},
-		{"unknown step field", edit(`"count": 4`, `"cuont": 4`), ScenarioOverrides{}, `step 2: unknown field "cuont"`},
-		{"wrong type", edit(`"ranks": 8`, `"ranks": "8"`), ScenarioOverrides{}, `field "ranks": want a JSON number, got string`},
-		{"wrong step type", edit(`"overlap": true`, `"overlap": "yes"`), ScenarioOverrides{}, `step 4: field "overlap": want a JSON boolean (true or false), got string`},
-		{"no ranks", edit(`"ranks": 8,`, ``), ScenarioOverrides{}, `ranks: missing (the world size, e.g. "ranks": 8)`},
-		{"zero ranks", edit(`"ranks": 8`, `"ranks": 0`), ScenarioOverrides{}, "ranks 0: want 1 to 4096 ranks"},
-		{"bad -p", goodScenario, ScenarioOverrides{Ranks: 6, RanksFrom: "-p 6"}, `groups "tp=4,dp=2": the sizes multiply to 8, not the 6 ranks of the world (-p 6)`},
-		{"product", edit(`"ranks": 8`, `"ranks": 16`), ScenarioOverrides{}, `groups "tp=4,dp=2": the sizes multiply to 8, not the 16 ranks of the world (ranks 16)`},
-		{"group kind", edit(`tp=4,dp=2`, `tp=4,xp=2`), ScenarioOverrides{}, `groups "tp=4,xp=2": unknown kind "xp" (want tp cp ep dp pp)`},
-		{"group syntax", edit(`tp=4,dp=2`, `tp4,dp=2`), ScenarioOverrides{}, `groups "tp4,dp=2": "tp4" is not KIND=SIZE (kinds: tp cp ep dp pp)`},
-		{"iterations", edit(`"iterations": 20`, `"iterations": 0`), ScenarioOverrides{}, "iterations 0: want 1 to 1000 timed iterations"},
-		{"--iters", goodScenario, ScenarioOverrides{Iterations: 5000}, "--iters 5000: want 1 to 1000 timed iterations"},
-		{"warmup", edit(`"warmup": 3`, `"warmup": -1`), ScenarioOverrides{}, "warmup -1: want 0 to 1000 iterations"},
-		{"slowdown", edit(`"50%"`, `"50"`), ScenarioOverrides{}, `slowdown: "50": want a percentage such as 50%`},
-		{"--slowdown", goodScenario, ScenarioOverrides{Slowdown: "0%"}, `--slowdown: "0%": want 1% to 1000%`},
-		{"no steps", edit(goodScenario[strings.Index(goodScenario, `"steps"`):], `"steps": []}`), ScenarioOverrides{}, "steps: none given (want a list of compute phases and collectives)"},
-		{"overlap after a collective", edit(`{"name": "backward", "compute": "6ms"},`, ``), ScenarioOverrides{},
+		{"syntax", edit(`"ranks": 8,`, `"ranks": 8`), Overrides{}, `line 4, column 3: invalid character '"' after object key:value pair`},
+		{"not closed", goodScenario[:40], Overrides{}, "the JSON ends early (an object or string is not closed)"},
+		{"trailing", goodScenario + "{}", Overrides{}, "more after the JSON object (want exactly one object)"},
+		{"unknown field", edit(`"warmup"`, `"warmpu"`), Overrides{}, `unknown field "warmpu"`},
+		{"unknown step field", edit(`"count": 4`, `"cuont": 4`), Overrides{}, `step 2: unknown field "cuont"`},
+		{"wrong type", edit(`"ranks": 8`, `"ranks": "8"`), Overrides{}, `field "ranks": want a JSON number, got string`},
+		{"wrong step type", edit(`"overlap": true`, `"overlap": "yes"`), Overrides{}, `step 4: field "overlap": want a JSON boolean (true or false), got string`},
+		{"no ranks", edit(`"ranks": 8,`, ``), Overrides{}, `ranks: missing (the world size, e.g. "ranks": 8)`},
+		{"zero ranks", edit(`"ranks": 8`, `"ranks": 0`), Overrides{}, "ranks 0: want 1 to 4096 ranks"},
+		{"bad -p", goodScenario, Overrides{Ranks: 6, RanksFrom: "-p 6"}, `groups "tp=4,dp=2": the sizes multiply to 8, not the 6 ranks of the world (-p 6)`},
+		{"product", edit(`"ranks": 8`, `"ranks": 16`), Overrides{}, `groups "tp=4,dp=2": the sizes multiply to 8, not the 16 ranks of the world (ranks 16)`},
+		{"group kind", edit(`tp=4,dp=2`, `tp=4,xp=2`), Overrides{}, `groups "tp=4,xp=2": unknown kind "xp" (want tp cp ep dp pp)`},
+		{"group syntax", edit(`tp=4,dp=2`, `tp4,dp=2`), Overrides{}, `groups "tp4,dp=2": "tp4" is not KIND=SIZE (kinds: tp cp ep dp pp)`},
+		{"iterations", edit(`"iterations": 20`, `"iterations": 0`), Overrides{}, "iterations 0: want 1 to 1000 timed iterations"},
+		{"--iters", goodScenario, Overrides{Iterations: 5000}, "--iters 5000: want 1 to 1000 timed iterations"},
+		{"warmup", edit(`"warmup": 3`, `"warmup": -1`), Overrides{}, "warmup -1: want 0 to 1000 iterations"},
+		{"slowdown", edit(`"50%"`, `"50"`), Overrides{}, `slowdown: "50": want a percentage such as 50%`},
+		{"--slowdown", goodScenario, Overrides{Slowdown: "0%"}, `--slowdown: "0%": want 1% to 1000%`},
+		{"no steps", edit(goodScenario[strings.Index(goodScenario, `"steps"`):], `"steps": []}`), Overrides{}, "steps: none given (want a list of compute phases and collectives)"},
+		{"overlap after a collective", edit(`{"name": "backward", "compute": "6ms"},`, ``), Overrides{},
 			`step 3 "dp allreduce (gradients)": overlap: an overlapped collective must come right after a compute phase (it is started before that phase and waited for after it)`},
-		{"overlap first", edit(`{"name": "forward", "compute": "3ms"},`, `{"name": "x", "group": "dp", "op": "allreduce", "size": "1M", "overlap": true},`), ScenarioOverrides{},
+		{"overlap first", edit(`{"name": "forward", "compute": "3ms"},`, `{"name": "x", "group": "dp", "op": "allreduce", "size": "1M", "overlap": true},`), Overrides{},
 			`step 1 "x": overlap: an overlapped collective must come right after a compute phase (it is started before that phase and waited for after it)`},
-		{"no collective", `{"ranks": 1, "steps": [{"compute": "1ms"}]}`, ScenarioOverrides{}, "steps: no collective among them: nothing to measure"},
-		{"unnamed step", `{"ranks": 1, "steps": [{"op": "allreduce", "size": "1K"}]}`, ScenarioOverrides{}, "step 1: group: missing (want world)"},
-		{"not an object", `[1, 2]`, ScenarioOverrides{}, "want a JSON object, got array"},
-		{"step not an object", `{"ranks": 1, "steps": [3]}`, ScenarioOverrides{}, "step 1: want a JSON object, got number"},
-		{"size type", edit(`"8M"`, `true`), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": size "true": not a number with an optional K/M/G/T suffix`},
-		{"compute type", edit(`"3ms"`, `3`), ScenarioOverrides{}, `step 1: field "compute": want a JSON string, got number`},
-		{"too big", strings.Repeat(" ", 2<<20), ScenarioOverrides{}, "2097152 bytes: a scenario file is at most 1048576"},
-		{"compute and op", edit(`"compute": "3ms"`, `"compute": "3ms", "op": "allreduce"`), ScenarioOverrides{},
+		{"no collective", `{"ranks": 1, "steps": [{"compute": "1ms"}]}`, Overrides{}, "steps: no collective among them: nothing to measure"},
+		{"unnamed step", `{"ranks": 1, "steps": [{"op": "allreduce", "size": "1K"}]}`, Overrides{}, "step 1: group: missing (want world)"},
+		{"not an object", `[1, 2]`, Overrides{}, "want a JSON object, got array"},
+		{"step not an object", `{"ranks": 1, "steps": [3]}`, Overrides{}, "step 1: want a JSON object, got number"},
+		{"size type", edit(`"8M"`, `true`), Overrides{}, `step 2 "tp allreduce (activations)": size "true": not a number with an optional K/M/G/T suffix`},
+		{"compute type", edit(`"3ms"`, `3`), Overrides{}, `step 1: field "compute": want a JSON string, got number`},
+		{"too big", strings.Repeat(" ", 2<<20), Overrides{}, "2097152 bytes: a scenario file is at most 1048576"},
+		{"compute and op", edit(`"compute": "3ms"`, `"compute": "3ms", "op": "allreduce"`), Overrides{},
 			`step 1 "forward": a compute phase takes no op (a collective is a step of its own)`},
-		{"neither", edit(`"compute": "3ms"`, `"size": "1M"`), ScenarioOverrides{},
+		{"neither", edit(`"compute": "3ms"`, `"size": "1M"`), Overrides{},
 			`step 1 "forward": neither compute nor op: a step is a compute phase ("compute": "3ms") or a collective ("op": "allreduce", ...)`},
-		{"duration", edit(`"3ms"`, `"3 ms"`), ScenarioOverrides{}, `step 1 "forward": compute "3 ms": want a duration such as 500us or 3ms`},
-		{"negative duration", edit(`"3ms"`, `"-3ms"`), ScenarioOverrides{}, `step 1 "forward": compute "-3ms": want more than 0 and at most 10s`},
-		{"overflowing duration", edit(`"3ms"`, `"9999999999h"`), ScenarioOverrides{}, `step 1 "forward": compute "9999999999h": want more than 0 and at most 10s`},
-		{"huge size", edit(`"8M"`, `"1e30"`), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": size "1e30": larger than the limit of 1125899906842624 bytes`},
-		{"op", edit(`"op": "allreduce", "dtype": "bf16"`, `"op": "allreduse", "dtype": "bf16"`), ScenarioOverrides{},
+		{"duration", edit(`"3ms"`, `"3 ms"`), Overrides{}, `step 1 "forward": compute "3 ms": want a duration such as 500us or 3ms`},
+		{"negative duration", edit(`"3ms"`, `"-3ms"`), Overrides{}, `step 1 "forward": compute "-3ms": want more than 0 and at most 10s`},
+		{"overflowing duration", edit(`"3ms"`, `"9999999999h"`), Overrides{}, `step 1 "forward": compute "9999999999h": want more than 0 and at most 10s`},
+		{"huge size", edit(`"8M"`, `"1e30"`), Overrides{}, `step 2 "tp allreduce (activations)": size "1e30": larger than the limit of 1125899906842624 bytes`},
+		{"op", edit(`"op": "allreduce", "dtype": "bf16"`, `"op": "allreduse", "dtype": "bf16"`), Overrides{},
 			`step 2 "tp allreduce (activations)": op: unknown collective "allreduse" (want one of allreduce allgather reducescatter broadcast reduce alltoall sendrecv gather scatter)`},
-		{"no group", edit(`"group": "tp", `, ``), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": group: missing (want tp, dp, world)`},
-		{"group", edit(`"group": "tp"`, `"group": "ep"`), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": group "ep": not among the file's groups (want tp, dp, world)`},
-		{"group name", edit(`"group": "tp"`, `"group": "tensor"`), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": group "tensor": unknown (want tp, dp, world)`},
-		{"dtype", edit(`"bf16"`, `"bf17"`), ScenarioOverrides{},
+		{"no group", edit(`"group": "tp", `, ``), Overrides{}, `step 2 "tp allreduce (activations)": group: missing (want tp, dp, world)`},
+		{"group", edit(`"group": "tp"`, `"group": "ep"`), Overrides{}, `step 2 "tp allreduce (activations)": group "ep": not among the file's groups (want tp, dp, world)`},
+		{"group name", edit(`"group": "tp"`, `"group": "tensor"`), Overrides{}, `step 2 "tp allreduce (activations)": group "tensor": unknown (want tp, dp, world)`},
+		{"dtype", edit(`"bf16"`, `"bf17"`), Overrides{},
 			`step 2 "tp allreduce (activations)": dtype: unknown data type "bf17" (want one of int8 uint8 int16 uint16 int32 uint32 int64 uint64 fp16 bf16 fp32 fp64)`},
-		{"redop", edit(`"dtype": "bf16"`, `"dtype": "bf16", "redop": "mean"`), ScenarioOverrides{},
+		{"redop", edit(`"dtype": "bf16"`, `"dtype": "bf16", "redop": "mean"`), Overrides{},
 			`step 2 "tp allreduce (activations)": redop: unknown reduction "mean" (want one of sum prod max min avg)`},
-		{"redop of allgather", edit(`"op": "allreduce", "dtype": "bf16"`, `"op": "allgather", "redop": "max", "dtype": "bf16"`), ScenarioOverrides{},
+		{"redop of allgather", edit(`"op": "allreduce", "dtype": "bf16"`, `"op": "allgather", "redop": "max", "dtype": "bf16"`), Overrides{},
 			`step 2 "tp allreduce (activations)": redop "max": allgather does not reduce (allreduce, reduce and reducescatter do)`},
-		{"root of allreduce", edit(`"dtype": "bf16"`, `"dtype": "bf16", "root": 1`), ScenarioOverrides{},
+		{"root of allreduce", edit(`"dtype": "bf16"`, `"dtype": "bf16", "root": 1`), Overrides{},
 			`step 2 "tp allreduce (activations)": root 1: allreduce has no root (broadcast, reduce, gather and scatter do)`},
-		{"root", edit(`"op": "allreduce", "dtype": "bf16"`, `"op": "broadcast", "root": 4, "dtype": "bf16"`), ScenarioOverrides{},
+		{"root", edit(`"op": "allreduce", "dtype": "bf16"`, `"op": "broadcast", "root": 4, "dtype": "bf16"`), Overrides{},
 			`step 2 "tp allreduce (activations)": root 4: want a rank of the group, 0 to 3 (tp groups have 4 ranks)`},
-		{"no size", edit(`, "size": "8M"`, ``), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": size: missing (bytes per rank as the sweep counts them, e.g. "8M")`},
-		{"size", edit(`"8M"`, `"8Q"`), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": size "8Q": not a number with an optional K/M/G/T suffix`},
-		{"huge size", edit(`"8M"`, `"2G"`), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": size "2G": at most 1.0GiB per collective`},
-		{"tiny size", edit(`"op": "allreduce", "dtype": "bf16", "size": "8M"`, `"op": "allgather", "dtype": "bf16", "size": 6`), ScenarioOverrides{},
+		{"no size", edit(`, "size": "8M"`, ``), Overrides{}, `step 2 "tp allreduce (activations)": size: missing (bytes per rank as the sweep counts them, e.g. "8M")`},
+		{"size", edit(`"8M"`, `"8Q"`), Overrides{}, `step 2 "tp allreduce (activations)": size "8Q": not a number with an optional K/M/G/T suffix`},
+		{"huge size", edit(`"8M"`, `"2G"`), Overrides{}, `step 2 "tp allreduce (activations)": size "2G": at most 1.0GiB per collective`},
+		{"tiny size", edit(`"op": "allreduce", "dtype": "bf16", "size": "8M"`, `"op": "allgather", "dtype": "bf16", "size": 6`), Overrides{},
 			`step 2 "tp allreduce (activations)": size "6": less than one bf16 element per block (allgather on 4 ranks moves at least 8 bytes)`},
-		{"count", edit(`"count": 4`, `"count": 0`), ScenarioOverrides{}, `step 2 "tp allreduce (activations)": count 0: want 1 to 1000 calls per step`},
+		{"count", edit(`"count": 4`, `"count": 0`), Overrides{}, `step 2 "tp allreduce (activations)": count 0: want 1 to 1000 calls per step`},
 		// Whole numbers, said as such.
-		{"fraction", edit(`"ranks": 8`, `"ranks": 2.5`), ScenarioOverrides{}, `field "ranks": want a whole number, got 2.5`},
-		{"exponent", edit(`"ranks": 8`, `"ranks": 8e0`), ScenarioOverrides{}, `field "ranks": want a whole number written in digits, such as 8, got 8e0`},
-		{"too large", edit(`"iterations": 20`, `"iterations": 1e30`), ScenarioOverrides{}, `field "iterations": got 1e30, too large for a whole number`},
-		{"step fraction", edit(`"count": 4`, `"count": 0.5`), ScenarioOverrides{}, `step 2: field "count": want a whole number, got 0.5`},
+		{"fraction", edit(`"ranks": 8`, `"ranks": 2.5`), Overrides{}, `field "ranks": want a whole number, got 2.5`},
+		{"exponent", edit(`"ranks": 8`, `"ranks": 8e0`), Overrides{}, `field "ranks": want a whole number written in digits, such as 8, got 8e0`},
+		{"too large", edit(`"iterations": 20`, `"iterations": 1e30`), Overrides{}, `field "iterations": got 1e30, too large for a whole number`},
+		{"step fraction", edit(`"count": 4`, `"count": 0.5`), Overrides{}, `step 2: field "count": want a whole number, got 0.5`},
 		// A key given twice is refused, not taken last.
-		{"duplicate key", edit(`"warmup": 3,`, `"warmup": 3, "ranks": 4,`), ScenarioOverrides{}, `line 6: key "ranks" is given twice in one object (first on line 3)`},
-		{"duplicate in another case", edit(`"warmup": 3,`, "\"warmup\": 3,\n  \"Ranks\": 4,"), ScenarioOverrides{}, `line 7: key "Ranks" is given twice in one object (first on line 3)`},
-		{"duplicate step key", edit(`"count": 4`, `"count": 4, "size": "1M"`), ScenarioOverrides{}, `line 10: key "size" is given twice in one object (first on line 10)`},
+		{"duplicate key", edit(`"warmup": 3,`, `"warmup": 3, "ranks": 4,`), Overrides{}, `line 6: key "ranks" is given twice in one object (first on line 3)`},
+		{"duplicate in another case", edit(`"warmup": 3,`, "\"warmup\": 3,\n  \"Ranks\": 4,"), Overrides{}, `line 7: key "Ranks" is given twice in one object (first on line 3)`},
+		{"duplicate step key", edit(`"count": 4`, `"count": 4, "size": "1M"`), Overrides{}, `line 10: key "size" is given twice in one object (first on line 10)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseScenario([]byte(tc.file), tc.ov)
+			_, err := Parse([]byte(tc.file), tc.ov)
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("got error %v\nwant        %s", err, tc.want)
 			}
@@ -164,13 +165,13 @@ func TestExampleScenarios(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc, err := ParseScenario(data, ScenarioOverrides{})
+		sc, err := Parse(data, Overrides{})
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
 		if need := sc.MemoryPerRank() * int64(sc.Ranks); need > 1<<30 && !slices.Contains(simFiles, f) {
-			t.Errorf("%s: needs %s, more than an example should", f, HumanSize(need))
+			t.Errorf("%s: needs %s, more than an example should", f, units.HumanSize(need))
 		}
 	}
 }
@@ -206,13 +207,13 @@ func TestScenarioCriticalDomain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc, err := ParseScenario([]byte(smallScenario), ScenarioOverrides{})
+			sc, err := Parse([]byte(smallScenario), Overrides{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			o := ScenarioOptions{Backend: "shm", Inject: spec, InjectText: text, Seed: 1, Timeout: 30 * time.Second}
-			rep, err := RunScenario(context.Background(), sc, o, &out)
+			o := Options{Backend: "shm", Inject: spec, InjectText: text, Seed: 1, Timeout: 30 * time.Second}
+			rep, err := Run(context.Background(), sc, o, &out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,19 +243,19 @@ func TestScenarioCriticalDomain(t *testing.T) {
 // sensitivity runs) with a broadcast and an alltoall on the world, and
 // reads the JSON report back.
 func TestScenarioJSONAndOneRank(t *testing.T) {
-	sc, err := ParseScenario([]byte(`{"name": "one", "ranks": 1, "iterations": 2, "warmup": 0, "steps": [
+	sc, err := Parse([]byte(`{"name": "one", "ranks": 1, "iterations": 2, "warmup": 0, "steps": [
 		{"op": "broadcast", "group": "world", "size": "4K", "dtype": "int32"},
 		{"compute": "200us"},
-		{"op": "alltoall", "group": "world", "size": 1024, "overlap": true, "count": 2}]}`), ScenarioOverrides{})
+		{"op": "alltoall", "group": "world", "size": 1024, "overlap": true, "count": 2}]}`), Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rep, err := RunScenario(context.Background(), sc, ScenarioOptions{Backend: "shm", Timeout: 10 * time.Second, JSON: true}, &out)
+	rep, err := Run(context.Background(), sc, Options{Backend: "shm", Timeout: 10 * time.Second, JSON: true}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back ScenarioReport
+	var back Report
 	if err := json.Unmarshal(out.Bytes(), &back); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
@@ -272,8 +273,8 @@ func TestScenarioJSONAndOneRank(t *testing.T) {
 // wrong elements, which the report counts and names the steps of, while
 // the harness's own messages, which no fault touches, still add up.
 func TestScenarioCorruptionCounted(t *testing.T) {
-	sc, err := ParseScenario([]byte(`{"name": "corrupt", "ranks": 2, "iterations": 1, "warmup": 0, "steps": [
-		{"name": "ar", "op": "allreduce", "group": "world", "size": "4K", "dtype": "int32"}]}`), ScenarioOverrides{})
+	sc, err := Parse([]byte(`{"name": "corrupt", "ranks": 2, "iterations": 1, "warmup": 0, "steps": [
+		{"name": "ar", "op": "allreduce", "group": "world", "size": "4K", "dtype": "int32"}]}`), Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func TestScenarioCorruptionCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rep, err := RunScenario(context.Background(), sc, ScenarioOptions{Backend: "shm", Inject: spec, InjectText: "corrupt=p:1",
+	rep, err := Run(context.Background(), sc, Options{Backend: "shm", Inject: spec, InjectText: "corrupt=p:1",
 		Seed: 1, Timeout: 10 * time.Second}, &out)
 	if err != nil {
 		t.Fatal(err)

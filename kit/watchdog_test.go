@@ -1,4 +1,4 @@
-package bench
+package kit
 
 import (
 	"context"
@@ -20,10 +20,10 @@ func TestOpWatchdog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := newOpWatchdog(context.Background(), 50*time.Millisecond)
-			defer w.stop()
+			w := NewWatchdog(context.Background(), 50*time.Millisecond)
+			defer w.Stop()
 			if tt.armed {
-				w.arm(time.Now())
+				w.Arm(time.Now())
 			}
 			select {
 			case <-w.ctx.Done():

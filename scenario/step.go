@@ -1,4 +1,4 @@
-package bench
+package scenario
 
 import (
 	"encoding/json"
@@ -10,27 +10,29 @@ import (
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // parseStep reads and checks step i (from 0) of the file.
-func (sc *Scenario) parseStep(i int, raw json.RawMessage) (ScenarioStep, error) {
+func (sc *Scenario) parseStep(i int, raw json.RawMessage) (Step, error) {
 	var f scenFileStep
 	if err := scenDecode(raw, &f); err != nil {
-		return ScenarioStep{}, fmt.Errorf("step %d: %w", i+1, err)
+		return Step{}, fmt.Errorf("step %d: %w", i+1, err)
 	}
 	st, err := sc.checkStep(i, f)
 	if err != nil {
-		return ScenarioStep{}, fmt.Errorf("%s: %w", stepLabel(i, f.Name), err)
+		return Step{}, fmt.Errorf("%s: %w", stepLabel(i, f.Name), err)
 	}
 	return st, nil
 }
 
 // checkStep turns the JSON form of step i into a checked step.
-func (sc *Scenario) checkStep(i int, f scenFileStep) (ScenarioStep, error) {
+func (sc *Scenario) checkStep(i int, f scenFileStep) (Step, error) {
 	if f.Compute != "" {
 		return scenComputeStep(f)
 	}
-	st := ScenarioStep{Name: f.Name, Root: -1, RedOp: 0, Calls: 1, Overlap: f.Overlap != nil && *f.Overlap}
+	st := Step{Name: f.Name, Root: -1, RedOp: 0, Calls: 1, Overlap: f.Overlap != nil && *f.Overlap}
 	if f.Op == "" {
 		return st, errors.New("neither compute nor op: a step is a compute phase (\"compute\": \"3ms\") or a collective (\"op\": \"allreduce\", ...)")
 	}
@@ -87,7 +89,7 @@ func (sc *Scenario) checkStep(i int, f scenFileStep) (ScenarioStep, error) {
 }
 
 // scenComputeStep checks a compute phase: a duration and nothing else.
-func scenComputeStep(f scenFileStep) (ScenarioStep, error) {
+func scenComputeStep(f scenFileStep) (Step, error) {
 	var extra []string
 	for _, x := range []struct {
 		name string
@@ -101,29 +103,29 @@ func scenComputeStep(f scenFileStep) (ScenarioStep, error) {
 		}
 	}
 	if len(extra) > 0 {
-		return ScenarioStep{}, fmt.Errorf("a compute phase takes no %s (a collective is a step of its own)", strings.Join(extra, ", "))
+		return Step{}, fmt.Errorf("a compute phase takes no %s (a collective is a step of its own)", strings.Join(extra, ", "))
 	}
 	// limits.Duration tells a misspelling from a value past every limit
 	// (9999999999h overflows time.ParseDuration).
 	d, err := limits.Duration(f.Compute, limits.GoDuration, 0)
 	switch {
 	case err != nil && !errors.Is(err, limits.ErrRange):
-		return ScenarioStep{}, fmt.Errorf("compute %q: want a duration such as 500us or 3ms", f.Compute)
+		return Step{}, fmt.Errorf("compute %q: want a duration such as 500us or 3ms", f.Compute)
 	case err != nil || d <= 0 || d > scenMaxCompute:
-		return ScenarioStep{}, fmt.Errorf("compute %q: want more than 0 and at most %v", f.Compute, scenMaxCompute)
+		return Step{}, fmt.Errorf("compute %q: want more than 0 and at most %v", f.Compute, scenMaxCompute)
 	}
-	return ScenarioStep{Name: f.Name, Compute: d, Root: -1}, nil
+	return Step{Name: f.Name, Compute: d, Root: -1}, nil
 }
 
 // checkGroup checks a collective's domain: one the file's groups give, or
 // the world.
-func (sc *Scenario) checkGroup(st *ScenarioStep, g string) error {
+func (sc *Scenario) checkGroup(st *Step, g string) error {
 	kind := strings.ToLower(strings.TrimSpace(g))
 	switch {
 	case kind == "":
 		return fmt.Errorf("group: missing (want %s)", sc.groupChoices())
 	case kind == WorldDomain:
-	case !slices.Contains(GroupKinds, kind):
+	case !slices.Contains(kit.GroupKinds, kind):
 		return fmt.Errorf("group %q: unknown (want %s)", g, sc.groupChoices())
 	case !slices.Contains(sc.Kinds, kind):
 		return fmt.Errorf("group %q: not among the file's groups (want %s)", g, sc.groupChoices())
@@ -139,7 +141,7 @@ func (sc *Scenario) groupChoices() string {
 
 // checkSize reads a collective's size (a number of bytes, or a string with
 // a K/M/G suffix) and rounds it down to whole elements for n ranks.
-func (st *ScenarioStep) checkSize(raw json.RawMessage, n int) error {
+func (st *Step) checkSize(raw json.RawMessage, n int) error {
 	if len(raw) == 0 {
 		return errors.New("size: missing (bytes per rank as the sweep counts them, e.g. \"8M\")")
 	}
@@ -149,14 +151,14 @@ func (st *ScenarioStep) checkSize(raw json.RawMessage, n int) error {
 			return fmt.Errorf("size %s: %w", raw, err)
 		}
 	}
-	size, err := ParseSize(text)
+	size, err := units.ParseSize(text)
 	if err != nil {
 		return err
 	}
 	if size > scenMaxStepBytes {
-		return fmt.Errorf("size %q: at most %s per collective", text, HumanSize(scenMaxStepBytes))
+		return fmt.Errorf("size %q: at most %s per collective", text, units.HumanSize(scenMaxStepBytes))
 	}
-	st.Elems, st.Bytes = RowCount(st.Op, st.DType, n, size)
+	st.Elems, st.Bytes = kit.RowCount(st.Op, st.DType, n, size)
 	if st.Elems == 0 {
 		return fmt.Errorf("size %q: less than one %v element per block (%v on %d ranks moves at least %d bytes)",
 			text, st.DType, st.Op, n, st.Op.Blocks(n)*st.DType.Size())

@@ -1,4 +1,9 @@
-package bench
+// Package units parses and formats the sizes and rates a user types: byte
+// counts with binary suffixes (4K, 1.5M, 32G) and link bandwidths with units
+// (64GB/s, 200Gbit/s), plus the named link presets. It sits apart from the
+// harnesses so that the command, the sweep and the step scenarios read the
+// same units, and it leans on internal/limits for the bounded parsing.
+package units
 
 import (
 	"strconv"

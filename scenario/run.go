@@ -1,4 +1,4 @@
-package bench
+package scenario
 
 import (
 	"context"
@@ -13,10 +13,11 @@ import (
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 )
 
-// ScenarioOptions are the command line's choices for running a scenario.
-type ScenarioOptions struct {
+// Options are the command line's choices for running a scenario.
+type Options struct {
 	Backend string
 	// Inject lists faults applied to every run, the baseline included
 	// (--inject), InjectText as given; Seed seeds their random choices.
@@ -43,31 +44,31 @@ type ScenarioOptions struct {
 }
 
 // config is the backend configuration for a world of ranks.
-func (o ScenarioOptions) config(ranks int) backends.Config {
-	return backends.Config{Ranks: ranks, Log: o.Log, Options: backendOptions(o.Backend, worldOptions{links: o.Links,
-		master: o.Master, bind: o.Bind, connectTimeout: o.ConnectTimeout, args: o.Args})}
+func (o Options) config(ranks int) backends.Config {
+	return backends.Config{Ranks: ranks, Log: o.Log, Options: kit.BackendOptions(o.Backend, kit.WorldOptions{Links: o.Links,
+		Master: o.Master, Bind: o.Bind, ConnectTimeout: o.ConnectTimeout, Args: o.Args})}
 }
 
 // CheckBackend has o's backend check the configuration of a world of
 // ranks (backends.CheckConfig) before anything starts.
-func (o ScenarioOptions) CheckBackend(ranks int) error {
+func (o Options) CheckBackend(ranks int) error {
 	return backends.CheckConfig(o.Backend, o.config(ranks))
 }
 
-// RunScenario runs sc in one world on o's backend: it measures each domain's
+// Run runs sc in one world on o's backend: it measures each domain's
 // links and the compute loop, runs the step with only o's faults (the
 // baseline), then once per domain with links with that domain's links
 // slowed by sc.Slowdown, and writes the report to out from the process that
 // hosts rank 0, which also gets it returned (other processes get nil).
-func RunScenario(ctx context.Context, sc *Scenario, o ScenarioOptions, out io.Writer) (*ScenarioReport, error) {
+func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, error) {
 	b, err := backends.Lookup(o.Backend)
 	if err != nil {
 		return nil, fmt.Errorf("--backend: %w", err)
 	}
-	var rep *ScenarioReport
+	var rep *Report
 	err = b.Run(ctx, o.config(sc.Ranks), func(ctx context.Context, t backends.Transport) error {
-		if needsAgreement(o.Backend, sc.Ranks) {
-			if err := agreeOn(ctx, t, o.Timeout, scenarioFields(sc, o)); err != nil {
+		if kit.NeedsAgreement(o.Backend, sc.Ranks) {
+			if err := kit.AgreeOn(ctx, t, o.Timeout, scenarioFields(sc, o)); err != nil {
 				return err
 			}
 		}
@@ -91,7 +92,7 @@ func RunScenario(ctx context.Context, sc *Scenario, o ScenarioOptions, out io.Wr
 		return nil, nil
 	}
 	rep.Backend, rep.Unchecked = o.Backend, o.NoPayload
-	if capsOf(o.Backend).Simulated {
+	if c, _ := backends.CapsOf(o.Backend); c.Simulated {
 		var m sim.LinkModel
 		if o.Links != nil {
 			m = *o.Links
@@ -115,7 +116,7 @@ func RunScenario(ctx context.Context, sc *Scenario, o ScenarioOptions, out io.Wr
 // scenRank is the scenario on one rank.
 type scenRank struct {
 	sc *Scenario
-	o  ScenarioOptions
+	o  Options
 	t  backends.Transport // the world's, without faults
 	// world is the harness's own communicator, over t without faults:
 	// barriers and combining the timings, which no injected fault may
@@ -140,10 +141,10 @@ type scenRank struct {
 	gates   []*inject.Gate
 	untrack []func() // for the status report on SIGQUIT
 	// clock is the rank's virtual clock on a backend in virtual time
-	// (scenario_clock.go), zero on the wall clock.
-	clock virtualClock
+	// (clock.go), zero on the wall clock.
+	clock kit.VirtualClock
 	// top is the simulated servers (--topology on sim), zero elsewhere.
-	top Topology
+	top kit.Topology
 }
 
 // scenAction is one thing an iteration does: a compute phase, a
@@ -156,11 +157,11 @@ type scenAction struct {
 // scenColl is a collective step on one rank: its arguments over buffers of
 // its own, filled once with the check pattern.
 type scenColl struct {
-	step    *ScenarioStep
+	step    *Step
 	index   int // in sc.Steps
 	dom     int // in domains
 	args    *coll.Args
-	row     Row
+	row     kit.Row
 	pattern dtype.Pattern
 	rank, n int // in its group
 	// model is what auto chooses with on sim (the simulated links' own
@@ -171,14 +172,14 @@ type scenColl struct {
 
 // newScenRank prepares rank t.Rank() of sc: the plan of an iteration and the
 // buffers of every collective.
-func newScenRank(sc *Scenario, o ScenarioOptions, t backends.Transport) *scenRank {
+func newScenRank(sc *Scenario, o Options, t backends.Transport) *scenRank {
 	r := &scenRank{sc: sc, o: o, t: t, rank: t.Rank(), domains: sc.Domains(), colls: make([]*scenColl, len(sc.Steps))}
 	r.comms = make([][]*coll.Comm, 1+len(r.domains))
 	r.gates = make([]*inject.Gate, 1+len(r.domains))
-	if v, ok := virtualClockOf(t); ok {
+	if v, ok := kit.VirtualClockOf(t); ok {
 		r.clock = v
 	}
-	var cal *calibration
+	var cal *kit.Calibration
 	r.top, cal = scenSim(sc, o)
 	r.alpha, r.beta = make([]float64, len(r.domains)), make([]float64, len(r.domains))
 	for _, d := range r.domains {
@@ -203,29 +204,29 @@ func newScenRank(sc *Scenario, o ScenarioOptions, t backends.Transport) *scenRan
 		}
 		n := sc.GroupSize(st.Group)
 		rank := slices.Index(r.members(st.Group), r.rank)
-		row := Row{Op: st.Op, DType: st.DType, RedOp: st.RedOp, Root: st.Root, Place: OutOfPlace,
+		row := kit.Row{Op: st.Op, DType: st.DType, RedOp: st.RedOp, Root: st.Root, Place: kit.OutOfPlace,
 			Count: st.Elems, Bytes: st.Bytes, Group: st.Group, GroupSize: n}
-		send, recv := bufferBytes(st.Op, n, st.Bytes)
-		var bp bufferPool
+		send, recv := st.Op.BufferBytes(n, st.Bytes)
+		var bp kit.BufferPool
 		if o.NoPayload {
 			// Address space that nothing touches, as a sweep's without
 			// payload.
-			mem := noPayloadBuffers.Get(int(send + recv))
-			bp.a, bp.b = mem[:send:send], mem[send:]
+			mem := kit.NoPayloadBuffers.Get(int(send + recv))
+			bp.A, bp.B = mem[:send:send], mem[send:]
 		} else {
-			bp.a, bp.b = make([]byte, send), make([]byte, recv)
+			bp.A, bp.B = make([]byte, send), make([]byte, recv)
 		}
-		c := &scenColl{step: st, index: i, dom: slices.Index(r.domains, st.Group), args: bp.args(row, rank, n),
-			row: row, pattern: patternFor(row, n), rank: rank, n: n}
+		c := &scenColl{step: st, index: i, dom: slices.Index(r.domains, st.Group), args: bp.Args(row, rank, n),
+			row: row, pattern: kit.PatternFor(row, n), rank: rank, n: n}
 		if !o.NoPayload {
-			fillInputs(c.args, c.pattern, rank)
+			kit.FillInputs(c.args, c.pattern, rank)
 		}
 		if cal != nil {
 			kind := st.Group
 			if kind == WorldDomain {
 				kind = "" // the world's Comm knows the servers
 			}
-			m := domainModel(cal.model(st.DType, st.Bytes), kind, r.top.crosses(sc.Layout, sc.Ranks, kind))
+			m := kit.DomainModel(cal.Model(st.DType, st.Bytes), kind, r.top.Crosses(sc.Layout, sc.Ranks, kind))
 			c.model = &m
 		}
 		r.colls[i] = c
@@ -275,9 +276,9 @@ func scenRoundsOf(iters int) int { return (iters + scenRoundIters - 1) / scenRou
 // run is the whole scenario on this rank: the probes, then every run, in
 // rounds. Every rank returns the same results; rank 0's report is the one
 // written.
-func (r *scenRank) run(ctx context.Context) (*ScenarioReport, error) {
+func (r *scenRank) run(ctx context.Context) (*Report, error) {
 	r.world = coll.NewComm(r.t)
-	r.untrack = append(r.untrack, trackComm(r.world))
+	r.untrack = append(r.untrack, kit.Track(r.world))
 	defer func() {
 		for _, u := range r.untrack {
 			u()
@@ -363,7 +364,7 @@ func (r *scenRank) runComms(d int) ([]*coll.Comm, error) {
 		}
 		c.SetNoPayload(r.o.NoPayload)
 		comms[i] = c
-		r.untrack = append(r.untrack, trackComm(c))
+		r.untrack = append(r.untrack, kit.Track(c))
 	}
 	r.comms[d+1] = comms
 	return comms, nil
@@ -381,10 +382,10 @@ func (r *scenRank) runPhase(ctx context.Context, d, iters, warmup int, check boo
 	if err := r.barrier(ctx); err != nil {
 		return nil, err
 	}
-	wd := newOpWatchdog(ctx, r.o.Timeout)
-	defer wd.stop()
+	wd := kit.NewWatchdog(ctx, r.o.Timeout)
+	defer wd.Stop()
 	gate := r.gates[d+1]
-	gate.Open(wd.ctx, r.o.Timeout)
+	gate.Open(wd.Context(), r.o.Timeout)
 	defer gate.Close()
 	k := scenSampleLen(len(r.domains))
 	scratch := make([]float64, k)

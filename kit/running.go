@@ -1,8 +1,6 @@
-package bench
+package kit
 
 import (
-	"fmt"
-	"io"
 	"sort"
 	"sync"
 
@@ -10,13 +8,15 @@ import (
 )
 
 // running holds the Comms of the ranks this process hosts while a sweep
-// runs, so that WriteStatus can say what each is doing.
+// or a scenario runs, so that Running can say what each is doing.
 var running struct {
 	mu    sync.Mutex
 	comms map[*coll.Comm]struct{}
 }
 
-func trackComm(c *coll.Comm) (untrack func()) {
+// Track registers c, one rank's Comm, as running until untrack is
+// called, for the status report (Running).
+func Track(c *coll.Comm) (untrack func()) {
 	running.mu.Lock()
 	defer running.mu.Unlock()
 	if running.comms == nil {
@@ -30,10 +30,10 @@ func trackComm(c *coll.Comm) (untrack func()) {
 	}
 }
 
-// WriteStatus writes one line per rank this process hosts saying what it
-// is doing now (which op, and for how long it has waited on which peers),
-// without disturbing the run: the report on SIGQUIT.
-func WriteStatus(w io.Writer) {
+// Running returns the Comms of the ranks this process hosts that are running
+// now, in rank order, for a status report (the command's SIGQUIT writer): a
+// snapshot, safe to call while the run goes on.
+func Running() []*coll.Comm {
 	running.mu.Lock()
 	comms := make([]*coll.Comm, 0, len(running.comms))
 	for c := range running.comms {
@@ -41,10 +41,5 @@ func WriteStatus(w io.Writer) {
 	}
 	running.mu.Unlock()
 	sort.Slice(comms, func(i, j int) bool { return comms[i].Rank() < comms[j].Rank() })
-	if len(comms) == 0 {
-		fmt.Fprintln(w, "hccl-test: no rank is running")
-	}
-	for _, c := range comms {
-		fmt.Fprintf(w, "hccl-test: %s\n", c.Status())
-	}
+	return comms
 }

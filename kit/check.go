@@ -1,14 +1,14 @@
-package bench
+package kit
 
 import (
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 )
 
-// patternFor returns the input pattern of a row: one whose reduction is
+// PatternFor returns the input pattern of a row: one whose reduction is
 // exact for the row's operator (collectives that do not reduce take the sum
 // pattern, which is as varied).
-func patternFor(row Row, n int) dtype.Pattern {
+func PatternFor(row Row, n int) dtype.Pattern {
 	op := row.RedOp
 	if op == 0 {
 		op = dtype.Sum
@@ -16,10 +16,10 @@ func patternFor(row Row, n int) dtype.Pattern {
 	return dtype.Pattern{DType: row.DType, Op: op, Ranks: n}
 }
 
-// fillInputs writes this rank's input into the send side of a: element i of
+// FillInputs writes this rank's input into the send side of a: element i of
 // the send buffer holds pattern value (rank, i). Ranks that have no input
 // (a send length of 0: non-roots of broadcast and scatter) fill nothing.
-func fillInputs(a *coll.Args, p dtype.Pattern, rank int) {
+func FillInputs(a *coll.Args, p dtype.Pattern, rank int) {
 	if send, _ := a.Op.Desc().Lengths(rank, a.Root, p.Ranks); send == 0 {
 		return
 	}
@@ -30,7 +30,8 @@ func fillInputs(a *coll.Args, p dtype.Pattern, rank int) {
 // algorithm failed to write cannot pass for a stale correct one.
 const poisonByte = 0xA5
 
-func poison(b []byte) {
+// Poison fills b with poisonByte.
+func Poison(b []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -40,10 +41,10 @@ func poison(b []byte) {
 	}
 }
 
-// countWrong returns how many elements of this rank's output differ from
+// CountWrong returns how many elements of this rank's output differ from
 // what the collective must produce (its coll.Descriptor's Expect),
 // computed from the pattern alone.
-func countWrong(a *coll.Args, row Row, p dtype.Pattern, rank, n int) int64 {
+func CountWrong(a *coll.Args, row Row, p dtype.Pattern, rank, n int) int64 {
 	b := a.Bytes()
 	var wrong int
 	for i, e := range a.Op.Desc().Expect(rank, a.Root, n) {

@@ -1,4 +1,4 @@
-package bench
+package scenario
 
 import (
 	"encoding/json"
@@ -6,14 +6,16 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/hccl-test/hccl-test/units"
 )
 
-// ScenarioReport is what a scenario run found, as rank 0 writes it. Times
+// Report is what a scenario run found, as rank 0 writes it. Times
 // are in milliseconds: the step's is the mean over the timed iterations of
 // the slowest rank's; every other time is, per iteration, that same
 // rank's, so that compute, the domains' exposed times and other add up
 // to the step.
-type ScenarioReport struct {
+type Report struct {
 	Scenario   string `json:"scenario"`
 	Backend    string `json:"backend"`
 	Ranks      int    `json:"ranks"`
@@ -41,23 +43,23 @@ type ScenarioReport struct {
 	ComputeSharePct   float64 `json:"compute_share_pct"`
 	// OtherMS is the rest of the step: starting overlapped collectives
 	// and the harness's own bookkeeping.
-	OtherMS       float64          `json:"other_ms"`
-	OtherSharePct float64          `json:"other_share_pct"`
-	SlowdownPct   float64          `json:"slowdown_pct"`
-	Domains       []ScenarioDomain `json:"domains"`
+	OtherMS       float64  `json:"other_ms"`
+	OtherSharePct float64  `json:"other_share_pct"`
+	SlowdownPct   float64  `json:"slowdown_pct"`
+	Domains       []Domain `json:"domains"`
 	// Critical is the domain whose slowdown moved the step most, "" when
 	// no domain has links.
 	Critical          string  `json:"critical_domain"`
 	CriticalChangePct float64 `json:"critical_change_pct"`
 	// Wrong counts wrong elements in the checked iteration of every run,
 	// every rank's together; WrongBySteps says where.
-	Wrong        int64               `json:"wrong"`
-	WrongBySteps []ScenarioWrongStep `json:"wrong_by_step"`
+	Wrong        int64       `json:"wrong"`
+	WrongBySteps []WrongStep `json:"wrong_by_step"`
 }
 
-// ScenarioDomain is one domain's figures: in the baseline run, and with
+// Domain is one domain's figures: in the baseline run, and with
 // its links slowed.
-type ScenarioDomain struct {
+type Domain struct {
 	Domain     string  `json:"domain"`
 	Groups     int     `json:"groups"`
 	GroupSize  int     `json:"group_size"`
@@ -76,9 +78,9 @@ type ScenarioDomain struct {
 	ChangePct    float64 `json:"change_pct"`
 }
 
-// ScenarioWrongStep is the wrong-element count of one collective step (from
+// WrongStep is the wrong-element count of one collective step (from
 // 1), over every run and rank.
-type ScenarioWrongStep struct {
+type WrongStep struct {
 	Step  int    `json:"step"`
 	Name  string `json:"name"`
 	Wrong int64  `json:"wrong"`
@@ -86,14 +88,14 @@ type ScenarioWrongStep struct {
 
 // report builds the report from the baseline and each domain's slowed run
 // (nil for domains without links).
-func (r *scenRank) report(base *scenResult, slowed []*scenResult) *ScenarioReport {
+func (r *scenRank) report(base *scenResult, slowed []*scenResult) *Report {
 	sc := r.sc
-	rep := &ScenarioReport{
+	rep := &Report{
 		Scenario: sc.Name, Ranks: sc.Ranks, Groups: sc.LayoutString(), Iterations: sc.Iterations, Warmup: sc.Warmup,
 		Rounds:            scenRoundsOf(sc.Iterations),
 		ComputeUnitsPerMS: r.load.perSec / 1e3,
 		StepMS:            1e3 * base.mean(base.step), StepMinMS: 1e3 * base.stepMin, StepMaxMS: 1e3 * base.stepMax,
-		ComputeMS: 1e3 * base.mean(base.compute), SlowdownPct: sc.Slowdown, WrongBySteps: []ScenarioWrongStep{},
+		ComputeMS: 1e3 * base.mean(base.compute), SlowdownPct: sc.Slowdown, WrongBySteps: []WrongStep{},
 	}
 	share := func(ms float64) float64 { return 100 * ms / max(rep.StepMS, 1e-9) }
 	rep.ComputeSharePct = share(rep.ComputeMS)
@@ -101,7 +103,7 @@ func (r *scenRank) report(base *scenResult, slowed []*scenResult) *ScenarioRepor
 	best := 0.0
 	for d, dom := range r.domains {
 		n := sc.GroupSize(dom)
-		sd := ScenarioDomain{Domain: dom, Groups: sc.Ranks / n, GroupSize: n, Links: r.links[d],
+		sd := Domain{Domain: dom, Groups: sc.Ranks / n, GroupSize: n, Links: r.links[d],
 			CommMS: 1e3 * base.mean(base.comm[d]), ExposedMS: 1e3 * base.mean(base.exposed[d])}
 		for _, st := range sc.Steps {
 			if !st.IsCompute() && st.Group == dom {
@@ -139,18 +141,18 @@ func (r *scenRank) report(base *scenResult, slowed []*scenResult) *ScenarioRepor
 			}
 		}
 		rep.Wrong += w
-		rep.WrongBySteps = append(rep.WrongBySteps, ScenarioWrongStep{Step: i + 1, Name: st.Name, Wrong: w})
+		rep.WrongBySteps = append(rep.WrongBySteps, WrongStep{Step: i + 1, Name: st.Name, Wrong: w})
 	}
 	return rep
 }
 
 // WriteJSON writes the report as one JSON object on one line.
-func (rep *ScenarioReport) WriteJSON(w io.Writer) error {
+func (rep *Report) WriteJSON(w io.Writer) error {
 	return json.NewEncoder(w).Encode(rep)
 }
 
 // WriteText writes the report as the commented table hccl-test prints.
-func (rep *ScenarioReport) WriteText(w io.Writer) error {
+func (rep *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("# hccl-test scenario %q: %d ranks on %s, groups %s, %d timed iterations per run after %d warm-up\n",
@@ -184,7 +186,7 @@ func (rep *ScenarioReport) WriteText(w io.Writer) error {
 	p("#   delay = %g%% of its alpha and bw = its beta / %g, so a message of s bytes is held %g%% of (alpha + s/beta) longer;\n",
 		rep.SlowdownPct, rep.SlowdownPct/100, rep.SlowdownPct)
 	p("#   alpha and beta: the slowest group's, --inject faults included, from ring exchanges of %d B and %s in every group at once\n",
-		scenProbeSmall, FormatSize(scenProbeSize(rep.Ranks)))
+		scenProbeSmall, units.FormatSize(scenProbeSize(rep.Ranks)))
 	p("# domain   alpha (us)  beta (GB/s)  delay (us)  bw (GB/s)   step (ms)   change\n")
 	for _, d := range rep.Domains {
 		if !d.Links {

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // Progress draws a progress bar on a terminal while a sweep runs: rows done
@@ -89,7 +90,7 @@ func (s *progressSink) Begin(h results.Header) error {
 func (s *progressSink) Write(r results.Record) error {
 	pr := s.pr
 	pr.mu.Lock()
-	pr.last = fmt.Sprintf("%s %s %s", r.Op, r.DType, HumanSize(r.Bytes))
+	pr.last = fmt.Sprintf("%s %s %s", r.Op, r.DType, units.HumanSize(r.Bytes))
 	bar := pr.bar
 	pr.mu.Unlock()
 	if bar != nil {

@@ -1,4 +1,4 @@
-package bench
+package kit
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ type Layout struct {
 // ParseLayout reads --groups, "tp=4,dp=2", for a world of n ranks: the
 // product of the sizes must be n.
 func ParseLayout(s string, n int) (Layout, error) {
-	l, _, err := parseLayout("--groups", s, n, "--ranks")
+	l, _, err := ParseLayoutOf("--groups", s, n, "--ranks")
 	return l, err
 }
 
@@ -35,10 +35,10 @@ func ParseLayout(s string, n int) (Layout, error) {
 // bounded.
 const maxGroupRanks = 4096
 
-// parseLayout reads a layout given as label (a flag, or a field of a
+// ParseLayoutOf reads a layout given as label (a flag, or a field of a
 // file) for a world of n ranks, whose size came from ranksFrom, and
 // returns the kinds it names, in layout order.
-func parseLayout(label, s string, n int, ranksFrom string) (Layout, []string, error) {
+func ParseLayoutOf(label, s string, n int, ranksFrom string) (Layout, []string, error) {
 	l := Layout{Sizes: make([]int, len(GroupKinds))}
 	for i := range l.Sizes {
 		l.Sizes[i] = 1

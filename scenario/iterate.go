@@ -1,4 +1,4 @@
-package bench
+package scenario
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // iterate runs the step once on this rank and adds its times, in seconds,
 // to s (laid out as scenSampleLen says). With wrong non-nil it checks
 // every collective call and adds its wrong elements to wrong[step].
-func (r *scenRank) iterate(wd *opWatchdog, comms []*coll.Comm, s, wrong []float64) error {
+func (r *scenRank) iterate(wd *kit.Watchdog, comms []*coll.Comm, s, wrong []float64) error {
 	start := r.now()
 	for _, a := range r.actions {
 		var c *scenColl
@@ -24,7 +25,7 @@ func (r *scenRank) iterate(wd *opWatchdog, comms []*coll.Comm, s, wrong []float6
 		switch {
 		case c == nil:
 			t0 := r.now()
-			if err := r.compute(wd.ctx, a.compute); err != nil {
+			if err := r.compute(wd.Context(), a.compute); err != nil {
 				return fmt.Errorf("computing: %w", err)
 			}
 			s[1] += (r.now() - t0).Seconds()
@@ -50,12 +51,12 @@ func (r *scenRank) iterate(wd *opWatchdog, comms []*coll.Comm, s, wrong []float6
 // overlapped runs collective c overlapped with a compute phase of d and
 // adds the times to s: the compute's, the collective's from start to end,
 // and the time the step waited for it after the compute.
-func (r *scenRank) overlapped(wd *opWatchdog, comm *coll.Comm, c *scenColl, d time.Duration, s, wrong []float64) error {
+func (r *scenRank) overlapped(wd *kit.Watchdog, comm *coll.Comm, c *scenColl, d time.Duration, s, wrong []float64) error {
 	t0 := r.now()
 	if r.virtual() {
 		err := r.calls(wd, comm, c, wrong)
 		end := r.now()
-		r.clock.holdUntil(t0 + d)
+		r.clock.HoldUntil(t0 + d)
 		s[1] += d.Seconds()
 		s[2+2*c.dom] += (end - t0).Seconds()
 		s[3+2*c.dom] += max(end-t0-d, 0).Seconds()
@@ -72,7 +73,7 @@ func (r *scenRank) overlapped(wd *opWatchdog, comm *coll.Comm, c *scenColl, d ti
 		end = r.now()
 	}()
 	c0 := r.now()
-	lerr := r.compute(wd.ctx, d)
+	lerr := r.compute(wd.Context(), d)
 	w0 := r.now()
 	<-done
 	s[1] += (w0 - c0).Seconds()
@@ -84,18 +85,18 @@ func (r *scenRank) overlapped(wd *opWatchdog, comm *coll.Comm, c *scenColl, d ti
 // calls runs collective c its number of times per step, each under the
 // time limit; with wrong non-nil each on fresh inputs and poisoned output,
 // checked after.
-func (r *scenRank) calls(wd *opWatchdog, comm *coll.Comm, c *scenColl, wrong []float64) error {
+func (r *scenRank) calls(wd *kit.Watchdog, comm *coll.Comm, c *scenColl, wrong []float64) error {
 	for k := range c.step.Calls {
 		if wrong != nil {
-			poison(c.args.Recv)
-			fillInputs(c.args, c.pattern, c.rank)
+			kit.Poison(c.args.Recv)
+			kit.FillInputs(c.args, c.pattern, c.rank)
 		}
 		if c.model != nil {
 			comm.SetModel(*c.model)
 		}
-		wd.arm(time.Now())
-		_, err := comm.Run(wd.ctx, coll.Auto, c.args)
-		wd.disarm()
+		wd.Arm(time.Now())
+		_, err := comm.Run(wd.Context(), coll.Auto, c.args)
+		wd.Disarm()
 		if err != nil {
 			if c.step.Calls > 1 {
 				return fmt.Errorf("call %d of %d: %w", k+1, c.step.Calls, err)
@@ -103,7 +104,7 @@ func (r *scenRank) calls(wd *opWatchdog, comm *coll.Comm, c *scenColl, wrong []f
 			return err
 		}
 		if wrong != nil {
-			wrong[c.index] += float64(countWrong(c.args, c.row, c.pattern, c.rank, c.n))
+			wrong[c.index] += float64(kit.CountWrong(c.args, c.row, c.pattern, c.rank, c.n))
 		}
 	}
 	return nil

@@ -1,13 +1,15 @@
-package bench
+package scenario
 
 import (
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hccl-test/hccl-test/kit"
 )
 
-// FuzzParseScenario checks that ParseScenario never panics, returns a
+// FuzzParseScenario checks that Parse never panics, returns a
 // scenario or an error and never both, and that a scenario it returns
 // holds what the parser promises: counts within their limits, positive
 // compute times, valid collectives whose sizes are whole elements, groups
@@ -36,8 +38,8 @@ func FuzzParseScenario(f *testing.F) {
 		f.Add([]byte(s), 4, 7, "25%")
 	}
 	f.Fuzz(func(t *testing.T, data []byte, ranks, iters int, slowdown string) {
-		ov := ScenarioOverrides{Ranks: ranks, RanksFrom: "-p", Iterations: iters, Slowdown: slowdown}
-		sc, err := ParseScenario(data, ov)
+		ov := Overrides{Ranks: ranks, RanksFrom: "-p", Iterations: iters, Slowdown: slowdown}
+		sc, err := Parse(data, ov)
 		if (sc == nil) == (err == nil) {
 			t.Fatalf("got scenario %v and error %v: want exactly one", sc, err)
 		}
@@ -107,7 +109,7 @@ func checkScenario(t *testing.T, sc *Scenario) {
 		case s.Overlap && (i == 0 || !sc.Steps[i-1].IsCompute() || sc.Steps[i-1].Overlap):
 			t.Fatalf("step %d: overlapped, but not right after a compute phase", i+1)
 		}
-		if c, b := RowCount(s.Op, s.DType, n, s.Bytes); c != s.Elems || b != s.Bytes {
+		if c, b := kit.RowCount(s.Op, s.DType, n, s.Bytes); c != s.Elems || b != s.Bytes {
 			t.Fatalf("step %d: %d bytes as %d elements, not whole elements (%d, %d)", i+1, s.Bytes, s.Elems, c, b)
 		}
 	}

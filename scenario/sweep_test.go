@@ -1,4 +1,4 @@
-package bench
+package scenario_test
 
 import (
 	"bytes"
@@ -9,7 +9,15 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends/sim"
+	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/scenario"
+
+	_ "github.com/hccl-test/hccl-test/backends/shm" // registers shm for the package's tests
+	_ "github.com/hccl-test/hccl-test/backends/sim" // registers sim for the package's tests
 )
 
 // simScenario has 4 ranks on 2 simulated servers of 2: tp groups {0,1} and
@@ -34,13 +42,13 @@ var simScenarioLinks = sim.LinkModel{PerServer: 2, IntraAlpha: 3 * time.Microsec
 // overlapped dp allreduce is exposed only for what outlasts its compute
 // phase; and the step is the sum of the parts.
 func TestScenarioOnSim(t *testing.T) {
-	sc, err := ParseScenario([]byte(simScenario), ScenarioOverrides{})
+	sc, err := scenario.Parse([]byte(simScenario), scenario.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	links := simScenarioLinks
 	var out bytes.Buffer
-	rep, err := RunScenario(context.Background(), sc, ScenarioOptions{Backend: sim.Name, Timeout: 20 * time.Second, Links: &links}, &out)
+	rep, err := scenario.Run(context.Background(), sc, scenario.Options{Backend: sim.Name, Timeout: 20 * time.Second, Links: &links}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,15 +65,15 @@ func TestScenarioOnSim(t *testing.T) {
 		p := simPlan(bytes)
 		p.Ranks, p.Algo, p.Iters = 2, coll.Auto, 20
 		if servers > 1 {
-			p.Topology = Topology{Servers: 2, PerServer: 1}
+			p.Topology = kit.Topology{Servers: 2, PerServer: 1}
 			p.SimInterAlpha, p.LinkInterGBps = links.InterAlpha, links.InterGBps
 		}
-		_, rec := runOneRow(t, p)
+		rec := runOneRow(t, p)
 		t.Logf("%d B on %d server(s): %s, %.2f us", bytes, servers, rec.Algo, rec.TimeUS)
 		return rec.TimeUS / 1e3
 	}
 	tp, dp := row(1<<20, 1), row(4<<20, 2)
-	dom := map[string]ScenarioDomain{}
+	dom := map[string]scenario.Domain{}
 	for _, d := range rep.Domains {
 		dom[d.Domain] = d
 	}
@@ -89,17 +97,17 @@ func TestScenarioOnSim(t *testing.T) {
 // exactly those with payload, since the simulated links time messages by
 // their lengths; nothing is checked, and the report says so.
 func TestScenarioOnSimWithoutPayload(t *testing.T) {
-	sc, err := ParseScenario([]byte(simScenario), ScenarioOverrides{})
+	sc, err := scenario.Parse([]byte(simScenario), scenario.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	links := simScenarioLinks
-	reps := make([]*ScenarioReport, 2)
+	reps := make([]*scenario.Report, 2)
 	var out bytes.Buffer
 	for i, none := range []bool{false, true} {
 		out.Reset()
-		o := ScenarioOptions{Backend: sim.Name, Timeout: 20 * time.Second, Links: &links, NoPayload: none}
-		if reps[i], err = RunScenario(context.Background(), sc, o, &out); err != nil {
+		o := scenario.Options{Backend: sim.Name, Timeout: 20 * time.Second, Links: &links, NoPayload: none}
+		if reps[i], err = scenario.Run(context.Background(), sc, o, &out); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -114,3 +122,38 @@ func TestScenarioOnSimWithoutPayload(t *testing.T) {
 			without.StepMS, without.Domains[0].CommMS, without.Domains[1].SlowedStepMS)
 	}
 }
+
+// simPlan is one row of allreduce on a simulated world of 4 ranks, as the
+// sweep's own tests of virtual time have it.
+func simPlan(bytes int64) bench.Plan {
+	p := bench.DefaultPlan()
+	p.Backend, p.Ranks = "sim", 4
+	p.Ops, p.DTypes, p.RedOps = []coll.Op{coll.AllReduce}, []dtype.DType{dtype.FP32}, []dtype.ReduceOp{dtype.Sum}
+	p.MinBytes, p.MaxBytes = bytes, bytes
+	p.Iters, p.Warmup = 5, 1
+	p.Algo = "ring"
+	p.LinkGBps, p.LinkSource = 50, "given"
+	p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = 3*time.Microsecond, 20, 30
+	p.Timeout = 20 * time.Second
+	return p
+}
+
+// runOneRow runs p, a plan of one row, as a sweep and returns the row.
+func runOneRow(t *testing.T, p bench.Plan) results.Record {
+	t.Helper()
+	var c rows
+	if _, err := bench.Run(context.Background(), p, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c) != 1 {
+		t.Fatalf("got %d records, want 1", len(c))
+	}
+	return c[0]
+}
+
+// rows keeps the records of a sweep.
+type rows []results.Record
+
+func (c *rows) Begin(results.Header) error   { return nil }
+func (c *rows) Write(r results.Record) error { *c = append(*c, r); return nil }
+func (c *rows) End(results.Summary) error    { return nil }

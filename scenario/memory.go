@@ -1,0 +1,27 @@
+package scenario
+
+import (
+	"math/bits"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/kit"
+)
+
+// Memory estimates what the scenario takes on this machine for hosted of
+// its ranks on backend: MemoryPerRank's buffers (none without payload),
+// and the links, ranks and processes as a sweep's (bench.Plan.Memory).
+func (sc *Scenario) Memory(backend string, hosted int, noPayload bool) kit.MemoryEstimate {
+	var bufs int64
+	if !noPayload {
+		bufs = kit.SatMul(sc.MemoryPerRank(), int64(hosted))
+	}
+	peers := min(sc.Ranks, 2*bits.Len(uint(sc.Ranks))+4)
+	for _, s := range sc.Steps {
+		if !s.IsCompute() && s.Op == coll.AllToAll {
+			peers = sc.Ranks
+		}
+	}
+	e := kit.MemoryEstimate{Hosted: hosted, Parts: []kit.MemPart{{Name: "buffers and probes", Flag: "maxbytes", Bytes: bufs}}}
+	e.Parts = append(e.Parts, kit.OverheadParts(backend, sc.Ranks, hosted, peers, 0)...)
+	return e
+}
