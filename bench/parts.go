@@ -4,6 +4,8 @@ import (
 	"io"
 	"math"
 	"net"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -208,6 +210,30 @@ type Domains struct {
 	// compute each iteration is also run against; 0 and false: off.
 	Overlap     time.Duration
 	OverlapAuto bool
+}
+
+// Validate reports the first thing wrong with d as a *FieldError. That
+// Groups have a Layout to split, and the checks against the sweep (what
+// re-runs or runs natively in a group, what fusion can split), are left to
+// Plan.Validate.
+func (d Domains) Validate() error {
+	for i, g := range d.Groups {
+		switch {
+		case !slices.Contains(GroupKinds, g):
+			return fieldErrorf("Groups", " %q: unknown kind (want %s)", g, strings.Join(GroupKinds, " "))
+		case slices.Contains(d.Groups[:i], g):
+			return fieldErrorf("Groups", " %s: given twice", g)
+		}
+	}
+	for _, b := range d.Fusion {
+		if b < 1 || b > MaxBuckets {
+			return fieldErrorf("Fusion", " %d: want bucket counts from 1 to %d", b, MaxBuckets)
+		}
+	}
+	if d.Overlap < 0 || d.Overlap > time.Minute {
+		return fieldErrorf("Overlap", " %v: want a duration from 0 to 1m, or auto", d.Overlap)
+	}
+	return nil
 }
 
 // Links are the links a plan's util is computed against, and on the sim

@@ -166,6 +166,27 @@ func (p Plan) Validate() error {
 	return nil
 }
 
+// validateDomains checks the Domains part, and how it bears on the world
+// and the sweep.
+func (p Plan) validateDomains() error {
+	if len(p.Groups) > 0 && !p.Layout.Split() {
+		return fieldErrorf("Groups", " %s: needs %s to say how the world splits (e.g. %s tp=%d)",
+			strings.Join(p.Groups, ","), Field("Layout"), Field("Layout"), p.Ranks)
+	}
+	if err := p.Domains.Validate(); err != nil {
+		return err
+	}
+	if len(p.Groups) > 0 {
+		switch {
+		case p.Retry > 0:
+			return fieldErrorf("Retry", " with %s: re-execution covers the whole world only", Field("Groups"))
+		case p.asks(coll.Native):
+			return fieldErrorf("Algo", " native with %s: MPI's collectives run on the whole world only", Field("Groups"))
+		}
+	}
+	return p.validateFusion()
+}
+
 // Limits that keep a mistyped flag from asking for more rows or samples than
 // any machine could hold.
 const (
