@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"testing"
-	"time"
 )
 
 // flagOf is a stand-in for a command's table of flags.
@@ -44,47 +43,6 @@ func TestFieldErrorFormat(t *testing.T) {
 			}
 			if got := errors.Is(tc.err, cause); got != tc.wantsCause {
 				t.Errorf("errors.Is(cause) = %v, want %v", got, tc.wantsCause)
-			}
-		})
-	}
-}
-
-// TestPartsValidateAlone: World and Faults check themselves with nothing
-// else set, as a step scenario will use them, and each check names the
-// field at fault.
-func TestPartsValidateAlone(t *testing.T) {
-	world := DefaultPlan().World
-	tests := []struct {
-		name  string
-		check func() error
-		field Field // "" for valid
-	}{
-		{"default world", world.Validate, ""},
-		{"world without backend", World{Ranks: 2, Timeout: time.Second, ConnectTimeout: time.Second}.Validate, "Backend"},
-		{"world of no ranks", func() error { w := world; w.Ranks = 0; return w.Validate() }, "Ranks"},
-		{"world without timeout", func() error { w := world; w.Timeout = 0; return w.Validate() }, "Timeout"},
-		{"world without connect timeout", func() error { w := world; w.ConnectTimeout = 0; return w.Validate() }, "ConnectTimeout"},
-		{"world with a bad master", func() error { w := world; w.Master = "nohost"; return w.Validate() }, "Master"},
-		{"no faults", Faults{}.Validate, ""},
-		{"retry past the limit", Faults{Retry: MaxRetry + 1}.Validate, "Retry"},
-		{"negative hold", Faults{Retry: 1, RetryHold: -1}.Validate, "RetryHold"},
-		{"long interval", Faults{Retry: 1, RetryInterval: MaxRetryPause + 1}.Validate, "RetryInterval"},
-		{"default sweep", DefaultPlan().Sweep.Validate, ""},
-		{"empty sweep", Sweep{}.Validate, "Ops"},
-		{"negative link", Links{LinkGBps: -1}.Validate, "LinkGBps"},
-		{"outputs", Outputs{Stats: true}.Validate, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.check()
-			var fe *FieldError
-			switch {
-			case tc.field == "" && err != nil:
-				t.Fatalf("unexpected error: %v", err)
-			case tc.field != "" && !errors.As(err, &fe):
-				t.Fatalf("got %v, want a *FieldError for %s", err, tc.field)
-			case tc.field != "" && fe.Field != tc.field:
-				t.Fatalf("got %v naming %s, want %s", err, fe.Field, tc.field)
 			}
 		})
 	}

@@ -51,6 +51,11 @@ type World struct {
 
 // Validate reports the first thing wrong with w as a *FieldError.
 func (w World) Validate() error {
+	return firstError(w.validateWho, w.validateTimeouts, w.validateMaster)
+}
+
+// validateWho checks the backend and the number of ranks.
+func (w World) validateWho() error {
 	if _, err := backends.Lookup(w.Backend); err != nil {
 		return fieldErrorf("Backend", ": %w", err)
 	}
@@ -59,16 +64,29 @@ func (w World) Validate() error {
 		return fieldErrorf("Ranks", " %d: need at least 1 rank", w.Ranks)
 	case w.Ranks > 4096:
 		return fieldErrorf("Ranks", " %d: at most 4096 ranks", w.Ranks)
+	}
+	return nil
+}
+
+// validateTimeouts checks the limits of one op and of setting up.
+func (w World) validateTimeouts() error {
+	switch {
 	case w.Timeout <= 0:
 		return fieldErrorf("Timeout", " %v: must be positive", w.Timeout)
 	case w.ConnectTimeout <= 0:
 		// 0 would let the backend wait its own default, in silence.
 		return fieldErrorf("ConnectTimeout", " %v: must be positive", w.ConnectTimeout)
 	}
-	if w.Master != "" {
-		if _, port, err := net.SplitHostPort(w.Master); err != nil || port == "" {
-			return fieldErrorf("Master", " %q: want host:port, rank 0's rendezvous address", w.Master)
-		}
+	return nil
+}
+
+// validateMaster checks the form of the rendezvous address.
+func (w World) validateMaster() error {
+	if w.Master == "" {
+		return nil
+	}
+	if _, port, err := net.SplitHostPort(w.Master); err != nil || port == "" {
+		return fieldErrorf("Master", " %q: want host:port, rank 0's rendezvous address", w.Master)
 	}
 	return nil
 }
@@ -115,7 +133,10 @@ type Sweep struct {
 // Validate reports the first thing wrong with s as a *FieldError. The
 // root, whose range depends on the world and its domains, and the counts
 // of sizes and rows are left to Plan.Validate.
-func (s Sweep) Validate() error {
+func (s Sweep) Validate() error { return firstError(s.validateSizes, s.validatePlacements) }
+
+// validateSizes checks what is swept and how often.
+func (s Sweep) validateSizes() error {
 	switch {
 	case len(s.Ops) == 0:
 		return fieldErrorf("Ops", ": no collective given")
@@ -147,7 +168,13 @@ func (s Sweep) Validate() error {
 		return fieldErrorf("Runs", " %d: at most %d", s.Runs, maxIters)
 	case s.Warmup < 0:
 		return fieldErrorf("Warmup", " %d: must not be negative", s.Warmup)
-	case len(s.Placements) == 0:
+	}
+	return nil
+}
+
+// validatePlacements checks that there is a placement to measure.
+func (s Sweep) validatePlacements() error {
+	if len(s.Placements) == 0 {
 		return fieldErrorf("Placements", ": none given")
 	}
 	return nil
@@ -216,7 +243,10 @@ type Domains struct {
 // Groups have a Layout to split, and the checks against the sweep (what
 // re-runs or runs natively in a group, what fusion can split), are left to
 // Plan.Validate.
-func (d Domains) Validate() error {
+func (d Domains) Validate() error { return firstError(d.validateGroups, d.validateRanges) }
+
+// validateGroups checks the kinds of Groups.
+func (d Domains) validateGroups() error {
 	for i, g := range d.Groups {
 		switch {
 		case !slices.Contains(GroupKinds, g):
@@ -225,6 +255,11 @@ func (d Domains) Validate() error {
 			return fieldErrorf("Groups", " %s: given twice", g)
 		}
 	}
+	return nil
+}
+
+// validateRanges checks the bucket counts of Fusion and the length of Overlap.
+func (d Domains) validateRanges() error {
 	for _, b := range d.Fusion {
 		if b < 1 || b > MaxBuckets {
 			return fieldErrorf("Fusion", " %d: want bucket counts from 1 to %d", b, MaxBuckets)

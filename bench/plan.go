@@ -113,79 +113,93 @@ func DefaultPlan() Plan {
 
 // Validate reports the first thing wrong with p as an error that names
 // the fields at fault (a *FieldError, or an error wrapping one; FormatFields
-// shows them as a command's flags): each part's own Validate, with the
-// checks that span parts where they bear on it.
+// shows them as a command's flags). It runs the checks of every part's own
+// Validate and the checks that span parts, in one order: that order says
+// which of two wrong settings is reported.
 func (p Plan) Validate() error {
-	if err := p.World.Validate(); err != nil {
-		return err
-	}
-	if err := p.Sweep.Validate(); err != nil {
-		return err
-	}
-	if n := p.minGroupSize(); p.Root < -1 || p.Root >= n {
-		if len(p.Groups) > 0 {
-			return fieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d) (a rank of the group, %s %s)",
-				p.Root, n, Field("Groups"), strings.Join(p.Groups, ","))
+	return firstError(
+		p.World.validateWho, p.Sweep.validateSizes, p.validateRoot, p.Sweep.validatePlacements,
+		p.World.validateTimeouts, p.Links.Validate, p.validateInterLink, p.validateCounts,
+		p.validateInject, p.Faults.Validate, p.validateRetryBackend,
+		p.validateGroupLayout, p.Domains.validateGroups, p.validateGroupRuns, p.Domains.validateRanges,
+		p.validateFusion, p.validateSim, p.World.validateMaster, p.validateBackend, p.validateAlgos,
+		// Counted before the estimate, which counts the rows.
+		p.checkMemory,
+	)
+}
+
+// firstError returns the error of the first check that fails, or nil.
+func firstError(checks ...func() error) error {
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
 		}
-		return fieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d)", p.Root, n)
-	}
-	if err := p.Links.Validate(); err != nil {
-		return err
-	}
-	if p.LinkInterGBps > 0 && !p.Topology.TwoLevel() && !p.TopologyAuto {
-		return fieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", Field("Topology"))
-	}
-	if err := p.validateCounts(); err != nil {
-		return err
-	}
-	if err := p.Inject.Validate(p.Ranks, p.Check); err != nil {
-		return err
-	}
-	if err := p.Faults.Validate(); err != nil {
-		return err
-	}
-	if p.Retry > 0 && p.Backend == "mpi" {
-		return fieldErrorf("Retry", " %d: the mpi backend cannot run a failed call again (use shm or tcp)", p.Retry)
-	}
-	if err := p.validateDomains(); err != nil {
-		return err
-	}
-	if err := p.validateSim(); err != nil {
-		return err
-	}
-	if err := backends.CheckConfig(p.Backend, p.config()); err != nil {
-		return err
-	}
-	if err := p.validateAlgos(); err != nil {
-		return err
-	}
-	// Counted before the estimate, which counts the rows.
-	if err := p.checkMemory(); err != nil {
-		return err
 	}
 	return nil
 }
 
-// validateDomains checks the Domains part, and how it bears on the world
-// and the sweep.
-func (p Plan) validateDomains() error {
+// validateRoot checks Sweep.Root against the smallest group the sweep runs
+// in: the world's, or that of a domain of Groups.
+func (p Plan) validateRoot() error {
+	n := p.minGroupSize()
+	switch {
+	case p.Root >= -1 && p.Root < n:
+		return nil
+	case len(p.Groups) > 0:
+		return fieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d) (a rank of the group, %s %s)",
+			p.Root, n, Field("Groups"), strings.Join(p.Groups, ","))
+	}
+	return fieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d)", p.Root, n)
+}
+
+// validateInterLink checks that a link between servers has servers.
+func (p Plan) validateInterLink() error {
+	if p.LinkInterGBps > 0 && !p.Topology.TwoLevel() && !p.TopologyAuto {
+		return fieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", Field("Topology"))
+	}
+	return nil
+}
+
+// validateInject checks Faults.Inject against the world's ranks and the
+// sweep's check.
+func (p Plan) validateInject() error { return p.Inject.Validate(p.Ranks, p.Check) }
+
+// validateRetryBackend checks that the backend can run a failed call
+// again.
+func (p Plan) validateRetryBackend() error {
+	if p.Retry > 0 && p.Backend == "mpi" {
+		return fieldErrorf("Retry", " %d: the mpi backend cannot run a failed call again (use shm or tcp)", p.Retry)
+	}
+	return nil
+}
+
+// validateGroupLayout checks that Domains.Groups have a layout to split.
+func (p Plan) validateGroupLayout() error {
 	if len(p.Groups) > 0 && !p.Layout.Split() {
 		return fieldErrorf("Groups", " %s: needs %s to say how the world splits (e.g. %s tp=%d)",
 			strings.Join(p.Groups, ","), Field("Layout"), Field("Layout"), p.Ranks)
 	}
-	if err := p.Domains.Validate(); err != nil {
-		return err
-	}
-	if len(p.Groups) > 0 {
-		switch {
-		case p.Retry > 0:
-			return fieldErrorf("Retry", " with %s: re-execution covers the whole world only", Field("Groups"))
-		case p.asks(coll.Native):
-			return fieldErrorf("Algo", " native with %s: MPI's collectives run on the whole world only", Field("Groups"))
-		}
-	}
-	return p.validateFusion()
+	return nil
 }
+
+// validateGroupRuns checks that what the sweep asks of a run can be done
+// in a group: re-execution and MPI's own collectives cover the whole world
+// only.
+func (p Plan) validateGroupRuns() error {
+	if len(p.Groups) == 0 {
+		return nil
+	}
+	switch {
+	case p.Retry > 0:
+		return fieldErrorf("Retry", " with %s: re-execution covers the whole world only", Field("Groups"))
+	case p.asks(coll.Native):
+		return fieldErrorf("Algo", " native with %s: MPI's collectives run on the whole world only", Field("Groups"))
+	}
+	return nil
+}
+
+// validateBackend has the backend check the configuration it is given.
+func (p Plan) validateBackend() error { return backends.CheckConfig(p.Backend, p.config()) }
 
 // Limits that keep a mistyped flag from asking for more rows or samples than
 // any machine could hold.
