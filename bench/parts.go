@@ -101,13 +101,15 @@ type Sweep struct {
 	// RedOps are swept for collectives that reduce; the others run once
 	// per size with no reduction.
 	RedOps []dtype.ReduceOp
-	// MinBytes and MaxBytes are the smallest and the largest size, in
-	// bytes; MaxBytes is included when the steps land on it.
-	MinBytes, MaxBytes int64
-	// StepFactor > 1 multiplies the size each step; otherwise StepBytes > 0
-	// adds to it.
+	// MinBytes is the smallest size, in bytes.
+	MinBytes int64
+	// MaxBytes is the largest size, in bytes, included when the steps land
+	// on it.
+	MaxBytes int64
+	// StepFactor > 1 multiplies the size each step (when StepBytes is 0).
 	StepFactor float64
-	StepBytes  int64
+	// StepBytes > 0 adds to the size each step, in place of StepFactor.
+	StepBytes int64
 	// Runs is how many times the whole sweep is repeated; 0 or 1 runs it
 	// once.
 	Runs int
@@ -184,17 +186,19 @@ func (s Sweep) validatePlacements() error {
 // Validate needs nothing outside it, so that a step scenario can take the
 // Faults of its own.
 type Faults struct {
-	// Inject lists the faults to inject; InjectText is the text they were
-	// parsed from, to name them in errors.
-	Inject     inject.Spec
+	// Inject lists the faults to inject.
+	Inject inject.Spec
+	// InjectText is the text Inject was parsed from, to name it in errors.
 	InjectText string
 	// Seed seeds the random choices of Inject.
 	Seed uint64
 	// Retry is how many times a call that failed on a transport error is
-	// run again (0: never), after RetryHold the first time and
-	// RetryInterval between later re-runs (HCCL's operator re-execution).
-	Retry                    int
-	RetryHold, RetryInterval time.Duration
+	// run again (0: never): HCCL's operator re-execution.
+	Retry int
+	// RetryHold is the pause between a failure and the first re-run.
+	RetryHold time.Duration
+	// RetryInterval is the pause between later re-runs.
+	RetryInterval time.Duration
 	// RetrySource says where Retry came from, for the header.
 	RetrySource string
 }
@@ -218,24 +222,26 @@ func (f Faults) Validate() error {
 // on servers, and what each collective is also measured against (fusion,
 // overlap).
 type Domains struct {
-	// Layout splits the world into communication domains; LayoutText is
-	// the text it was parsed from.
-	Layout     Layout
+	// Layout splits the world into communication domains.
+	Layout Layout
+	// LayoutText is the text Layout was parsed from, for the header.
 	LayoutText string
 	// Groups lists the domains the sweep runs in, one after the other,
 	// every group of a domain at once; with none it runs on the whole
 	// world.
 	Groups []string
-	// Topology places the ranks on servers; with TopologyAuto the ranks'
-	// hosts do, at run time.
-	Topology     Topology
+	// Topology places the ranks on servers.
+	Topology Topology
+	// TopologyAuto takes Topology from the ranks' hosts, at run time.
 	TopologyAuto bool
 	// Fusion lists bucket counts: each size is also measured as that many
 	// collectives of size/buckets back to back. nil: off.
 	Fusion []int
-	// Overlap, or with OverlapAuto each row's own time, is the synthetic
-	// compute each iteration is also run against; 0 and false: off.
-	Overlap     time.Duration
+	// Overlap is the synthetic compute each iteration is also run
+	// against, started without blocking; 0 (and OverlapAuto false): off.
+	Overlap time.Duration
+	// OverlapAuto runs each row against compute as long as the row's own
+	// time, in place of Overlap.
 	OverlapAuto bool
 }
 
@@ -276,22 +282,29 @@ func (d Domains) validateRanges() error {
 type Links struct {
 	// LinkGBps is the link bandwidth util is computed against, in GB/s;
 	// 0 with LinkSource == LinkAuto measures it before the sweep, 0
-	// otherwise means unknown. LinkSource says where it came from.
-	LinkGBps   float64
+	// otherwise means unknown.
+	LinkGBps float64
+	// LinkSource says where LinkGBps came from, for the header, or is
+	// LinkAuto.
 	LinkSource string
 	// LinkInterGBps is the link between servers when Domains.Topology has
 	// two levels (0: the same as LinkGBps), which bounds the ops whose
-	// ranks span servers; LinkInterSource says where it came from.
-	LinkInterGBps   float64
+	// ranks span servers.
+	LinkInterGBps float64
+	// LinkInterSource says where LinkInterGBps came from, for the header.
 	LinkInterSource string
-	// SimAlpha and SimInterAlpha are the latencies of the simulated links
-	// inside and between servers, SimReduceGBps the rate at which
-	// simulated ranks reduce and SimCopyGBps the rate at which they copy
-	// between their own buffers (backend sim only); the bandwidths are
-	// LinkGBps and LinkInterGBps. 0: the defaults of
-	// backends.DefaultLinkModel.
-	SimAlpha, SimInterAlpha    time.Duration
-	SimReduceGBps, SimCopyGBps float64
+	// SimAlpha is the latency of a simulated link inside a server
+	// (backend sim only; its bandwidth is LinkGBps). 0, here and in the
+	// other Sim fields: the default of backends.DefaultLinkModel.
+	SimAlpha time.Duration
+	// SimInterAlpha is the latency of a simulated link between servers
+	// (its bandwidth is LinkInterGBps).
+	SimInterAlpha time.Duration
+	// SimReduceGBps is the rate at which simulated ranks reduce.
+	SimReduceGBps float64
+	// SimCopyGBps is the rate at which simulated ranks copy between their
+	// own buffers.
+	SimCopyGBps float64
 	// SimGap is the least time between two messages a simulated rank
 	// sends; 0 takes the model's default.
 	SimGap time.Duration
