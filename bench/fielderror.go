@@ -49,13 +49,26 @@ func (e *FieldError) Format(name func(Field) string) string {
 	}
 	args := make([]any, len(e.args))
 	for i, a := range e.args {
-		if f, ok := a.(Field); ok {
-			a = show(f)
+		switch x := a.(type) {
+		case Field:
+			a = show(x)
+		case *FieldError:
+			a = formatted{x, x.Format(name)}
 		}
 		args[i] = a
 	}
 	return show(e.Field) + fmt.Errorf(e.format, args...).Error()
 }
+
+// formatted is a wrapped FieldError shown with the names of the one that
+// wraps it.
+type formatted struct {
+	err  *FieldError
+	text string
+}
+
+func (f formatted) Error() string { return f.text }
+func (f formatted) Unwrap() error { return f.err }
 
 // Unwrap returns the errors the message wraps, so that errors.Is and
 // errors.As see through a FieldError.

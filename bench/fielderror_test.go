@@ -28,6 +28,8 @@ func TestFieldErrorFormat(t *testing.T) {
 		{"wrapped cause", fieldErrorf("Backend", ": %w", cause), "Backend: " + cause.Error(), "--backend: " + cause.Error(), true},
 		{"wrapped in another error", fmt.Errorf("run: %w", fieldErrorf("MaxBytes", " %d: too large", 3)), "run: MaxBytes 3: too large", "run: --maxbytes 3: too large", false},
 		{"joined", errors.Join(fieldErrorf("MaxBytes", ": a"), fieldErrorf("MinBytes", ": b")), "MaxBytes: a\nMinBytes: b", "--maxbytes: a\n--minbytes: b", false},
+		{"a field error in a field error", fieldErrorf("Backend", ": %w", fieldErrorf("MaxBytes", " %d: too large", 3)),
+			"Backend: MaxBytes 3: too large", "--backend: --maxbytes 3: too large", false},
 		{"no field error", errors.New("MaxBytes stays"), "MaxBytes stays", "MaxBytes stays", false},
 	}
 	for _, tc := range tests {
