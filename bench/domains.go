@@ -1,14 +1,6 @@
 package bench
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-	"time"
-
-	"github.com/hccl-test/hccl-test/coll"
-	"github.com/hccl-test/hccl-test/kit"
-)
+import "slices"
 
 // MaxBuckets bounds --fusion's bucket counts.
 const MaxBuckets = 4096
@@ -43,14 +35,6 @@ func (p Plan) minGroupSize() int {
 	return n
 }
 
-// groupNote explains a bound that groups set, for errors.
-func (p Plan) groupNote() string {
-	if len(p.Groups) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (a rank of the group, --group %s)", strings.Join(p.Groups, ","))
-}
-
 // bucketList returns the bucket counts each size is measured with: the
 // Fusion list with 1 (the fused collective) first, or just 1.
 func (p Plan) bucketList() []int {
@@ -64,36 +48,4 @@ func (p Plan) bucketList() []int {
 		}
 	}
 	return out
-}
-
-// validateDomains checks --groups, --group, --fusion and --overlap.
-func (p Plan) validateDomains() error {
-	if len(p.Groups) > 0 && !p.Layout.Split() {
-		return fmt.Errorf("--group %s: needs --groups to say how the world splits (e.g. --groups tp=%d)", strings.Join(p.Groups, ","), p.Ranks)
-	}
-	for i, g := range p.Groups {
-		switch {
-		case !slices.Contains(kit.GroupKinds, g):
-			return fmt.Errorf("--group %q: unknown kind (want %s)", g, strings.Join(kit.GroupKinds, " "))
-		case slices.Contains(p.Groups[:i], g):
-			return fmt.Errorf("--group %s: given twice", g)
-		}
-	}
-	if len(p.Groups) > 0 {
-		switch {
-		case p.Retry > 0:
-			return fmt.Errorf("--retry with --group: re-execution covers the whole world only")
-		case p.asks(coll.Native):
-			return fmt.Errorf("--algo native with --group: MPI's collectives run on the whole world only")
-		}
-	}
-	for _, b := range p.Fusion {
-		if b < 1 || b > MaxBuckets {
-			return fmt.Errorf("--fusion %d: want bucket counts from 1 to %d", b, MaxBuckets)
-		}
-	}
-	if p.Overlap < 0 || p.Overlap > time.Minute {
-		return fmt.Errorf("--overlap %v: want a duration from 0 to 1m, or auto", p.Overlap)
-	}
-	return p.validateFusion()
 }

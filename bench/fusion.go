@@ -59,8 +59,8 @@ func (p Plan) fusionSplits() []fusionSplit {
 func (p Plan) validateFusion() error {
 	for _, fs := range p.fusionSplits() {
 		if !fs.held {
-			return fmt.Errorf("--fusion %d: no size of the sweep (at most %d bytes) splits into %d buckets of whole elements; give fewer buckets or a larger --maxbytes",
-				fs.buckets, fs.maxBytes, fs.buckets)
+			return fieldErrorf("Fusion", " %d: no size of the sweep (at most %d bytes) splits into %d buckets of whole elements; give fewer buckets or a larger %s",
+				fs.buckets, fs.maxBytes, fs.buckets, Field("MaxBytes"))
 		}
 	}
 	return nil

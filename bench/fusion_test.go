@@ -23,7 +23,7 @@ func TestFusionTooManyBuckets(t *testing.T) {
 	}{
 		// fp32 allreduce splits at whole elements of 4 bytes: 4096 buckets need 16 KiB,
 		// so of 1, 2, 4, 8, 16 KiB ... the first four are too small.
-		{"1 KiB, 4096 buckets", 1024, 1024, []int{4096}, "--fusion 4096: no size of the sweep (at most 1024 bytes) splits into 4096 buckets", "", false},
+		{"1 KiB, 4096 buckets", 1024, 1024, []int{4096}, "Fusion 4096: no size of the sweep (at most 1024 bytes) splits into 4096 buckets", "", false},
 		{"1 KiB, 4 buckets", 1024, 1024, []int{4}, "", "", false},
 		{"1 KiB to 1 MiB", 1024, 1 << 20, []int{4, 4096}, "", "4096 buckets: some rows at 4 sizes up to 8192 bytes", true},
 		{"only sizes that fit", 1 << 20, 1 << 20, []int{4096}, "", "", true},

@@ -29,13 +29,13 @@ func TestSizes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Plan{MinBytes: tc.min, MaxBytes: tc.max, StepFactor: tc.factor, StepBytes: tc.step}
+			p := Plan{Sweep: Sweep{MinBytes: tc.min, MaxBytes: tc.max, StepFactor: tc.factor, StepBytes: tc.step}}
 			if got := p.Sizes(); !slices.Equal(got, tc.want) {
 				t.Errorf("Sizes() = %v, want %v", got, tc.want)
 			}
 		})
 	}
-	p := Plan{MinBytes: 1024, MaxBytes: 268435456, StepFactor: 2}
+	p := Plan{Sweep: Sweep{MinBytes: 1024, MaxBytes: 268435456, StepFactor: 2}}
 	if got := len(p.Sizes()); got != 19 {
 		t.Errorf("1 KiB..256 MiB by 2: %d sizes, want 19", got)
 	}
@@ -107,27 +107,29 @@ func TestValidate(t *testing.T) {
 	tests := []struct {
 		name   string
 		modify func(*Plan)
-		want   string // substring of the error; "" for valid
+		// want is a substring of the error, which names fields, not
+		// flags (cmd shows them as flags); "" for valid.
+		want string
 	}{
 		{"default", func(*Plan) {}, ""},
-		{"zero ranks", func(p *Plan) { p.Ranks = 0 }, "--ranks 0"},
-		{"min above max", func(p *Plan) { p.MinBytes, p.MaxBytes = 2048, 1024 }, "--minbytes 2048 is larger than --maxbytes 1024"},
-		{"factor 1", func(p *Plan) { p.StepFactor = 1 }, "--stepfactor 1"},
-		{"factor below 1", func(p *Plan) { p.StepFactor = 0.5 }, "--stepfactor 0.5"},
-		{"no iters", func(p *Plan) { p.Iters = 0 }, "--iters 0"},
-		{"negative warmup", func(p *Plan) { p.Warmup = -1 }, "--warmup_iters -1"},
-		{"root out of range", func(p *Plan) { p.Root = 8 }, "--root 8"},
-		{"unknown backend", func(p *Plan) { p.Backend = "carrier-pigeon" }, "--backend"},
+		{"zero ranks", func(p *Plan) { p.Ranks = 0 }, "Ranks 0"},
+		{"min above max", func(p *Plan) { p.MinBytes, p.MaxBytes = 2048, 1024 }, "MinBytes 2048 is larger than MaxBytes 1024"},
+		{"factor 1", func(p *Plan) { p.StepFactor = 1 }, "StepFactor 1"},
+		{"factor below 1", func(p *Plan) { p.StepFactor = 0.5 }, "StepFactor 0.5"},
+		{"no iters", func(p *Plan) { p.Iters = 0 }, "Iters 0"},
+		{"negative warmup", func(p *Plan) { p.Warmup = -1 }, "Warmup -1"},
+		{"root out of range", func(p *Plan) { p.Root = 8 }, "Root 8"},
+		{"unknown backend", func(p *Plan) { p.Backend = "carrier-pigeon" }, "Backend"},
 		{"algo that does not serve", func(p *Plan) { p.Algo = "pairwise" }, `--algo "pairwise"`},
 		{"algos", func(p *Plan) { p.Algo = "auto, ring,rd" }, ""},
 		{"one of the algos does not serve", func(p *Plan) { p.Algo = "auto,pairwise" }, `--algo "pairwise"`},
 		{"algo listed twice", func(p *Plan) { p.Algo = "ring,rd,ring" }, "ring is listed twice"},
 		{"empty algo in the list", func(p *Plan) { p.Algo = "ring,,rd" }, "an empty name"},
 		{"too much memory", func(p *Plan) { p.MaxBytes, p.MemLimit = 1<<30, 1<<30 }, "memory"},
-		{"zero timeout", func(p *Plan) { p.Timeout = 0 }, "--timeout"},
+		{"zero timeout", func(p *Plan) { p.Timeout = 0 }, "Timeout"},
 		{"too many sizes", func(p *Plan) { p.MinBytes, p.MaxBytes, p.StepBytes = 1, 1<<30, 1 }, "sizes"},
 		{"too many sizes by a tiny factor", func(p *Plan) { p.MinBytes, p.MaxBytes, p.StepFactor = 1<<20, 1<<40, 1.0000001 }, "sizes"},
-		{"too many iterations", func(p *Plan) { p.Iters = 1 << 30 }, "--iters"},
+		{"too many iterations", func(p *Plan) { p.Iters = 1 << 30 }, "Iters"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,13 +16,14 @@ import (
 const maxErrorLine = 1000
 
 // oneLine returns err's text as one line of at most maxErrorLine bytes, as
-// every error the command prints is: the lines of joined errors joined with
+// every error the command prints is: the plan's fields it names shown as
+// their flags (flagText), the lines of joined errors joined with
 // "; ", a path with a newline or other control character (in an error of
 // the operating system's) quoted, any other control character or invalid
 // UTF-8 escaped, and a text past the limit cut in the middle, keeping its
 // start (what failed) and its end (the cause).
 func oneLine(err error) string {
-	s := err.Error()
+	s := flagText(err)
 	for _, p := range oddPaths(err) {
 		s = strings.ReplaceAll(s, p, strconv.Quote(p))
 	}

@@ -1,0 +1,73 @@
+package main
+
+import "github.com/hccl-test/hccl-test/bench"
+
+// fieldFlags is how the command line sets each field of bench.Plan that an
+// error may name: bench names fields (bench.FieldError), and every error
+// the command prints shows them as these flags (oneLine), so that a
+// refusal reads "--maxbytes 2097152: ..." as the user typed it. A field
+// missing here is shown by its Go name (TestFieldFlagsCoverPlan keeps the
+// table whole).
+var fieldFlags = map[bench.Field]string{
+	// World
+	"Backend":        "--backend",
+	"Ranks":          "--ranks",
+	"Master":         "--master",
+	"Bind":           "--bind",
+	"ConnectTimeout": "--connect-timeout",
+	"Timeout":        "--timeout",
+	// Sweep
+	"Ops":        "--op",
+	"DTypes":     "--datatype",
+	"RedOps":     "--redop",
+	"MinBytes":   "--minbytes",
+	"MaxBytes":   "--maxbytes",
+	"StepFactor": "--stepfactor",
+	"StepBytes":  "--stepbytes",
+	"Runs":       "--runs",
+	"Iters":      "--iters",
+	// --warmup_iters, as nccl-tests spells it; --warmup-iters is the same
+	// flag.
+	"Warmup":     "--warmup_iters",
+	"Check":      "--check",
+	"Root":       "--root",
+	"Algo":       "--algo",
+	"OpAlgos":    "HCCL_ALGO",
+	"Placements": "--placement",
+	// Faults
+	"Inject":        "--inject",
+	"InjectText":    "--inject",
+	"Seed":          "--seed",
+	"Retry":         "--retry",
+	"RetryHold":     "--retry-hold",
+	"RetryInterval": "--retry-interval",
+	// Domains
+	"Layout":       "--groups",
+	"LayoutText":   "--groups",
+	"Groups":       "--group",
+	"Topology":     "--topology",
+	"TopologyAuto": "--topology auto",
+	"Fusion":       "--fusion",
+	"Overlap":      "--overlap",
+	"OverlapAuto":  "--overlap auto",
+	// Links
+	"LinkGBps":      "--link-bw",
+	"LinkInterGBps": "--link-bw inter=",
+	"SimAlpha":      "--sim-alpha",
+	"SimInterAlpha": "--sim-alpha inter=",
+	"SimReduceGBps": "--sim-reduce",
+	"SimCopyGBps":   "--sim-copy",
+	"SimGap":        "--sim-gap",
+	"SimPull":       "--sim-pull",
+	"NoPayload":     "--sim-data=false",
+	// Outputs
+	"Stats": "--stats",
+}
+
+// fieldFlag returns the flag that sets field, or "" for a field the
+// command line does not set.
+func fieldFlag(field bench.Field) string { return fieldFlags[field] }
+
+// flagText returns err's text with the fields its bench.FieldErrors name
+// shown as their flags.
+func flagText(err error) string { return bench.FormatFields(err, fieldFlag) }

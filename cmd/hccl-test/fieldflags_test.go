@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hccl-test/hccl-test/bench"
+)
+
+// internalFields are the fields of bench.Plan that no flag sets: the
+// command or the run fills them in.
+var internalFields = map[string]bool{
+	"Args": true, "Log": true, "HostedRanks": true, "LaunchedRank": true, "MemLimit": true,
+	"RetrySource": true, "LinkSource": true, "LinkInterSource": true,
+}
+
+// TestFieldFlagsCoverPlan: every field of every part of bench.Plan that the
+// command line sets has a flag in fieldFlags, the flag is one --help
+// lists, and fieldFlags names no field that bench.Plan lacks.
+func TestFieldFlagsCoverPlan(t *testing.T) {
+	var help bytes.Buffer
+	if _, _, err := parseFlags([]string{"--help"}, &help); err != errHelpShown {
+		t.Fatalf("--help: %v", err)
+	}
+	fields := map[bench.Field]bool{}
+	plan := reflect.TypeOf(bench.Plan{})
+	for i := 0; i < plan.NumField(); i++ {
+		part := plan.Field(i)
+		if !part.Anonymous {
+			t.Errorf("Plan.%s is not an embedded part", part.Name)
+			continue
+		}
+		for j := 0; j < part.Type.NumField(); j++ {
+			name := part.Type.Field(j).Name
+			fields[bench.Field(name)] = true
+			flag, ok := fieldFlags[bench.Field(name)]
+			switch {
+			case internalFields[name]:
+				if ok {
+					t.Errorf("%s.%s: no flag sets it, but the table shows it as %s", part.Name, name, flag)
+				}
+			case !ok:
+				t.Errorf("%s.%s: no flag in fieldFlags", part.Name, name)
+			case strings.HasPrefix(flag, "--"):
+				long := strings.TrimPrefix(strings.FieldsFunc(flag, func(r rune) bool { return r == ' ' || r == '=' })[0], "--")
+				long = "--" + strings.ReplaceAll(long, "_", "-")
+				if !strings.Contains(help.String(), long+" ") && !strings.Contains(help.String(), long+"=") {
+					t.Errorf("%s.%s: %s is not a flag --help lists", part.Name, name, flag)
+				}
+			}
+		}
+	}
+	for f := range fieldFlags {
+		if !fields[f] {
+			t.Errorf("fieldFlags names %s, which bench.Plan does not have", f)
+		}
+	}
+}
