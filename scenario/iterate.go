@@ -120,6 +120,9 @@ type scenResult struct {
 	compute                float64
 	comm, exposed          []float64 // by domain
 	wrong                  []int64   // by step, every rank's together
+	// injected counts the messages --inject corrupted where the check
+	// could not see them, every rank's together.
+	injected int64
 }
 
 // add returns the sums of r and o (r may be nil).
@@ -138,6 +141,7 @@ func (r *scenResult) add(o *scenResult) *scenResult {
 	for i := range r.wrong {
 		r.wrong[i] += o.wrong[i]
 	}
+	r.injected += o.injected
 	return r
 }
 
@@ -147,7 +151,8 @@ func (r *scenResult) mean(sum float64) float64 { return sum / float64(max(r.iter
 // combine turns every rank's samples of iters iterations into the run's
 // figures: which rank was slowest in each iteration (a max, then a min of
 // the ranks that reached it), then that rank's breakdown (a sum to which
-// every other rank adds zero), and the wrong counts (a sum).
+// every other rank adds zero), and the wrong counts (a sum): one per step,
+// then the corrupted messages the check could not see.
 func (r *scenRank) combine(ctx context.Context, iters int, samples, wrong []float64) (*scenResult, error) {
 	k := scenSampleLen(len(r.domains))
 	steps := make([]float64, iters)
@@ -181,7 +186,7 @@ func (r *scenRank) combine(ctx context.Context, iters int, samples, wrong []floa
 		return nil, err
 	}
 	res := &scenResult{iters: iters, stepMin: math.Inf(1), comm: make([]float64, len(r.domains)),
-		exposed: make([]float64, len(r.domains)), wrong: make([]int64, len(wrong))}
+		exposed: make([]float64, len(r.domains)), wrong: make([]int64, len(wrong)-1)}
 	for i := range iters {
 		row := sum[i*k : (i+1)*k]
 		res.step += row[0]
@@ -192,8 +197,9 @@ func (r *scenRank) combine(ctx context.Context, iters int, samples, wrong []floa
 			res.exposed[d] += row[3+2*d]
 		}
 	}
-	for i, w := range sum[iters*k:] {
+	for i, w := range sum[iters*k : len(sum)-1] {
 		res.wrong[i] = int64(w)
 	}
+	res.injected = int64(sum[len(sum)-1])
 	return res, nil
 }

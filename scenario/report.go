@@ -55,6 +55,10 @@ type Report struct {
 	// every rank's together; WrongBySteps says where.
 	Wrong        int64       `json:"wrong"`
 	WrongBySteps []WrongStep `json:"wrong_by_step"`
+	// Injected is how many of Wrong are messages --inject corrupted where
+	// the check could not see them (a warm-up or timed iteration, or the
+	// checked one when it found nothing), one each.
+	Injected int64 `json:"injected_wrong"`
 }
 
 // Domain is one domain's figures: in the baseline run, and with
@@ -143,6 +147,13 @@ func (r *scenRank) report(base *scenResult, slowed []*scenResult) *Report {
 		rep.Wrong += w
 		rep.WrongBySteps = append(rep.WrongBySteps, WrongStep{Step: i + 1, Name: st.Name, Wrong: w})
 	}
+	rep.Injected = base.injected
+	for _, s := range slowed {
+		if s != nil {
+			rep.Injected += s.injected
+		}
+	}
+	rep.Wrong += rep.Injected
 	return rep
 }
 
@@ -214,6 +225,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 			if s.Wrong > 0 {
 				where = append(where, fmt.Sprintf("%s: %d", stepLabel(s.Step-1, s.Name), s.Wrong))
 			}
+		}
+		if rep.Injected > 0 {
+			where = append(where, fmt.Sprintf("messages corrupted by --inject where the check could not see them: %d", rep.Injected))
 		}
 		p("# wrong elements: %d (%s)\n", rep.Wrong, strings.Join(where, ", "))
 	}

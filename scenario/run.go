@@ -387,6 +387,7 @@ func (r *scenRank) runPhase(ctx context.Context, d, iters, warmup int, check boo
 	gate := r.gates[d+1]
 	gate.Open(wd.Context(), r.o.Timeout)
 	defer gate.Close()
+	corrupted := gate.Corrupted()
 	k := scenSampleLen(len(r.domains))
 	scratch := make([]float64, k)
 	for i := range warmup {
@@ -404,13 +405,26 @@ func (r *scenRank) runPhase(ctx context.Context, d, iters, warmup int, check boo
 			return nil, fmt.Errorf("timed iteration %d: %w", i+1, err)
 		}
 	}
-	wrong := make([]float64, len(r.sc.Steps))
+	// Corruption --inject put where the check cannot see it (warm-up and
+	// timed iterations, or the checked one when the check found nothing,
+	// as a max or min can hide a flipped bit) is always reported: one
+	// wrong element per corrupted message, as a sweep counts it.
+	unchecked := gate.Corrupted() - corrupted
+	wrong := make([]float64, len(r.sc.Steps)+1)
 	if check && !r.o.NoPayload {
 		clear(scratch)
 		if err := r.iterate(wd, comms, scratch, wrong); err != nil {
 			return nil, fmt.Errorf("checked iteration: %w", err)
 		}
+		var found float64
+		for _, w := range wrong {
+			found += w
+		}
+		if found == 0 {
+			unchecked = gate.Corrupted() - corrupted
+		}
 	}
+	wrong[len(r.sc.Steps)] = float64(unchecked)
 	return r.combine(ctx, iters, samples, wrong)
 }
 

@@ -87,6 +87,10 @@ func runScenario(args []string, set *outputSet) int {
 	case err != nil:
 		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
 		return exitFailed
+	case rep != nil && rep.Wrong > 0 && rep.Injected > 0:
+		fmt.Fprintf(stderr, "%s scenario: %d wrong elements: the collective results are not correct (%d of them messages corrupted by --inject where the check could not see them, one each)\n",
+			programName, rep.Wrong, rep.Injected)
+		return exitWrong
 	case rep != nil && rep.Wrong > 0:
 		fmt.Fprintf(stderr, "%s scenario: %d wrong elements: the collective results are not correct\n", programName, rep.Wrong)
 		return exitWrong
