@@ -185,14 +185,16 @@ const (
 )
 
 // combine turns every rank's samples (rank-major, iters times and the
-// sampleExtras each) into the row's record. An iteration's time is
-// its slowest rank's; the row's time is the slowest rank's mean. With
+// sampleExtras each) into the row's record. The row's statistics are of
+// one series, each iteration's time with its slowest rank counting (the op
+// is done when the last rank is done): time is its mean, and min, p50,
+// p99, max and stddev are of the same series, so min <= time <= max. The
+// straggler figures (slow, skew) are of per-rank busy time instead. With
 // groups, every rank of the world counts (all groups run at once) and the
 // bus factor is the group's.
 func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Record {
 	perIter := make([]float64, iters)
 	busy := make([]float64, n)
-	var slowestTotal float64
 	var wrong, unchecked, inCheck int64
 	for rk := range n {
 		s := all[rk*(iters+sampleExtras) : (rk+1)*(iters+sampleExtras)]
@@ -202,7 +204,6 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 			total += d
 		}
 		busy[rk] = max(total-s[iters+extraWaited], 0)
-		slowestTotal = max(slowestTotal, total)
 		if s[iters+extraWrong] < 0 {
 			wrong = -1
 		} else if wrong >= 0 {
@@ -222,7 +223,10 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 	if injected > 0 {
 		wrong = max(wrong, 0) + injected
 	}
-	mean := slowestTotal / float64(iters)
+	mean, _ := stats.Mean(perIter)
+	lo, _ := stats.Min(perIter)
+	hi, _ := stats.Max(perIter)
+	mean = min(max(mean, lo), hi) // a rounded sum must not step outside
 	us := func(f func(stats.Float64Data) (float64, error)) float64 {
 		v, _ := f(perIter)
 		return v * 1e6

@@ -114,8 +114,8 @@ func (t *Table) groupColumns() (names, units string) {
 		units += "      (us)      (us)       "
 	}
 	if t.h.Stats {
-		names += "       min       p50       p99       max     model"
-		units += "      (us)      (us)      (us)      (us)      (us)"
+		names += "       min       p50       p99       max    stddev     model"
+		units += "      (us)      (us)      (us)      (us)      (us)      (us)"
 	}
 	return names, units
 }
@@ -234,7 +234,8 @@ func (t *Table) group(r Record) string {
 		if r.ModelUS > 0 {
 			model = formatUS(r.ModelUS)
 		}
-		s += fmt.Sprintf("  %8s  %8s  %8s  %8s  %8s", formatUS(r.MinUS), formatUS(r.P50US), formatUS(r.P99US), formatUS(r.MaxUS), model)
+		s += fmt.Sprintf("  %8s  %8s  %8s  %8s  %8s  %8s", formatUS(r.MinUS), formatUS(r.P50US), formatUS(r.P99US), formatUS(r.MaxUS),
+			formatUS(r.StdDevUS), model)
 	}
 	return s
 }

@@ -86,8 +86,8 @@ func TestTableBothPlacementsShareALine(t *testing.T) {
 	if len(rows) != 2 {
 		t.Fatalf("%d rows, want 2 (one per size):\n%s", len(rows), out)
 	}
-	// 6 lead fields + 2 x (5 + slow, skew + 4 stats + model) fields.
-	if f := strings.Fields(rows[0]); len(f) != 6+2*12 {
+	// 6 lead fields + 2 x (5 + slow, skew + 4 stats + stddev + model) fields.
+	if f := strings.Fields(rows[0]); len(f) != 6+2*13 {
 		t.Errorf("row has %d fields: %q", len(f), rows[0])
 	}
 }
