@@ -243,7 +243,7 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 		Wrong:    wrong, Injected: injected, Util: math.NaN(),
 		Group: row.Group, GroupSize: row.GroupSize, Buckets: row.Buckets,
 	}
-	rec.SlowRank, rec.Skew = straggler(busy)
+	rec.SlowRank, rec.Skew = straggler(busy, mean*float64(iters))
 	if mean > 0 {
 		rec.AlgBW = float64(row.Bytes) / mean / 1e9
 		rec.BusBW = rec.AlgBW * row.Op.BusFactor(max(row.GroupSize, 1))
@@ -257,8 +257,12 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 // straggler names the rank with the most busy time (time in the op not
 // spent waiting on a peer: the rank the others waited for) and the ratio of
 // its busy time to the least busy rank's. Busy times below a microsecond
-// count as one, so that idle ranks do not make the ratio meaningless.
-func straggler(busy []float64) (rank int, skew float64) {
+// count as one, so that idle ranks do not make the ratio meaningless. The
+// skew is 0 (not known) when that rank was busy less than
+// results.SkewReadable of total, the row's time over its iterations: the
+// ranks spent the op in their waits (on shm a receiver copies inside its
+// wait), and the ratio of what is left is noise.
+func straggler(busy []float64, total float64) (rank int, skew float64) {
 	if len(busy) < 2 {
 		return 0, 1
 	}
@@ -268,6 +272,9 @@ func straggler(busy []float64) (rank int, skew float64) {
 			rank = r
 		}
 		least = min(least, b)
+	}
+	if busy[rank] < results.SkewReadable*total {
+		return rank, 0
 	}
 	return rank, max(busy[rank], 1e-6) / max(least, 1e-6)
 }

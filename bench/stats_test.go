@@ -98,3 +98,28 @@ func TestRunStatsOneSeries(t *testing.T) {
 		t.Errorf("rows ran roots %v, want every one of %d", roots, p.Ranks)
 	}
 }
+
+// TestStragglerReadable: skew is a ratio of busy times only where the
+// slowest rank was busy for a tenth of the row's time or more; below that
+// the ranks spent the op in waits and skew is 0 (not known).
+func TestStragglerReadable(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		busy     []float64
+		total    float64
+		wantRank int
+		wantSkew float64
+	}{
+		{"straggler", []float64{1e-3, 1e-3, 50e-3, 1e-3}, 100e-3, 2, 50},
+		{"balanced", []float64{40e-3, 40e-3, 40e-3}, 100e-3, 0, 1},
+		{"all in waits", []float64{1e-6, 5e-3, 1e-6}, 100e-3, 1, 0},
+		{"one rank", []float64{1e-3}, 100e-3, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rank, skew := straggler(tc.busy, tc.total)
+			if rank != tc.wantRank || math.Abs(skew-tc.wantSkew) > 1e-9 {
+				t.Errorf("straggler = rank %d skew %v, want %d %v", rank, skew, tc.wantRank, tc.wantSkew)
+			}
+		})
+	}
+}

@@ -94,8 +94,7 @@ func (t *Table) Begin(h Header) error {
 	if h.LinkRule != "" && h.LinkInterGBps > 0 {
 		t.printf("# util: %s\n", h.LinkRule)
 	}
-	t.printf("# size: per rank, as nccl-tests: allgather and gather the gathered total, reducescatter and scatter the scattered total, alltoall all a rank sends\n")
-	t.printf("# time: mean per op, slowest rank counting; busbw = algbw x bus factor; util = busbw / link bandwidth\n")
+	t.explainColumns()
 	return t.flush()
 }
 
