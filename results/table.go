@@ -17,7 +17,8 @@ type Table struct {
 	both    bool
 	lastOp  string
 	pending *Record // out-of-place half of a line waiting for its in-place half
-	err     error   // first write error; later writes are skipped
+	shown   shownMean
+	err     error // first write error; later writes are skipped
 }
 
 // NewTable returns a Table writing to w. If w has a Flush method (a
@@ -148,6 +149,7 @@ func center(s string, width int) string {
 // Write implements Sink: it writes one row, or holds an out-of-place
 // measurement until its in-place half arrives when both are shown.
 func (t *Table) Write(r Record) error {
+	t.shown.add(r)
 	if r.Op != t.lastOp {
 		t.flushPending()
 		t.opHeader(r.Op)
@@ -273,16 +275,9 @@ func (t *Table) End(s Summary) error {
 	if t.h.Retry != "" {
 		t.printf("# re-runs: %d ops failed on a transport error and were run again\n", s.Retries)
 	}
-	if s.BigRows > 0 {
-		t.printf("# avg bus bandwidth: %.4f GB/s (mean over the %d rows of at least 1 MiB)\n", s.BigBusBW, s.BigRows)
-		for _, a := range s.BigByAlgo {
-			t.printf("#   %s: %.4f GB/s over its %d rows\n", a.Algo, a.BusBW, a.Rows)
-		}
-	} else {
-		t.printf("# avg bus bandwidth: no row of at least 1 MiB, none averaged\n")
-	}
+	t.avgBusBW()
 	if s.Err != nil {
-		t.printf("# stopped early after %d rows: %s\n", s.Rows, strings.ReplaceAll(s.Err.Error(), "\n", "; "))
+		t.printf("# stopped early after %d %s: %s\n", s.Rows, plural(s.Rows, "row", "rows"), strings.ReplaceAll(s.Err.Error(), "\n", "; "))
 	}
 	t.printf("#\n")
 	return t.flush()
