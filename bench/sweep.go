@@ -6,6 +6,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/results"
 )
 
 // Sizes returns the requested sizes of the sweep: MinBytes, then each size
@@ -59,7 +60,7 @@ func (p Plan) SweepString() string {
 		step = fmt.Sprintf("step %d B", p.StepBytes)
 	}
 	n, _ := p.sizeCount()
-	return fmt.Sprintf("%d..%d B by %s (%d sizes)", p.MinBytes, p.MaxBytes, step, n)
+	return fmt.Sprintf("%d..%d B by %s (%s)", p.MinBytes, p.MaxBytes, step, results.Count(n, "size"))
 }
 
 // Row is one measurement of a plan: a collective call shape.

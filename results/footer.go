@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -46,24 +47,25 @@ func (t *Table) avgBusBW() {
 	if t.h.Runs > 1 {
 		of = ", each the median of its runs"
 	}
-	total, by, which := m.big, m.bigByAlgo, "the %d %s of at least 1 MiB"+of
+	total, by, which := m.big, m.bigByAlgo, "the %s of at least 1 MiB"+of
 	if total.Rows == 0 {
-		total, by, which = m.all, m.byAlgo, "the %d %s shown"+of+"; none is of 1 MiB or more, so all count, though small rows measure latency more than bandwidth"
+		total, by, which = m.all, m.byAlgo, "the %s shown"+of+"; none is of 1 MiB or more, so all count, though small rows measure latency more than bandwidth"
 	}
 	if total.Rows == 0 {
 		t.printf("# avg bus bandwidth: no row measured\n")
 		return
 	}
-	t.printf("# avg bus bandwidth: %.4f GB/s (mean over "+which+")\n", total.BusBW, total.Rows, plural(total.Rows, "row", "rows"))
+	t.printf("# avg bus bandwidth: %.4f GB/s (mean over "+which+")\n", total.BusBW, Count(total.Rows, "row"))
 	for _, a := range by {
-		t.printf("#   %s: %.4f GB/s over its %d %s\n", a.Algo, a.BusBW, a.Rows, plural(a.Rows, "row", "rows"))
+		t.printf("#   %s: %.4f GB/s over its %s\n", a.Algo, a.BusBW, Count(a.Rows, "row"))
 	}
 }
 
-// plural returns one when n is 1, else many.
-func plural(n int, one, many string) string {
+// Count returns n and noun, which takes an s unless n is 1: "1 row",
+// "3 rows".
+func Count[N int | int64](n N, noun string) string {
 	if n == 1 {
-		return one
+		return "1 " + noun
 	}
-	return many
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -63,5 +64,24 @@ func TestFooterAveragesRowsShown(t *testing.T) {
 				t.Errorf("footer lacks %q:\n%s", tc.want, buf.String())
 			}
 		})
+	}
+}
+
+// TestFooterCountsInTheSingular: one row, op or message is not "1 rows".
+func TestFooterCountsInTheSingular(t *testing.T) {
+	h := header("out", false)
+	h.Retry = "up to 1 time (--retry)"
+	r := record(2<<20, false)
+	r.Wrong, r.Injected, r.Retries = 1, 1, 1
+	s := Summary{Err: errors.New("interrupted")}
+	s.Add(r)
+	out := render(t, h, []Record{r}, s)
+	for _, want := range []string{"# of which 1 is a message corrupted", "# re-runs: 1 op failed", "(mean over the 1 row of at least 1 MiB)", "# stopped early after 1 row: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("footer lacks %q:\n%s", want, out)
+		}
+	}
+	if got := Count(int64(3), "size"); got != "3 sizes" {
+		t.Errorf("Count(3, size) = %q", got)
 	}
 }

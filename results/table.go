@@ -270,14 +270,18 @@ func (t *Table) End(s Summary) error {
 		t.printf("# wrong elements: %d %s\n", s.Wrong, verdict)
 	}
 	if s.Injected > 0 {
-		t.printf("# of which %d are messages corrupted by --inject in calls the check did not see, one element each\n", s.Injected)
+		which := fmt.Sprintf("%d are messages", s.Injected)
+		if s.Injected == 1 {
+			which = "1 is a message"
+		}
+		t.printf("# of which %s corrupted by --inject in calls the check did not see, one element each\n", which)
 	}
 	if t.h.Retry != "" {
-		t.printf("# re-runs: %d ops failed on a transport error and were run again\n", s.Retries)
+		t.printf("# re-runs: %s failed on a transport error and ran again\n", Count(s.Retries, "op"))
 	}
 	t.avgBusBW()
 	if s.Err != nil {
-		t.printf("# stopped early after %d %s: %s\n", s.Rows, plural(s.Rows, "row", "rows"), strings.ReplaceAll(s.Err.Error(), "\n", "; "))
+		t.printf("# stopped early after %s: %s\n", Count(s.Rows, "row"), strings.ReplaceAll(s.Err.Error(), "\n", "; "))
 	}
 	t.printf("#\n")
 	return t.flush()
