@@ -142,7 +142,8 @@ type Summary struct {
 	Injected int64
 	Retries  int // calls run again, over all rows
 	// BigRows and BigBusBW are the number and mean bus bandwidth of the rows
-	// of at least BigRowBytes.
+	// of at least BigRowBytes, every record measured counting (with --runs,
+	// each run's); the table's footer averages the rows it shows instead.
 	BigRows  int
 	BigBusBW float64
 	// BigByAlgo is the same per algorithm asked for, in the order they
