@@ -8,6 +8,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -31,7 +32,7 @@ func (p Plan) DryRun(w io.Writer) error {
 	}
 	var ops, dts, reds []string
 	for _, op := range p.Ops {
-		ops = append(ops, fmt.Sprintf("%v (%d rows)", op, perOp[op.String()]))
+		ops = append(ops, fmt.Sprintf("%v (%s)", op, results.Count(perOp[op.String()], "row")))
 	}
 	for _, d := range p.DTypes {
 		dts = append(dts, d.String())
@@ -61,8 +62,12 @@ func (p Plan) DryRun(w io.Writer) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# dry run: nothing is started\n")
-	fmt.Fprintf(&b, "# backend %s  ranks %d  algo %s  runs %d  iters %d  warmup %d  check %v\n",
-		p.Backend, p.Ranks, p.AlgoString(), runs, p.Iters, p.Warmup, p.Check && !p.NoPayload)
+	check := "off"
+	if p.Check && !p.NoPayload {
+		check = "on"
+	}
+	fmt.Fprintf(&b, "# backend %s  ranks %d  algo %s  runs %d  iters %d  warmup %d  check %s\n",
+		p.Backend, p.Ranks, p.AlgoString(), runs, p.Iters, p.Warmup, check)
 	fmt.Fprintf(&b, "# ops: %s\n", strings.Join(ops, ", "))
 	fmt.Fprintf(&b, "# datatypes: %s\n", strings.Join(dts, " "))
 	fmt.Fprintf(&b, "# redops (reducing ops only): %s\n", strings.Join(reds, " "))
@@ -72,7 +77,7 @@ func (p Plan) DryRun(w io.Writer) error {
 		var in []string
 		for _, g := range p.Groups {
 			n := p.GroupSize(g)
-			in = append(in, fmt.Sprintf("%s (%d groups of %d, all at once)", g, p.Ranks/max(n, 1), n))
+			in = append(in, fmt.Sprintf("%s (%s of %d, all at once)", g, results.Count(p.Ranks/max(n, 1), "group"), n))
 		}
 		fmt.Fprintf(&b, "# groups: %s; the sweep runs in: %s\n", p.Layout, strings.Join(in, ", "))
 	}

@@ -183,14 +183,16 @@ const (
 )
 
 // combine turns every rank's samples (rank-major, iters times and the
-// sampleExtras each) into the row's record. An iteration's time is
-// its slowest rank's; the row's time is the slowest rank's mean. With
+// sampleExtras each) into the row's record. The row's statistics are of
+// one series, each iteration's time with its slowest rank counting (the op
+// is done when the last rank is done): time is its mean, and min, p50,
+// p99, max and stddev are of the same series, so min <= time <= max. The
+// straggler figures (slow, skew) are of per-rank busy time instead. With
 // groups, every rank of the world counts (all groups run at once) and the
 // bus factor is the group's.
 func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Record {
 	perIter := make([]float64, iters)
 	busy := make([]float64, n)
-	var slowestTotal float64
 	var wrong, unchecked, inCheck int64
 	for rk := range n {
 		s := all[rk*(iters+sampleExtras) : (rk+1)*(iters+sampleExtras)]
@@ -200,7 +202,6 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 			total += d
 		}
 		busy[rk] = max(total-s[iters+extraWaited], 0)
-		slowestTotal = max(slowestTotal, total)
 		if s[iters+extraWrong] < 0 {
 			wrong = -1
 		} else if wrong >= 0 {
@@ -220,7 +221,10 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 	if injected > 0 {
 		wrong = max(wrong, 0) + injected
 	}
-	mean := slowestTotal / float64(iters)
+	mean, _ := stats.Mean(perIter)
+	lo, _ := stats.Min(perIter)
+	hi, _ := stats.Max(perIter)
+	mean = min(max(mean, lo), hi) // a rounded sum must not step outside
 	us := func(f func(stats.Float64Data) (float64, error)) float64 {
 		v, _ := f(perIter)
 		return v * 1e6
@@ -237,7 +241,7 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 		Wrong:    wrong, Injected: injected, Util: math.NaN(),
 		Group: row.Group, GroupSize: row.GroupSize, Buckets: row.Buckets,
 	}
-	rec.SlowRank, rec.Skew = straggler(busy)
+	rec.SlowRank, rec.Skew = straggler(busy, mean*float64(iters))
 	if mean > 0 {
 		rec.AlgBW = float64(row.Bytes) / mean / 1e9
 		rec.BusBW = rec.AlgBW * row.Op.BusFactor(max(row.GroupSize, 1))
@@ -251,8 +255,12 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 // straggler names the rank with the most busy time (time in the op not
 // spent waiting on a peer: the rank the others waited for) and the ratio of
 // its busy time to the least busy rank's. Busy times below a microsecond
-// count as one, so that idle ranks do not make the ratio meaningless.
-func straggler(busy []float64) (rank int, skew float64) {
+// count as one, so that idle ranks do not make the ratio meaningless. The
+// skew is 0 (not known) when that rank was busy less than
+// results.SkewReadable of total, the row's time over its iterations: the
+// ranks spent the op in their waits (on shm a receiver copies inside its
+// wait), and the ratio of what is left is noise.
+func straggler(busy []float64, total float64) (rank int, skew float64) {
 	if len(busy) < 2 {
 		return 0, 1
 	}
@@ -262,6 +270,9 @@ func straggler(busy []float64) (rank int, skew float64) {
 			rank = r
 		}
 		least = min(least, b)
+	}
+	if busy[rank] < results.SkewReadable*total {
+		return rank, 0
 	}
 	return rank, max(busy[rank], 1e-6) / max(least, 1e-6)
 }

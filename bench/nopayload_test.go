@@ -99,7 +99,7 @@ func TestNoPayloadPlan(t *testing.T) {
 		t.Errorf("MemoryNeeded = %d, want 0", got)
 	}
 	var sb strings.Builder
-	if err := p.DryRun(&sb); err != nil || !strings.Contains(sb.String(), "no payload") || !strings.Contains(sb.String(), "check false") {
+	if err := p.DryRun(&sb); err != nil || !strings.Contains(sb.String(), "no payload") || !strings.Contains(sb.String(), "check off") {
 		t.Errorf("dry run (%v):\n%s", err, sb.String())
 	}
 	shmPlan := smallPlan()

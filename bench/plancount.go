@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/results"
 )
 
 // Limits on the size of a plan, checked by counting before anything is
@@ -145,27 +146,28 @@ func (p Plan) rowFactors() string {
 	n, _ := p.sizeCount()
 	roots := "1 root"
 	if p.Root < 0 {
-		roots = fmt.Sprintf("up to %d roots", p.minGroupSize())
+		roots = "up to " + results.Count(p.minGroupSize(), "root")
 		if len(p.groupList()) == 1 {
-			roots = fmt.Sprintf("%d roots", p.GroupSize(p.groupList()[0]))
+			roots = results.Count(p.GroupSize(p.groupList()[0]), "root")
 		}
 	}
 	reds := len(p.RedOps)
-	s := fmt.Sprintf("%d sizes x %d collectives x %d data types x up to %d reductions x %s", n, len(p.Ops), len(p.DTypes), reds, roots)
+	s := fmt.Sprintf("%s x %s x %s x up to %s x %s", results.Count(n, "size"), results.Count(len(p.Ops), "collective"),
+		results.Count(len(p.DTypes), "data type"), results.Count(reds, "reduction"), roots)
 	if p.Compares() {
 		s += " x their algorithms"
 	}
 	if len(p.Placements) > 1 {
-		s += fmt.Sprintf(" x %d placements", len(p.Placements))
+		s += " x " + results.Count(len(p.Placements), "placement")
 	}
 	if b := len(p.bucketList()); b > 1 {
-		s += fmt.Sprintf(" x %d fusions", b)
+		s += " x " + results.Count(b, "fusion")
 	}
 	if g := len(p.groupList()); g > 1 {
-		s += fmt.Sprintf(" x %d domains", g)
+		s += " x " + results.Count(g, "domain")
 	}
 	if p.Runs > 1 {
-		s += fmt.Sprintf(" x %d runs", p.Runs)
+		s += " x " + results.Count(p.Runs, "run")
 	}
 	return s
 }

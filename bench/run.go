@@ -279,8 +279,8 @@ func (r *rankRunner) header() results.Header {
 		h.Overlap = fmt.Sprintf("each collective started without blocking, then %v of synthetic compute, then waited for", p.Overlap)
 	}
 	if p.Retry > 0 {
-		h.Retry = fmt.Sprintf("an op that fails on a transport error is run again up to %d times, after %v, then every %v (%s)",
-			p.Retry, p.RetryHold, p.RetryInterval, p.RetrySource)
+		h.Retry = fmt.Sprintf("an op that fails on a transport error is run again up to %s, after %v, then every %v (%s)",
+			results.Count(p.Retry, "time"), p.RetryHold, p.RetryInterval, p.RetrySource)
 	}
 	return h
 }

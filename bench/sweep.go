@@ -6,6 +6,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -60,7 +61,7 @@ func (p Plan) SweepString() string {
 		step = fmt.Sprintf("step %d B", p.StepBytes)
 	}
 	n, _ := p.sizeCount()
-	return fmt.Sprintf("%d..%d B by %s (%d sizes)", p.MinBytes, p.MaxBytes, step, n)
+	return fmt.Sprintf("%d..%d B by %s (%s)", p.MinBytes, p.MaxBytes, step, results.Count(n, "size"))
 }
 
 // Rows enumerates the plan's rows in output order: by collective, data type,

@@ -126,7 +126,7 @@ func (b *BenchFmt) End(s Summary) error {
 		b.comment("wrong elements: %d", s.Wrong)
 	}
 	if s.Err != nil {
-		b.comment("stopped early after %d rows: %s", s.Rows, oneLine(s.Err.Error()))
+		b.comment("stopped early after %s: %s", Count(s.Rows, "row"), oneLine(s.Err.Error()))
 	}
 	return b.flush()
 }

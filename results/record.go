@@ -20,21 +20,24 @@ type Record struct {
 	// for several (Header.Algo lists them, comma-separated): auto or a
 	// name. "" when the header's Algo says it for every row.
 	AlgoRequested string
-	InPlace       bool    // in-place (true) or out-of-place buffers
-	Bytes         int64   // size as DESIGN.md defines it per collective
-	Count         int64   // elements in Bytes
-	Iters         int     // timed iterations
-	TimeUS        float64 // mean time of one op, slowest rank counting, in microseconds
-	MinUS         float64 // fastest iteration (each iteration's time is its slowest rank's)
-	P50US         float64 // median iteration
-	P99US         float64 // 99th percentile iteration
-	MaxUS         float64 // slowest iteration
-	StdDevUS      float64 // population standard deviation over iterations
-	ModelUS       float64 // the cost model's prediction for Algo, in microseconds; 0 when none was made
-	AlgBW         float64 // Bytes / TimeUS, in GB/s (1e9 bytes per second)
-	BusBW         float64 // AlgBW x the collective's bus factor, GB/s
-	Util          float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
-	Wrong         int64   // elements that differ from the expectation; -1 when not checked
+	InPlace       bool  // in-place (true) or out-of-place buffers
+	Bytes         int64 // size as DESIGN.md defines it per collective
+	Count         int64 // elements in Bytes
+	Iters         int   // timed iterations
+	// TimeUS to StdDevUS are of one series, in microseconds: each timed
+	// iteration's time, its slowest rank counting (the op is done when the
+	// last rank is done). TimeUS is its mean, so MinUS <= TimeUS <= MaxUS.
+	TimeUS   float64 // mean iteration
+	MinUS    float64 // fastest iteration
+	P50US    float64 // median iteration
+	P99US    float64 // 99th percentile iteration
+	MaxUS    float64 // slowest iteration
+	StdDevUS float64 // population standard deviation of the iterations
+	ModelUS  float64 // the cost model's prediction for Algo, in microseconds; 0 when none was made
+	AlgBW    float64 // Bytes / TimeUS, in GB/s (1e9 bytes per second)
+	BusBW    float64 // AlgBW x the collective's bus factor, GB/s
+	Util     float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
+	Wrong    int64   // elements that differ from the expectation; -1 when not checked
 	// Injected is the part of Wrong that --inject's corrupt put there in
 	// calls whose result the check did not see (or saw unchanged, as a
 	// max hides a flipped low bit): one element per corrupted message.
@@ -139,7 +142,8 @@ type Summary struct {
 	Injected int64
 	Retries  int // calls run again, over all rows
 	// BigRows and BigBusBW are the number and mean bus bandwidth of the rows
-	// of at least BigRowBytes.
+	// of at least BigRowBytes, every record measured counting (with --runs,
+	// each run's); the table's footer averages the rows it shows instead.
 	BigRows  int
 	BigBusBW float64
 	// BigByAlgo is the same per algorithm asked for, in the order they

@@ -17,7 +17,8 @@ type Table struct {
 	both    bool
 	lastOp  string
 	pending *Record // out-of-place half of a line waiting for its in-place half
-	err     error   // first write error; later writes are skipped
+	shown   shownMean
+	err     error // first write error; later writes are skipped
 }
 
 // NewTable returns a Table writing to w. If w has a Flush method (a
@@ -94,8 +95,7 @@ func (t *Table) Begin(h Header) error {
 	if h.LinkRule != "" && h.LinkInterGBps > 0 {
 		t.printf("# util: %s\n", h.LinkRule)
 	}
-	t.printf("# size: per rank, as nccl-tests: allgather and gather the gathered total, reducescatter and scatter the scattered total, alltoall all a rank sends\n")
-	t.printf("# time: mean per op, slowest rank counting; busbw = algbw x bus factor; util = busbw / link bandwidth\n")
+	t.explainColumns()
 	return t.flush()
 }
 
@@ -114,8 +114,8 @@ func (t *Table) groupColumns() (names, units string) {
 		units += "      (us)      (us)       "
 	}
 	if t.h.Stats {
-		names += "       min       p50       p99       max     model"
-		units += "      (us)      (us)      (us)      (us)      (us)"
+		names += "       min       p50       p99       max    stddev     model"
+		units += "      (us)      (us)      (us)      (us)      (us)      (us)"
 	}
 	return names, units
 }
@@ -149,6 +149,7 @@ func center(s string, width int) string {
 // Write implements Sink: it writes one row, or holds an out-of-place
 // measurement until its in-place half arrives when both are shown.
 func (t *Table) Write(r Record) error {
+	t.shown.add(r)
 	if r.Op != t.lastOp {
 		t.flushPending()
 		t.opHeader(r.Op)
@@ -234,7 +235,8 @@ func (t *Table) group(r Record) string {
 		if r.ModelUS > 0 {
 			model = formatUS(r.ModelUS)
 		}
-		s += fmt.Sprintf("  %8s  %8s  %8s  %8s  %8s", formatUS(r.MinUS), formatUS(r.P50US), formatUS(r.P99US), formatUS(r.MaxUS), model)
+		s += fmt.Sprintf("  %8s  %8s  %8s  %8s  %8s  %8s", formatUS(r.MinUS), formatUS(r.P50US), formatUS(r.P99US), formatUS(r.MaxUS),
+			formatUS(r.StdDevUS), model)
 	}
 	return s
 }
@@ -268,21 +270,18 @@ func (t *Table) End(s Summary) error {
 		t.printf("# wrong elements: %d %s\n", s.Wrong, verdict)
 	}
 	if s.Injected > 0 {
-		t.printf("# of which %d are messages corrupted by --inject in calls the check did not see, one element each\n", s.Injected)
+		which := fmt.Sprintf("%d are messages", s.Injected)
+		if s.Injected == 1 {
+			which = "1 is a message"
+		}
+		t.printf("# of which %s corrupted by --inject in calls the check did not see, one element each\n", which)
 	}
 	if t.h.Retry != "" {
-		t.printf("# re-runs: %d ops failed on a transport error and were run again\n", s.Retries)
+		t.printf("# re-runs: %s failed on a transport error and ran again\n", Count(s.Retries, "op"))
 	}
-	if s.BigRows > 0 {
-		t.printf("# avg bus bandwidth: %.4f GB/s (mean over the %d rows of at least 1 MiB)\n", s.BigBusBW, s.BigRows)
-		for _, a := range s.BigByAlgo {
-			t.printf("#   %s: %.4f GB/s over its %d rows\n", a.Algo, a.BusBW, a.Rows)
-		}
-	} else {
-		t.printf("# avg bus bandwidth: no row of at least 1 MiB, none averaged\n")
-	}
+	t.avgBusBW()
 	if s.Err != nil {
-		t.printf("# stopped early after %d rows: %s\n", s.Rows, strings.ReplaceAll(s.Err.Error(), "\n", "; "))
+		t.printf("# stopped early after %s: %s\n", Count(s.Rows, "row"), strings.ReplaceAll(s.Err.Error(), "\n", "; "))
 	}
 	t.printf("#\n")
 	return t.flush()

@@ -68,7 +68,7 @@ func TestTableRows(t *testing.T) {
 		"#       size         count      type   redop  root          algo      time   algbw   busbw   util  #wrong",
 		"        1024           512      fp16     sum    -1          ring     12.50    1.50    2.62    13.1       0",
 		"# wrong elements: 0 OK",
-		"# avg bus bandwidth: 2.6250 GB/s (mean over the 1 rows of at least 1 MiB)",
+		"# avg bus bandwidth: 2.6250 GB/s (mean over the 1 row of at least 1 MiB)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -86,8 +86,8 @@ func TestTableBothPlacementsShareALine(t *testing.T) {
 	if len(rows) != 2 {
 		t.Fatalf("%d rows, want 2 (one per size):\n%s", len(rows), out)
 	}
-	// 6 lead fields + 2 x (5 + slow, skew + 4 stats + model) fields.
-	if f := strings.Fields(rows[0]); len(f) != 6+2*12 {
+	// 6 lead fields + 2 x (5 + slow, skew + 4 stats + stddev + model) fields.
+	if f := strings.Fields(rows[0]); len(f) != 6+2*13 {
 		t.Errorf("row has %d fields: %q", len(f), rows[0])
 	}
 }
@@ -99,7 +99,7 @@ func TestTableFooterOnFailure(t *testing.T) {
 	s.Add(r)
 	s.Err = errors.New("allreduce (ring) rank 3: timed out")
 	out := render(t, header("out", false), []Record{r}, s)
-	for _, want := range []string{"# wrong elements: 7 FAILED", "# stopped early after 1 rows: allreduce (ring) rank 3: timed out", "no row of at least 1 MiB", "     -       7"} {
+	for _, want := range []string{"# wrong elements: 7 FAILED", "# stopped early after 1 row: allreduce (ring) rank 3: timed out", "(mean over the 1 row shown; none is of 1 MiB or more", "     -       7"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -50,7 +50,7 @@ func TestInjectedFaults(t *testing.T) {
 		{
 			name: "--retry cures a transient injected failure",
 			args: []string{"--inject", "fail=op:3@rank=1", "--retry", "1", "-T", "20s"}, code: exitOK, within: 15 * time.Second,
-			stdout: []string{"# re-runs: 1 ops failed", "# wrong elements: 0 OK"},
+			stdout: []string{"# re-runs: 1 op failed", "# wrong elements: 0 OK"},
 		},
 		{
 			name: "corruption of a call the check does not see is reported",
