@@ -19,13 +19,9 @@ import (
 // its clock (backends.Holder). The watchdog and the start time of a row
 // stay on the wall clock.
 
-// epoch is the origin of rankRunner.now on backends without a virtual
-// clock.
-var epoch = time.Now()
-
 // now returns this rank's time: its virtual clock when the world's
 // transport (or the transport it wraps, such as --inject's) has one, else
-// the wall-clock time since epoch. Group communicators run over the world's
+// the wall-clock time since kit.Epoch. Group communicators run over the world's
 // transport, so one clock serves every domain.
 func (r *rankRunner) now() time.Duration {
 	if c, ok := backends.ClockOf(r.comm.Transport()); ok {
