@@ -30,7 +30,8 @@
 //
 // On a Transport:
 //   - CallTagger: carries each collective Call in its messages, to fail
-//     with ErrMismatch when ranks disagree about the call.
+//     with ErrMismatch when ranks disagree about the call, naming both
+//     calls through the Call's Names.
 //   - Recoverer: agrees on a failed call and makes the links usable again,
 //     so that the call can be run again (--retry).
 //   - LinkDropper: drops the link to a peer on purpose (fault injection).

@@ -54,7 +54,7 @@ type Transport interface {
 // call they are in, and fail with ErrMismatch instead of mixing them up.
 type Call struct {
 	Seq   uint64 // calls made on this rank so far, counting from 1
-	Op    uint8  // collective code (see DescribeCall)
+	Op    uint8  // collective code, named by Names
 	DType uint8  // element type code, 0 when none
 	RedOp uint8  // reduction code, 0 when none
 	Root  int32  // root rank, -1 when none
@@ -67,27 +67,52 @@ type Call struct {
 	// as on the rest of the Call. Other transports do not honour it: a
 	// caller must not set it on them.
 	NoPayload bool
+	// Names names the codes above in errors; nil prints numbers. It is no
+	// part of the call's identity, and the package that defines the codes
+	// sets it, so that a transport names both sides of a mismatch in the
+	// text it sends the peer as well as in its own error.
+	Names CallNamer
 }
 
-// String describes the call's signature in errors, through
-// DescribeSignature.
-func (c Call) String() string { return DescribeSignature(c) }
+// CallNamer names the codes of Calls, for errors. The package that defines
+// the codes implements it.
+type CallNamer interface {
+	// NameOp names an op and data type, as "allreduce(fp32)".
+	NameOp(op, dt uint8) string
+	// NameCall names a call with all its arguments, as
+	// "allgather(fp32, 1048576)".
+	NameCall(c Call) string
+}
+
+// String describes the call's signature in errors, through c.Names, or in
+// numbers without it.
+func (c Call) String() string {
+	if c.Names != nil {
+		return c.Names.NameCall(c)
+	}
+	return fmt.Sprintf("%s count %d redop %d root %d", c.NameOp(c.Op, c.DType), c.Count, c.RedOp, c.Root)
+}
+
+// NameOp names an op and data type, such as a peer's from a message
+// header, through c.Names, or in numbers without it.
+func (c Call) NameOp(op, dt uint8) string {
+	if c.Names != nil {
+		return c.Names.NameOp(op, dt)
+	}
+	return fmt.Sprintf("op %d (dtype %d)", op, dt)
+}
+
+// Same reports whether c and d are the same call: every field but Names
+// agrees.
+func (c Call) Same(d Call) bool {
+	c.Names, d.Names = nil, nil
+	return c == d
+}
 
 // CallTagger is implemented by transports that carry the Call in their
 // messages. Callers announce each call before posting its messages.
 type CallTagger interface {
 	BeginCall(c Call)
-}
-
-// DescribeCall names a call's op and data type in errors. The package that
-// defines the codes sets it at init time; the default prints numbers.
-var DescribeCall = func(op, dt uint8) string { return fmt.Sprintf("op %d (dtype %d)", op, dt) }
-
-// DescribeSignature names a call with all its arguments in errors, as
-// "allgather(fp32, 1048576)". The package that defines the codes sets it at
-// init time.
-var DescribeSignature = func(c Call) string {
-	return fmt.Sprintf("%s count %d redop %d root %d", DescribeCall(c.Op, c.DType), c.Count, c.RedOp, c.Root)
 }
 
 // Request is a posted operation.

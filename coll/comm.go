@@ -52,29 +52,34 @@ type Comm struct {
 // barrierCode is the op code that tags a barrier's messages.
 const barrierCode = 0x7f
 
-func init() {
-	backends.DescribeCall = func(op, dt uint8) string {
-		if op == barrierCode {
-			return "barrier"
-		}
-		return fmt.Sprintf("%v(%v)", Op(op), dtype.DType(dt))
+// callNames names this package's op codes and dtype's codes in the
+// transports' errors (backends.Call.Names).
+type callNames struct{}
+
+// NameOp names an op and data type, as "allreduce(fp32)".
+func (callNames) NameOp(op, dt uint8) string {
+	if op == barrierCode {
+		return "barrier"
 	}
-	backends.DescribeSignature = func(c backends.Call) string {
-		if c.Op == barrierCode {
-			return "barrier"
-		}
-		s := fmt.Sprintf("%v(%v, %d", Op(c.Op), dtype.DType(c.DType), c.Count)
-		if c.RedOp != 0 {
-			s += ", " + dtype.ReduceOp(c.RedOp).String()
-		}
-		if c.Root >= 0 {
-			s += fmt.Sprintf(", root %d", c.Root)
-		}
-		if c.NoPayload {
-			s += ", no payload"
-		}
-		return s + ")"
+	return fmt.Sprintf("%v(%v)", Op(op), dtype.DType(dt))
+}
+
+// NameCall names a call with its arguments, as "allgather(fp32, 1048576)".
+func (callNames) NameCall(c backends.Call) string {
+	if c.Op == barrierCode {
+		return "barrier"
 	}
+	s := fmt.Sprintf("%v(%v, %d", Op(c.Op), dtype.DType(c.DType), c.Count)
+	if c.RedOp != 0 {
+		s += ", " + dtype.ReduceOp(c.RedOp).String()
+	}
+	if c.Root >= 0 {
+		s += fmt.Sprintf(", root %d", c.Root)
+	}
+	if c.NoPayload {
+		s += ", no payload"
+	}
+	return s + ")"
 }
 
 // beginCall numbers a new call and tells a tagging transport about it, so
@@ -89,9 +94,9 @@ func (c *Comm) beginCall(call backends.Call) {
 }
 
 // signature returns the Call that a describes: every argument that all
-// ranks must agree on.
+// ranks must agree on, named by this package in errors.
 func signature(a *Args) backends.Call {
-	call := backends.Call{Op: uint8(a.Op), DType: uint8(a.DType), Count: int64(a.Count), Root: -1}
+	call := backends.Call{Op: uint8(a.Op), DType: uint8(a.DType), Count: int64(a.Count), Root: -1, Names: callNames{}}
 	if a.Op.Reduces() {
 		call.RedOp = uint8(a.RedOp)
 	}
@@ -286,7 +291,7 @@ func (c *Comm) Barrier(ctx context.Context) error {
 
 // barrierOnce is one attempt at a barrier.
 func (c *Comm) barrierOnce(ctx context.Context) error {
-	c.beginCall(backends.Call{Op: barrierCode, Root: -1})
+	c.beginCall(backends.Call{Op: barrierCode, Root: -1, Names: callNames{}})
 	c.live.begin(c.calls, nil, &barrierAlgo)
 	defer c.live.end()
 	for dist := 1; dist < c.size; dist *= 2 {

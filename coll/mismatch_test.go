@@ -118,3 +118,28 @@ func TestMismatchedCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestCallNames: the calls this package tags its messages with name
+// themselves in the transports' errors as the command line spells them.
+func TestCallNames(t *testing.T) {
+	ar := signature(&Args{Op: AllReduce, DType: dtype.FP32, RedOp: dtype.Sum, Count: 64})
+	bcast := signature(&Args{Op: Broadcast, DType: dtype.FP32, Count: 64, Root: 2})
+	empty := ar
+	empty.NoPayload = true
+	barrier := backends.Call{Op: barrierCode, Root: -1, Names: callNames{}}
+	tests := []struct {
+		name, got, want string
+	}{
+		{"allreduce", ar.String(), "allreduce(fp32, 64, sum)"},
+		{"rooted", bcast.String(), "broadcast(fp32, 64, root 2)"},
+		{"no payload", empty.String(), "allreduce(fp32, 64, sum, no payload)"},
+		{"barrier", barrier.String(), "barrier"},
+		{"peer's op", ar.NameOp(uint8(AllGather), uint8(dtype.FP32)), "allgather(fp32)"},
+		{"peer's barrier", ar.NameOp(barrierCode, 0), "barrier"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+}

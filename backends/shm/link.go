@@ -174,7 +174,7 @@ func (r *recvReq) Wait(ctx context.Context) error {
 	s.state = sendTaken
 	s.mu.Unlock()
 
-	if s.call != r.call {
+	if !s.call.Same(r.call) {
 		err := fmt.Errorf("%w: rank %d called %v as op #%d while rank %d called %v as op #%d",
 			backends.ErrMismatch, r.peer, s.call, s.call.Seq, r.e.rank, r.call, r.call.Seq)
 		r.err = fmt.Errorf("recv from rank %d: %w", r.peer, err)

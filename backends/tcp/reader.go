@@ -123,12 +123,12 @@ func (l *link) match(h Header, r *request) error {
 	me := l.ep.rank
 	if h.Call != r.call.Seq || h.Op != r.call.Op || h.DType != r.call.DType {
 		return fmt.Errorf("%w: rank %d called %s as op #%d while rank %d called %v as op #%d",
-			backends.ErrMismatch, l.peer, backends.DescribeCall(h.Op, h.DType), h.Call,
+			backends.ErrMismatch, l.peer, r.call.NameOp(h.Op, h.DType), h.Call,
 			me, r.call, r.call.Seq)
 	}
 	if h.Len != uint64(len(r.buf)) {
 		return fmt.Errorf("%w: rank %d sent %d bytes in %s as op #%d while rank %d called %v, expecting %d",
-			backends.ErrMismatch, l.peer, h.Len, backends.DescribeCall(h.Op, h.DType), h.Call, me, r.call, len(r.buf))
+			backends.ErrMismatch, l.peer, h.Len, r.call.NameOp(h.Op, h.DType), h.Call, me, r.call, len(r.buf))
 	}
 	return nil
 }
