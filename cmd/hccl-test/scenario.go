@@ -113,7 +113,8 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.SetNormalizeFunc(normalize)
 	fs.SortFlags = false
 	o := scenario.Options{World: kit.World{Backend: "shm", Timeout: 2 * time.Minute, LaunchedRank: -1}}
-	if err := checkGOMAXPROCS(os.Getenv); err != nil {
+	env, err := readEnv(os.LookupEnv, envScenario)
+	if err != nil {
 		return scenarioRun{}, err
 	}
 	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " "))
@@ -122,9 +123,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.VarP(newCount(iters, 0), "iters", "n", "timed iterations of the step per run, in place of the file's")
 	slowdown := fs.String("slowdown", "", "how much slower a domain's links are made in its run, in place of the file's slowdown (default 50%)")
 	addFaultFlags(fs, &o.Faults, scenarioWorldHelp)
-	if err := addLaunchFlags(fs, &o.World, scenarioWorldHelp); err != nil {
-		return scenarioRun{}, err
-	}
+	addLaunchFlags(fs, &o.World, env, scenarioWorldHelp)
 	fs.BoolVar(&o.JSON, "json", false, "print one JSON object with the same figures instead of the table")
 	topology := fs.String("topology", "", "--backend sim: how ranks sit on servers, servers=S,per-server=P (ranks numbered server by server)")
 	link := fs.String("link-bw", "", "--backend sim: bandwidth of the simulated links, a value or a preset; with --topology, intra=X,inter=Y for the links inside and between servers")

@@ -18,23 +18,20 @@ type worldFlagHelp struct {
 
 // addLaunchFlags defines --timeout, --connect-timeout, --master and --bind
 // on fs, each set straight into w. --timeout's default is w.Timeout and
-// --connect-timeout's tcp's, each replaced by its variable of the
-// environment when that is set (env.go); the flag wins over both.
-func addLaunchFlags(fs *pflag.FlagSet, w *kit.World, h worldFlagHelp) error {
-	timeout := durationValue(w.Timeout)
-	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
-		return err
+// --connect-timeout's tcp's, each replaced by its variable of env when that
+// is set (env.go); the flag wins over both.
+func addLaunchFlags(fs *pflag.FlagSet, w *kit.World, env environment, h worldFlagHelp) {
+	w.ConnectTimeout = tcp.DefaultConnectTimeout
+	if env.execTimeout > 0 {
+		w.Timeout = env.execTimeout
 	}
-	connect := durationValue(tcp.DefaultConnectTimeout)
-	if err := envDuration("HCCL_CONNECT_TIMEOUT", &connect); err != nil {
-		return err
+	if env.connectTimeout > 0 {
+		w.ConnectTimeout = env.connectTimeout
 	}
-	w.Timeout, w.ConnectTimeout = timeout.duration(), connect.duration()
 	fs.VarP((*durationValue)(&w.Timeout), "timeout", "T", h.timeout)
 	fs.Var((*durationValue)(&w.ConnectTimeout), "connect-timeout", h.connect)
 	fs.StringVar(&w.Master, "master", "", h.master)
 	fs.StringVar(&w.Bind, "bind", "", h.bind)
-	return nil
 }
 
 // addFaultFlags defines --inject and --seed on fs, set into f.InjectText
