@@ -52,17 +52,21 @@ func (r *rankRunner) waited(comm *coll.Comm) time.Duration {
 // moves the data (--sim-pull) and the servers of --topology;
 // what is 0 takes the model's
 // default (sim.DefaultLinkModel).
-func (p Plan) simLinks() *sim.LinkModel {
-	if !capsOf(p.Backend).Simulated {
+func (p Plan) simLinks() *sim.LinkModel { return p.Links.simLinks(p.Backend, p.Topology) }
+
+// simLinks is Plan.simLinks for links l of a world on backend whose ranks
+// sit on servers as topo says.
+func (l Links) simLinks(backend string, topo Topology) *sim.LinkModel {
+	if !capsOf(backend).Simulated {
 		return nil
 	}
 	m := sim.LinkModel{
-		IntraAlpha: p.SimAlpha, InterAlpha: p.SimInterAlpha,
-		IntraGBps: p.LinkGBps, InterGBps: p.LinkInterGBps, ReduceGBps: p.SimReduceGBps, CopyGBps: p.SimCopyGBps,
-		Gap: p.SimGap, Pull: p.SimPull,
+		IntraAlpha: l.SimAlpha, InterAlpha: l.SimInterAlpha,
+		IntraGBps: l.LinkGBps, InterGBps: l.LinkInterGBps, ReduceGBps: l.SimReduceGBps, CopyGBps: l.SimCopyGBps,
+		Gap: l.SimGap, Pull: l.SimPull,
 	}
-	if p.Topology.TwoLevel() {
-		m.PerServer = p.Topology.PerServer
+	if topo.TwoLevel() {
+		m.PerServer = topo.PerServer
 	}
 	return &m
 }
@@ -81,57 +85,63 @@ func (p Plan) simDescription() string {
 	return s
 }
 
-// SimLinkModel checks the plan's settings of the sim backend as a sweep's
-// are checked and returns the link model they ask for, nil when the
-// backend is not sim: what hccl-test scenario runs a simulated world on.
-func (p Plan) SimLinkModel() (*sim.LinkModel, error) {
-	if p.LinkInterGBps > 0 && !p.Topology.TwoLevel() {
+// SimLinkModel checks the settings of the sim backend in l as a sweep's
+// are checked, for a world on backend whose ranks sit on servers as topo
+// says and that injects faults f, and returns the link model they ask for,
+// nil when the backend is not sim: what hccl-test scenario runs a simulated
+// world on.
+func (l Links) SimLinkModel(backend string, topo Topology, f kit.Faults) (*sim.LinkModel, error) {
+	if l.LinkInterGBps > 0 && !topo.TwoLevel() {
 		return nil, fmt.Errorf("--link-bw inter=: a link between servers needs --topology with more than one server")
 	}
-	if err := p.validateSim(); err != nil {
+	if err := l.validateSim(backend, topo, f); err != nil {
 		return nil, err
 	}
-	return p.simLinks(), nil
+	return l.simLinks(backend, topo), nil
 }
 
 // validateSim checks the settings of the sim backend, and that nothing the
 // plan asks for takes wall time that virtual clocks would not see.
-func (p Plan) validateSim() error {
-	c := capsOf(p.Backend)
-	if p.NoPayload && !c.NoPayload {
+func (p Plan) validateSim() error { return p.Links.validateSim(p.Backend, p.Topology, p.Faults) }
+
+// validateSim is Plan.validateSim for links l of a world on backend whose
+// ranks sit on servers as topo says and that injects faults f.
+func (l Links) validateSim(backend string, topo Topology, f kit.Faults) error {
+	c := capsOf(backend)
+	if l.NoPayload && !c.NoPayload {
 		return fmt.Errorf("--sim-data=false: only --backend sim can run without payload")
 	}
 	if !c.Simulated {
 		switch {
-		case p.SimAlpha != 0 || p.SimInterAlpha != 0:
+		case l.SimAlpha != 0 || l.SimInterAlpha != 0:
 			return fmt.Errorf("--sim-alpha: only --backend sim simulates links")
-		case p.SimReduceGBps != 0:
+		case l.SimReduceGBps != 0:
 			return fmt.Errorf("--sim-reduce: only --backend sim simulates reductions")
-		case p.SimCopyGBps != 0:
+		case l.SimCopyGBps != 0:
 			return fmt.Errorf("--sim-copy: only --backend sim simulates copies")
-		case p.SimGap != 0:
+		case l.SimGap != 0:
 			return fmt.Errorf("--sim-gap: only --backend sim simulates links")
-		case p.SimPull:
+		case l.SimPull:
 			return fmt.Errorf("--sim-pull: only --backend sim simulates links")
 		}
 		return nil
 	}
 	switch {
-	case p.SimAlpha < 0 || p.SimInterAlpha < 0:
-		return fmt.Errorf("--sim-alpha intra=%v,inter=%v: must not be negative", p.SimAlpha, p.SimInterAlpha)
-	case p.SimGap < 0:
-		return fmt.Errorf("--sim-gap %v: must not be negative", p.SimGap)
-	case p.SimReduceGBps < 0 || math.IsNaN(p.SimReduceGBps) || math.IsInf(p.SimReduceGBps, 0):
-		return fmt.Errorf("--sim-reduce %v: must be a positive bandwidth", p.SimReduceGBps)
-	case p.SimCopyGBps < 0 || math.IsNaN(p.SimCopyGBps) || math.IsInf(p.SimCopyGBps, 0):
-		return fmt.Errorf("--sim-copy %v: must be a positive bandwidth", p.SimCopyGBps)
-	case p.SimInterAlpha > 0 && !p.Topology.TwoLevel():
+	case l.SimAlpha < 0 || l.SimInterAlpha < 0:
+		return fmt.Errorf("--sim-alpha intra=%v,inter=%v: must not be negative", l.SimAlpha, l.SimInterAlpha)
+	case l.SimGap < 0:
+		return fmt.Errorf("--sim-gap %v: must not be negative", l.SimGap)
+	case l.SimReduceGBps < 0 || math.IsNaN(l.SimReduceGBps) || math.IsInf(l.SimReduceGBps, 0):
+		return fmt.Errorf("--sim-reduce %v: must be a positive bandwidth", l.SimReduceGBps)
+	case l.SimCopyGBps < 0 || math.IsNaN(l.SimCopyGBps) || math.IsInf(l.SimCopyGBps, 0):
+		return fmt.Errorf("--sim-copy %v: must be a positive bandwidth", l.SimCopyGBps)
+	case l.SimInterAlpha > 0 && !topo.TwoLevel():
 		return fmt.Errorf("--sim-alpha inter=: a link between servers needs --topology with more than one server")
 	}
-	if p.NoPayload {
-		for _, f := range p.Inject {
-			if f.Kind == inject.Corrupt {
-				return fmt.Errorf("--inject %q: corrupt changes the bytes of messages, and with --sim-data=false they have none", p.InjectText)
+	if l.NoPayload {
+		for _, fault := range f.Inject {
+			if fault.Kind == inject.Corrupt {
+				return fmt.Errorf("--inject %q: corrupt changes the bytes of messages, and with --sim-data=false they have none", f.InjectText)
 			}
 		}
 	}

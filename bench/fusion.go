@@ -59,8 +59,8 @@ func (p Plan) fusionSplits() []fusionSplit {
 func (p Plan) validateFusion() error {
 	for _, fs := range p.fusionSplits() {
 		if !fs.held {
-			return fieldErrorf("Fusion", " %d: no size of the sweep (at most %d bytes) splits into %d buckets of whole elements; give fewer buckets or a larger %s",
-				fs.buckets, fs.maxBytes, fs.buckets, Field("MaxBytes"))
+			return kit.FieldErrorf("Fusion", " %d: no size of the sweep (at most %d bytes) splits into %d buckets of whole elements; give fewer buckets or a larger %s",
+				fs.buckets, fs.maxBytes, fs.buckets, kit.Field("MaxBytes"))
 		}
 	}
 	return nil

@@ -9,26 +9,17 @@ import (
 	"github.com/hccl-test/hccl-test/kit"
 )
 
-// TestPartsValidateAlone: World and Faults check themselves with nothing
-// else set, as a step scenario will use them, and each check names the
-// field at fault.
+// TestPartsValidateAlone: the parts check themselves with nothing else
+// set, and each check names the field at fault (kit's TestWorldFaultsValidate
+// checks the World and Faults parts).
 func TestPartsValidateAlone(t *testing.T) {
 	world := DefaultPlan().World
 	tests := []struct {
 		name  string
 		check func() error
-		field Field // "" for valid
+		field kit.Field // "" for valid
 	}{
 		{"default world", world.Validate, ""},
-		{"world without backend", World{Ranks: 2, Timeout: time.Second, ConnectTimeout: time.Second}.Validate, "Backend"},
-		{"world of no ranks", func() error { w := world; w.Ranks = 0; return w.Validate() }, "Ranks"},
-		{"world without timeout", func() error { w := world; w.Timeout = 0; return w.Validate() }, "Timeout"},
-		{"world without connect timeout", func() error { w := world; w.ConnectTimeout = 0; return w.Validate() }, "ConnectTimeout"},
-		{"world with a bad master", func() error { w := world; w.Master = "nohost"; return w.Validate() }, "Master"},
-		{"no faults", Faults{}.Validate, ""},
-		{"retry past the limit", Faults{Retry: MaxRetry + 1}.Validate, "Retry"},
-		{"negative hold", Faults{Retry: 1, RetryHold: -1}.Validate, "RetryHold"},
-		{"long interval", Faults{Retry: 1, RetryInterval: MaxRetryPause + 1}.Validate, "RetryInterval"},
 		{"default sweep", DefaultPlan().Sweep.Validate, ""},
 		{"empty sweep", Sweep{}.Validate, "Ops"},
 		{"negative link", Links{LinkGBps: -1}.Validate, "LinkGBps"},
@@ -37,12 +28,12 @@ func TestPartsValidateAlone(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.check()
-			var fe *FieldError
+			var fe *kit.FieldError
 			switch {
 			case tc.field == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
 			case tc.field != "" && !errors.As(err, &fe):
-				t.Fatalf("got %v, want a *FieldError for %s", err, tc.field)
+				t.Fatalf("got %v, want a *kit.FieldError for %s", err, tc.field)
 			case tc.field != "" && fe.Field != tc.field:
 				t.Fatalf("got %v naming %s, want %s", err, fe.Field, tc.field)
 			}
@@ -62,7 +53,7 @@ func TestValidatePrecedence(t *testing.T) {
 	tests := []struct {
 		name  string
 		edit  func(*Plan)
-		field Field
+		field kit.Field
 	}{
 		{"iters before timeout", func(p *Plan) { p.Timeout, p.Iters = 0, 0 }, "Iters"},
 		{"root before timeout", func(p *Plan) { p.Timeout, p.Root = 0, 9 }, "Root"},
@@ -84,7 +75,7 @@ func TestValidatePrecedence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := DefaultPlan()
 			tc.edit(&p)
-			var fe *FieldError
+			var fe *kit.FieldError
 			if err := p.Validate(); !errors.As(err, &fe) || fe.Field != tc.field {
 				t.Fatalf("Validate() = %v, want an error naming %s", err, tc.field)
 			}

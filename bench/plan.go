@@ -38,58 +38,26 @@ const LinkAuto = "auto"
 // Plan is everything a sweep needs, in the parts a user thinks of it in:
 // where it runs (World), what it measures (Sweep), the faults it injects
 // (Faults), the domains it runs in (Domains), the links it is measured
-// against (Links) and what it reports (Outputs). The parts are embedded, so
-// p.Ranks is p.World.Ranks. DefaultPlan gives the defaults; Validate says
+// against (Links) and what it reports (Outputs). World and Faults are the
+// kit's, shared with the step scenarios. The parts are embedded, so p.Ranks
+// is p.World.Ranks. DefaultPlan gives the defaults; Validate says
 // what is wrong with a plan before any rank starts.
 type Plan struct {
-	World
+	kit.World
 	Sweep
-	Faults
+	kit.Faults
 	Domains
 	Links
 	Outputs
 }
 
-// ApplyLauncher takes the world size from the launcher that started this
-// process, if the backend supports launchers and one did. ranksGiven says
-// whether the user chose Ranks; a different choice is an error.
-func (p *Plan) ApplyLauncher(ranksGiven bool) error {
-	b, err := backends.Lookup(p.Backend)
-	if err != nil {
-		return fieldErrorf("Backend", ": %w", err)
-	}
-	l, ok := b.(backends.Launched)
-	if !ok {
-		return nil
-	}
-	w, launched, err := l.LaunchedWorld(p.config())
-	if err != nil || !launched {
-		return err
-	}
-	if ranksGiven && p.Ranks != w.Size {
-		return fieldErrorf("Ranks", " %d: this process was started by %s", p.Ranks, w.Source)
-	}
-	p.Ranks, p.HostedRanks, p.LaunchedRank = w.Size, 1, w.Rank
-	return nil
-}
-
-// WritesOutput reports whether this process writes the run's output: it
-// hosts rank 0, the rank that collects every result.
-func (p Plan) WritesOutput() bool { return p.LaunchedRank <= 0 }
-
 // config is the backend configuration of the plan.
-func (p Plan) config() backends.Config {
-	return backends.Config{
-		Ranks: p.Ranks, Log: p.Log, Retry: p.Retry > 0,
-		Options: kit.BackendOptions(p.Backend, kit.WorldOptions{Links: p.simLinks(),
-			Master: p.Master, Bind: p.Bind, ConnectTimeout: p.ConnectTimeout, Args: p.Args}),
-	}
-}
+func (p Plan) config() backends.Config { return p.World.Config(p.simLinks(), p.Retry > 0) }
 
 // DefaultPlan returns the defaults of the command line.
 func DefaultPlan() Plan {
 	return Plan{
-		World: World{
+		World: kit.World{
 			Backend: "shm", Ranks: 8, Timeout: 2 * time.Minute,
 			ConnectTimeout: 2 * time.Minute, LaunchedRank: -1,
 		},
@@ -104,30 +72,20 @@ func DefaultPlan() Plan {
 }
 
 // Validate reports the first thing wrong with p as an error that names
-// the fields at fault (a *FieldError, or an error wrapping one; FormatFields
+// the fields at fault (a *kit.FieldError, or an error wrapping one; FormatFields
 // shows them as a command's flags). It runs the checks of every part's own
 // Validate and the checks that span parts, in one order: that order says
 // which of two wrong settings is reported.
 func (p Plan) Validate() error {
-	return firstError(
-		p.World.validateWho, p.Sweep.validateSizes, p.validateRoot, p.Sweep.validatePlacements,
-		p.World.validateTimeouts, p.Links.Validate, p.validateInterLink, p.validateCounts,
+	return kit.FirstError(
+		p.World.ValidateWho, p.Sweep.validateSizes, p.validateRoot, p.Sweep.validatePlacements,
+		p.World.ValidateTimeouts, p.Links.Validate, p.validateInterLink, p.validateCounts,
 		p.validateInject, p.Faults.Validate, p.validateRetryBackend,
 		p.validateGroupLayout, p.Domains.validateGroups, p.validateGroupRuns, p.Domains.validateRanges,
-		p.validateFusion, p.validateSim, p.World.validateMaster, p.validateBackend, p.validateAlgos,
+		p.validateFusion, p.validateSim, p.World.ValidateMaster, p.validateBackend, p.validateAlgos,
 		// Counted before the estimate, which counts the rows.
 		p.checkMemory,
 	)
-}
-
-// firstError returns the error of the first check that fails, or nil.
-func firstError(checks ...func() error) error {
-	for _, check := range checks {
-		if err := check(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // validateRoot checks Sweep.Root against the smallest group the sweep runs
@@ -138,16 +96,16 @@ func (p Plan) validateRoot() error {
 	case p.Root >= -1 && p.Root < n:
 		return nil
 	case len(p.Groups) > 0:
-		return fieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d) (a rank of the group, %s %s)",
-			p.Root, n, Field("Groups"), strings.Join(p.Groups, ","))
+		return kit.FieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d) (a rank of the group, %s %s)",
+			p.Root, n, kit.Field("Groups"), strings.Join(p.Groups, ","))
 	}
-	return fieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d)", p.Root, n)
+	return kit.FieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d)", p.Root, n)
 }
 
 // validateInterLink checks that a link between servers has servers.
 func (p Plan) validateInterLink() error {
 	if p.LinkInterGBps > 0 && !p.Topology.TwoLevel() && !p.TopologyAuto {
-		return fieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", Field("Topology"))
+		return kit.FieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", kit.Field("Topology"))
 	}
 	return nil
 }
@@ -161,7 +119,7 @@ func (p Plan) validateInject() error { return p.Inject.Validate(p.Ranks, p.Check
 func (p Plan) validateRetryBackend() error {
 	if p.Retry > 0 && !capsOf(p.Backend).Recovers {
 		can := backends.NamesWith(func(c backends.Caps) bool { return c.Recovers })
-		return fieldErrorf("Retry", " %d: the %s backend cannot run a failed call again (use %s)", p.Retry, p.Backend, strings.Join(can, " or "))
+		return kit.FieldErrorf("Retry", " %d: the %s backend cannot run a failed call again (use %s)", p.Retry, p.Backend, strings.Join(can, " or "))
 	}
 	return nil
 }
@@ -169,8 +127,8 @@ func (p Plan) validateRetryBackend() error {
 // validateGroupLayout checks that Domains.Groups have a layout to split.
 func (p Plan) validateGroupLayout() error {
 	if len(p.Groups) > 0 && !p.Layout.Split() {
-		return fieldErrorf("Groups", " %s: needs %s to say how the world splits (e.g. %s tp=%d)",
-			strings.Join(p.Groups, ","), Field("Layout"), Field("Layout"), p.Ranks)
+		return kit.FieldErrorf("Groups", " %s: needs %s to say how the world splits (e.g. %s tp=%d)",
+			strings.Join(p.Groups, ","), kit.Field("Layout"), kit.Field("Layout"), p.Ranks)
 	}
 	return nil
 }
@@ -184,9 +142,9 @@ func (p Plan) validateGroupRuns() error {
 	}
 	switch {
 	case p.Retry > 0:
-		return fieldErrorf("Retry", " with %s: re-execution covers the whole world only", Field("Groups"))
+		return kit.FieldErrorf("Retry", " with %s: re-execution covers the whole world only", kit.Field("Groups"))
 	case p.asks(coll.Native):
-		return fieldErrorf("Algo", " native with %s: MPI's collectives run on the whole world only", Field("Groups"))
+		return kit.FieldErrorf("Algo", " native with %s: MPI's collectives run on the whole world only", kit.Field("Groups"))
 	}
 	return nil
 }
@@ -198,10 +156,6 @@ func (p Plan) validateBackend() error { return backends.CheckConfig(p.Backend, p
 // any machine could hold.
 const (
 	maxIters = 1_000_000
-	// MaxRetry and MaxRetryPause bound --retry and its pauses, as HCCL
-	// bounds MaxCnt, HoldTime and IntervalTime.
-	MaxRetry      = 10
-	MaxRetryPause = time.Minute
 )
 
 // bufferBytes returns the send and receive buffer sizes one rank needs for

@@ -29,8 +29,8 @@ func (p Plan) validateCounts() error {
 		if exact {
 			about = ""
 		}
-		return fieldErrorf("MinBytes", " %d %s %d: the sweep has %s%d sizes, at most %d (use a larger %s or %s)",
-			p.MinBytes, Field("MaxBytes"), p.MaxBytes, about, n, MaxSizes, Field("StepFactor"), Field("StepBytes"))
+		return kit.FieldErrorf("MinBytes", " %d %s %d: the sweep has %s%d sizes, at most %d (use a larger %s or %s)",
+			p.MinBytes, kit.Field("MaxBytes"), p.MaxBytes, about, n, MaxSizes, kit.Field("StepFactor"), kit.Field("StepBytes"))
 	}
 	if rows := p.rowCount(); rows > MaxRows {
 		return fmt.Errorf("the plan has %d rows (%s), at most %d: sweep fewer sizes, collectives, data types, reductions or roots",

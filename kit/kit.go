@@ -11,8 +11,9 @@
 // and servers a world is split into (Layout, Topology), the memory
 // estimate (MemoryEstimate), the agreement of ranks that are processes
 // (AgreeOn), the register of running ranks for the status report
-// (Running), and one control channel for the harness's own barrier,
-// gathers and broadcasts of floats (Ctl).
+// (Running), the World and Faults parts both harnesses' settings embed,
+// with the FieldError their checks return, and one control channel for
+// the harness's own barrier, gathers and broadcasts of floats (Ctl).
 //
 // It is a kit, not a harness: it decides nothing about what to measure or
 // report. Imports flow cmd -> bench, scenario -> kit -> coll -> backends

@@ -18,23 +18,18 @@ import (
 
 // Options are the command line's choices for running a scenario.
 type Options struct {
-	Backend string
-	// Inject lists faults applied to every run, the baseline included
-	// (--inject), InjectText as given; Seed seeds their random choices.
-	Inject     inject.Spec
-	InjectText string
-	Seed       uint64
-	Timeout    time.Duration // limit for one collective, barrier or exchange
-	JSON       bool          // write one JSON object instead of the text
-	// Master, Bind, ConnectTimeout and Args are passed to a backend whose
-	// ranks meet at an address or that starts rank processes (see
-	// tcp.Options), Log to every backend (backends.Config). Args must make
-	// a rank process run the same scenario.
-	Master         string
-	Bind           string
-	ConnectTimeout time.Duration
-	Args           []string
-	Log            io.Writer
+	// World is where the scenario runs, as a sweep's: Backend, Timeout
+	// (the limit for one collective, barrier or exchange), and Master,
+	// Bind, ConnectTimeout, Args and Log, passed to the backend (Args must
+	// make a rank process run the same scenario). Its Ranks is not read:
+	// the world has the scenario's ranks (Scenario.Ranks, which the
+	// command's -p and a launcher's size reach through Overrides).
+	kit.World
+	// Faults are applied to every run, the baseline included (Inject,
+	// InjectText as given, Seed for their random choices). A scenario runs
+	// no call again: Retry and its pauses are not read.
+	kit.Faults
+	JSON bool // write one JSON object instead of the text
 	// Links is the link model of a simulated world (--backend sim), nil
 	// for the default one and on other backends.
 	Links *sim.LinkModel
@@ -45,8 +40,9 @@ type Options struct {
 
 // config is the backend configuration for a world of ranks.
 func (o Options) config(ranks int) backends.Config {
-	return backends.Config{Ranks: ranks, Log: o.Log, Options: kit.BackendOptions(o.Backend, kit.WorldOptions{Links: o.Links,
-		Master: o.Master, Bind: o.Bind, ConnectTimeout: o.ConnectTimeout, Args: o.Args})}
+	w := o.World
+	w.Ranks = ranks
+	return w.Config(o.Links, false)
 }
 
 // CheckBackend has o's backend check the configuration of a world of

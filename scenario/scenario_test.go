@@ -15,6 +15,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -212,7 +213,7 @@ func TestScenarioCriticalDomain(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			o := Options{Backend: "shm", Inject: spec, InjectText: text, Seed: 1, Timeout: 30 * time.Second}
+			o := Options{World: kit.World{Backend: "shm", Timeout: 30 * time.Second}, Faults: kit.Faults{Inject: spec, InjectText: text, Seed: 1}}
 			rep, err := Run(context.Background(), sc, o, &out)
 			if err != nil {
 				t.Fatal(err)
@@ -251,7 +252,7 @@ func TestScenarioJSONAndOneRank(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), sc, Options{Backend: "shm", Timeout: 10 * time.Second, JSON: true}, &out)
+	rep, err := Run(context.Background(), sc, Options{World: kit.World{Backend: "shm", Timeout: 10 * time.Second}, JSON: true}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,8 +284,8 @@ func TestScenarioCorruptionCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), sc, Options{Backend: "shm", Inject: spec, InjectText: "corrupt=p:1",
-		Seed: 1, Timeout: 10 * time.Second}, &out)
+	rep, err := Run(context.Background(), sc, Options{World: kit.World{Backend: "shm", Timeout: 10 * time.Second},
+		Faults: kit.Faults{Inject: spec, InjectText: "corrupt=p:1", Seed: 1}}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,8 +311,8 @@ func TestScenarioUncheckedCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), sc, Options{Backend: "shm", Inject: spec, InjectText: "corrupt=op:1@rank=0",
-		Seed: 1, Timeout: 10 * time.Second}, &out)
+	rep, err := Run(context.Background(), sc, Options{World: kit.World{Backend: "shm", Timeout: 10 * time.Second},
+		Faults: kit.Faults{Inject: spec, InjectText: "corrupt=op:1@rank=0", Seed: 1}}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func TestScenarioOnSim(t *testing.T) {
 	}
 	links := simScenarioLinks
 	var out bytes.Buffer
-	rep, err := scenario.Run(context.Background(), sc, scenario.Options{Backend: sim.Name, Timeout: 20 * time.Second, Links: &links}, &out)
+	rep, err := scenario.Run(context.Background(), sc, scenario.Options{World: kit.World{Backend: sim.Name, Timeout: 20 * time.Second}, Links: &links}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestScenarioOnSimWithoutPayload(t *testing.T) {
 	var out bytes.Buffer
 	for i, none := range []bool{false, true} {
 		out.Reset()
-		o := scenario.Options{Backend: sim.Name, Timeout: 20 * time.Second, Links: &links, NoPayload: none}
+		o := scenario.Options{World: kit.World{Backend: sim.Name, Timeout: 20 * time.Second}, Links: &links, NoPayload: none}
 		if reps[i], err = scenario.Run(context.Background(), sc, o, &out); err != nil {
 			t.Fatal(err)
 		}

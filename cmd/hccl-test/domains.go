@@ -62,13 +62,13 @@ func parseDomains(p *bench.Plan, groups, fusion, overlap string) error {
 	return nil
 }
 
-// parseLinks reads --link-bw into p: one link (a value, a preset or auto),
+// parseLinks reads --link-bw into l: one link (a value, a preset or auto),
 // or with --topology "intra=X,inter=Y", the links inside and between
 // servers (inter may not be auto: this machine has one kind of link).
-func parseLinks(p *bench.Plan, s string) error {
+func parseLinks(l *bench.Links, s string) error {
 	if !strings.Contains(s, "=") {
 		var err error
-		p.LinkGBps, p.LinkSource, err = parseLink(s)
+		l.LinkGBps, l.LinkSource, err = parseLink(s)
 		return linkErr(err)
 	}
 	var intra, inter string
@@ -89,13 +89,13 @@ func parseLinks(p *bench.Plan, s string) error {
 	if intra == "" || inter == "" {
 		return linkErr(fmt.Errorf("%q: give both intra= and inter=", s))
 	}
-	if p.LinkGBps, p.LinkSource, err = parseLink(intra); err != nil {
+	if l.LinkGBps, l.LinkSource, err = parseLink(intra); err != nil {
 		return linkErr(fmt.Errorf("intra: %w", err))
 	}
 	if strings.EqualFold(inter, bench.LinkAuto) {
 		return linkErr(fmt.Errorf("inter=auto: the link between servers cannot be measured from one of them; give a value or a preset"))
 	}
-	if p.LinkInterGBps, p.LinkInterSource, err = parseLink(inter); err != nil {
+	if l.LinkInterGBps, l.LinkInterSource, err = parseLink(inter); err != nil {
 		return linkErr(fmt.Errorf("inter: %w", err))
 	}
 	return nil

@@ -1,14 +1,14 @@
 package main
 
-import "github.com/hccl-test/hccl-test/bench"
+import "github.com/hccl-test/hccl-test/kit"
 
 // fieldFlags is how the command line sets each field of bench.Plan that an
-// error may name: bench names fields (bench.FieldError), and every error
+// error may name: bench and kit name fields (kit.FieldError), and every error
 // the command prints shows them as these flags (oneLine), so that a
 // refusal reads "--maxbytes 2097152: ..." as the user typed it. A field
 // missing here is shown by its Go name (TestFieldFlagsCoverPlan keeps the
 // table whole).
-var fieldFlags = map[bench.Field]string{
+var fieldFlags = map[kit.Field]string{
 	// World
 	"Backend":        "--backend",
 	"Ranks":          "--ranks",
@@ -66,8 +66,8 @@ var fieldFlags = map[bench.Field]string{
 
 // fieldFlag returns the flag that sets field, or "" for a field the
 // command line does not set.
-func fieldFlag(field bench.Field) string { return fieldFlags[field] }
+func fieldFlag(field kit.Field) string { return fieldFlags[field] }
 
 // flagText returns err's text with the fields its bench.FieldErrors name
 // shown as their flags.
-func flagText(err error) string { return bench.FormatFields(err, fieldFlag) }
+func flagText(err error) string { return kit.FormatFields(err, fieldFlag) }

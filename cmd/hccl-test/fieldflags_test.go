@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // internalFields are the fields of bench.Plan that no flag sets: the
@@ -24,7 +25,7 @@ func TestFieldFlagsCoverPlan(t *testing.T) {
 	if _, _, err := parseFlags([]string{"--help"}, &help); err != errHelpShown {
 		t.Fatalf("--help: %v", err)
 	}
-	fields := map[bench.Field]bool{}
+	fields := map[kit.Field]bool{}
 	plan := reflect.TypeOf(bench.Plan{})
 	for i := 0; i < plan.NumField(); i++ {
 		part := plan.Field(i)
@@ -34,8 +35,8 @@ func TestFieldFlagsCoverPlan(t *testing.T) {
 		}
 		for j := 0; j < part.Type.NumField(); j++ {
 			name := part.Type.Field(j).Name
-			fields[bench.Field(name)] = true
-			flag, ok := fieldFlags[bench.Field(name)]
+			fields[kit.Field(name)] = true
+			flag, ok := fieldFlags[kit.Field(name)]
 			switch {
 			case internalFields[name]:
 				if ok {

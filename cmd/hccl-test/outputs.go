@@ -3,15 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/results"
 )
-
-// envCPUProfile names the file of a CPU profile of the run, for finding
-// where its time goes (go tool pprof).
-const envCPUProfile = "HCCL_TEST_CPUPROFILE"
 
 // output is one thing a sweep writes and where.
 type output struct {
@@ -32,7 +27,7 @@ func outputs(o options, p bench.Plan, set *outputSet, tableOut io.Writer) (sink 
 	if !p.WritesOutput() {
 		// Another process holds rank 0 and writes everything.
 		sink = results.NewTable(io.Discard)
-		if path := os.Getenv(envCPUProfile); path != "" {
+		if path := o.cpuProfile; path != "" {
 			if profile, err = set.create(envCPUProfile, path); err != nil {
 				return nil, nil, fmt.Errorf("%s=%s: %w", envCPUProfile, path, err)
 			}
@@ -43,7 +38,7 @@ func outputs(o options, p bench.Plan, set *outputSet, tableOut io.Writer) (sink 
 		{name: "--csv " + quotePath(o.csv), path: o.csv, make: func(w io.Writer) results.Sink { return results.NewCSV(w) }},
 		{name: "--json " + quotePath(o.json), path: o.json, make: func(w io.Writer) results.Sink { return results.NewJSONLines(w) }},
 		{name: "--bench " + quotePath(o.bench), path: o.bench, make: func(w io.Writer) results.Sink { return results.NewBenchFmt(w) }},
-		{name: envCPUProfile + "=" + quotePath(os.Getenv(envCPUProfile)), path: os.Getenv(envCPUProfile)},
+		{name: envCPUProfile + "=" + quotePath(o.cpuProfile), path: o.cpuProfile},
 	}
 	tableOnStdout := o.csv != "-" && o.json != "-" && o.bench != "-"
 	if tableOnStdout {

@@ -11,12 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/backends/inject"
-	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
 )
@@ -31,6 +28,9 @@ type options struct {
 	// csv, json and bench name files for those formats; "-" is stdout,
 	// in place of the table.
 	csv, json, bench string
+	// cpuProfile names the file of a CPU profile of the run
+	// (HCCL_TEST_CPUPROFILE, env.go), "" for none.
+	cpuProfile string
 }
 
 const examples = `
@@ -53,14 +53,26 @@ Subcommands (each has its own --help):
 Every chapter of the manual is in the repository's docs/ directory.
 `
 
+// sweepWorldHelp is the sweep's help of the flags it shares with the
+// scenario command (worldflags.go).
+var sweepWorldHelp = worldFlagHelp{
+	timeout: "longest one op may take before the run fails: 90s, 2m, or seconds; HCCL_EXEC_TIMEOUT, in seconds, replaces the default",
+	connect: "longest setting up may take: rendezvous and each connection (tcp); HCCL_CONNECT_TIMEOUT, in seconds, replaces the default",
+	master:  "rank 0's rendezvous address host:port, the same on every rank (tcp under mpirun or srun; torchrun's MASTER_ADDR and MASTER_PORT are read too)",
+	bind:    "address or network interface that ranks listen on (tcp); loopback when not given",
+	inject:  "faults to inject (docs/faults.md), ",
+}
+
 // parseFlags turns the command line into a plan. Semantic checks that need
 // the whole plan are left to Plan.Validate.
 func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	p := bench.DefaultPlan()
 	var o options
-	if err := checkGOMAXPROCS(os.Getenv); err != nil {
+	env, err := readEnv(os.LookupEnv, envSweep)
+	if err != nil {
 		return p, o, err
 	}
+	o.cpuProfile = env.cpuProfile
 	fs := pflag.NewFlagSet(programName, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)
@@ -84,12 +96,8 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
 	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest), native (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"; or several, comma-separated (auto,ring,rd), each row measured with each in turn. Without --algo, HCCL_ALGO in HCCL's form (level0:NA;level1:H-D_R) chooses")
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
-	fs.StringVar(&p.InjectText, "inject", "", "faults to inject (docs/faults.md), "+inject.Grammar)
-	fs.Uint64Var(&p.Seed, "seed", 1, "seed of --inject's random choices")
-	envRetry, err := parseHCCLRetry(os.Getenv)
-	if err != nil {
-		return p, o, err
-	}
+	addFaultFlags(fs, &p.Faults, sweepWorldHelp)
+	envRetry := env.retry
 	fs.Var(newCount(&p.Retry, 0), "retry", "run an op that failed on a transport error again, up to this many times (at most 10); without --retry, HCCL_OP_RETRY_ENABLE turns it on with HCCL_OP_RETRY_PARAMS' MaxCnt")
 	hold, interval := durationValue(0), durationValue(0)
 	if envRetry.enabled {
@@ -104,18 +112,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	overlap := fs.String("overlap", "", "also run each collective started without blocking against this much synthetic compute (a duration, or auto: the collective's own time)")
 	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s), a preset ("+presetHelp()+"), or auto: measure it on this backend before the sweep; with --topology, intra=X,inter=Y for the links inside and between servers")
 	simf := addSimFlags(fs) // --sim-alpha, --sim-reduce, --sim-copy (sim.go)
-	timeout := durationValue(p.Timeout)
-	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
-		return p, o, err
-	}
-	fs.VarP(&timeout, "timeout", "T", "longest one op may take before the run fails: 90s, 2m, or seconds; HCCL_EXEC_TIMEOUT, in seconds, replaces the default")
-	connect := durationValue(tcp.DefaultConnectTimeout)
-	if err := envDuration("HCCL_CONNECT_TIMEOUT", &connect); err != nil {
-		return p, o, err
-	}
-	fs.Var(&connect, "connect-timeout", "longest setting up may take: rendezvous and each connection (tcp); HCCL_CONNECT_TIMEOUT, in seconds, replaces the default")
-	fs.StringVar(&p.Master, "master", "", "rank 0's rendezvous address host:port, the same on every rank (tcp under mpirun or srun; torchrun's MASTER_ADDR and MASTER_PORT are read too)")
-	fs.StringVar(&p.Bind, "bind", "", "address or network interface that ranks listen on (tcp); loopback when not given")
+	addLaunchFlags(fs, &p.World, env, sweepWorldHelp)
 	fs.BoolVar(&p.Stats, "stats", false, "add min, p50, p99 and max of the iteration times, and the cost model's prediction, to the table")
 	fs.Var(newCount(&p.Runs, 1), "runs", "repeat the whole sweep this many times (benchstat wants about 10); the table shows each row's median")
 	fs.StringVar(&o.csv, "csv", "", "also write every measurement to this CSV file (- for stdout, instead of the table)")
@@ -177,15 +174,15 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if p.Placements, err = bench.ParsePlacements(*placement); err != nil {
 		return p, o, fmt.Errorf("--placement: %w", err)
 	}
-	if err := parseLinks(&p, *link); err != nil {
+	if err := parseLinks(&p.Links, *link); err != nil {
 		return p, o, err
 	}
-	if env, ok := os.LookupEnv("HCCL_ALGO"); ok && !fs.Changed("algo") {
-		if p.OpAlgos, err = coll.ParseHCCLAlgo(env, p.Ops); err != nil {
+	if env.algoSet && !fs.Changed("algo") {
+		if p.OpAlgos, err = coll.ParseHCCLAlgo(env.algo, p.Ops); err != nil {
 			return p, o, err
 		}
 	}
-	if p.Inject, err = inject.Parse(p.InjectText); err != nil {
+	if err := parseFaults(&p.Faults); err != nil {
 		return p, o, err
 	}
 	switch {
@@ -199,8 +196,11 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := parseDomains(&p, *groups, *fusion, *overlap); err != nil {
 		return p, o, err
 	}
-	if err := simf.apply(&p); err != nil {
+	if err := simf.apply(&p.Links, p.Backend); err != nil {
 		return p, o, err
+	}
+	if p.NoPayload {
+		p.Check = false // nothing to check
 	}
 	p.RetryHold, p.RetryInterval = hold.duration(), interval.duration()
 	switch {
@@ -209,7 +209,6 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	case envRetry.enabled:
 		p.Retry, p.RetrySource = envRetry.max, envRetry.source
 	}
-	p.Timeout, p.ConnectTimeout = timeout.duration(), connect.duration()
 	p.Args = args
 	if err := p.ApplyLauncher(fs.Changed("ranks")); err != nil {
 		return p, o, err
@@ -219,21 +218,6 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 }
 
 func (d durationValue) duration() time.Duration { return time.Duration(d) }
-
-// envDuration sets d from an environment variable holding seconds, as
-// HCCL_EXEC_TIMEOUT and HCCL_CONNECT_TIMEOUT do, when it is set.
-func envDuration(name string, d *durationValue) error {
-	v := os.Getenv(name)
-	if v == "" {
-		return nil
-	}
-	t, err := limits.Duration(v, limits.Seconds, 1)
-	if err != nil {
-		return fmt.Errorf("%s=%q: want a positive number of seconds: %w", name, v, err)
-	}
-	*d = durationValue(t)
-	return nil
-}
 
 // parseOp parses a collective, pointing users who type a reduction at
 // --redop.

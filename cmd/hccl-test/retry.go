@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/listarg"
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // hcclRetry is operator re-execution as HCCL's environment configures it.
@@ -71,13 +71,13 @@ func parseHCCLRetry(getenv func(string) string) (hcclRetry, error) {
 		}
 		switch key {
 		case "MaxCnt":
-			if n < 1 || n > bench.MaxRetry {
+			if n < 1 || n > kit.MaxRetry {
 				return bad(fmt.Sprintf("MaxCnt %d out of range", n))
 			}
 			r.max = int(n)
 		case "HoldTime", "IntervalTime":
 			d := time.Duration(n) * time.Millisecond
-			if d > bench.MaxRetryPause {
+			if d > kit.MaxRetryPause {
 				return bad(fmt.Sprintf("%s %d out of range", key, n))
 			}
 			if key == "HoldTime" {

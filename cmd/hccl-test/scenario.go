@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,9 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/backends/sim"
-	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/boundedfile"
 	"github.com/hccl-test/hccl-test/kit"
@@ -98,6 +95,16 @@ func runScenario(args []string, set *outputSet) int {
 	return exitOK
 }
 
+// scenarioWorldHelp is the scenario command's help of the flags it shares
+// with the sweep (worldflags.go).
+var scenarioWorldHelp = worldFlagHelp{
+	timeout: "longest one collective may take before the run fails: 90s, 2m, or seconds; HCCL_EXEC_TIMEOUT, in seconds, replaces the default",
+	connect: "longest setting up may take (tcp); HCCL_CONNECT_TIMEOUT, in seconds, replaces the default",
+	master:  "rank 0's rendezvous address host:port (tcp under a launcher)",
+	bind:    "address or network interface ranks listen on (tcp)",
+	inject:  "faults to inject in every run, the baseline included (docs/faults.md), ",
+}
+
 // parseScenario reads the subcommand's flags and the scenario file, and
 // checks both before anything runs.
 func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
@@ -105,30 +112,18 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)
 	fs.SortFlags = false
-	o := scenario.Options{Backend: "shm"}
-	if err := checkGOMAXPROCS(os.Getenv); err != nil {
+	o := scenario.Options{World: kit.World{Backend: "shm", Timeout: 2 * time.Minute, LaunchedRank: -1}}
+	env, err := readEnv(os.LookupEnv, envScenario)
+	if err != nil {
 		return scenarioRun{}, err
 	}
 	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " "))
-	ranks := new(int)
-	fs.VarP(newCount(ranks, 0), "ranks", "p", "number of ranks, in place of the file's")
+	fs.VarP(newCount(&o.Ranks, 0), "ranks", "p", "number of ranks, in place of the file's")
 	iters := new(int)
 	fs.VarP(newCount(iters, 0), "iters", "n", "timed iterations of the step per run, in place of the file's")
 	slowdown := fs.String("slowdown", "", "how much slower a domain's links are made in its run, in place of the file's slowdown (default 50%)")
-	fs.StringVar(&o.InjectText, "inject", "", "faults to inject in every run, the baseline included (docs/faults.md), "+inject.Grammar)
-	fs.Uint64Var(&o.Seed, "seed", 1, "seed of --inject's random choices")
-	timeout := durationValue(2 * time.Minute)
-	if err := envDuration("HCCL_EXEC_TIMEOUT", &timeout); err != nil {
-		return scenarioRun{}, err
-	}
-	fs.VarP(&timeout, "timeout", "T", "longest one collective may take before the run fails: 90s, 2m, or seconds; HCCL_EXEC_TIMEOUT, in seconds, replaces the default")
-	connect := durationValue(tcp.DefaultConnectTimeout)
-	if err := envDuration("HCCL_CONNECT_TIMEOUT", &connect); err != nil {
-		return scenarioRun{}, err
-	}
-	fs.Var(&connect, "connect-timeout", "longest setting up may take (tcp); HCCL_CONNECT_TIMEOUT, in seconds, replaces the default")
-	fs.StringVar(&o.Master, "master", "", "rank 0's rendezvous address host:port (tcp under a launcher)")
-	fs.StringVar(&o.Bind, "bind", "", "address or network interface ranks listen on (tcp)")
+	addFaultFlags(fs, &o.Faults, scenarioWorldHelp)
+	addLaunchFlags(fs, &o.World, env, scenarioWorldHelp)
 	fs.BoolVar(&o.JSON, "json", false, "print one JSON object with the same figures instead of the table")
 	topology := fs.String("topology", "", "--backend sim: how ranks sit on servers, servers=S,per-server=P (ranks numbered server by server)")
 	link := fs.String("link-bw", "", "--backend sim: bandwidth of the simulated links, a value or a preset; with --topology, intra=X,inter=Y for the links inside and between servers")
@@ -149,44 +144,34 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if fs.NArg() != 1 {
 		return scenarioRun{}, fmt.Errorf("want one scenario FILE, got %d arguments (see %s scenario --help)", fs.NArg(), programName)
 	}
+	// -p and --iters replace the file's values, 0 (not given) keeps them.
 	switch {
-	case fs.Changed("ranks") && *ranks < 1:
-		return scenarioRun{}, fmt.Errorf("--ranks %d: need at least 1 rank", *ranks)
+	case fs.Changed("ranks") && o.Ranks < 1:
+		return scenarioRun{}, fmt.Errorf("--ranks %d: need at least 1 rank", o.Ranks)
 	case fs.Changed("iters") && *iters < 1:
 		return scenarioRun{}, fmt.Errorf("--iters %d: need at least 1 timed iteration", *iters)
 	case fs.Changed("slowdown") && *slowdown == "":
 		return scenarioRun{}, errors.New("--slowdown: empty (want a percentage such as 50%)")
-	case timeout.duration() <= 0:
-		return scenarioRun{}, fmt.Errorf("--timeout %v: must be positive", timeout.duration())
-	case connect.duration() <= 0:
-		return scenarioRun{}, fmt.Errorf("--connect-timeout %v: must be positive", connect.duration())
 	}
-	if o.Master != "" {
-		if _, port, err := net.SplitHostPort(o.Master); err != nil || port == "" {
-			return scenarioRun{}, fmt.Errorf("--master %q: want host:port, rank 0's rendezvous address", o.Master)
-		}
-	}
-	o.Timeout, o.ConnectTimeout = timeout.duration(), connect.duration()
-	var err error
-	if o.Inject, err = inject.Parse(o.InjectText); err != nil {
+	// The world's size is the file's, known below; the rest of the world and
+	// the faults are checked as a sweep's.
+	if err := kit.FirstError(o.World.ValidateTimeouts, o.World.ValidateMaster, o.Faults.Validate, func() error { return parseFaults(&o.Faults) }); err != nil {
 		return scenarioRun{}, err
 	}
 	// A rank started by a launcher (or by the tcp backend itself) takes the
-	// world's size from it; the plan knows how to ask.
-	p := bench.DefaultPlan()
-	p.Backend, p.Ranks, p.Master, p.Bind, p.ConnectTimeout = o.Backend, *ranks, o.Master, o.Bind, o.ConnectTimeout
-	if err := p.ApplyLauncher(fs.Changed("ranks")); err != nil {
+	// world's size from it.
+	if err := o.ApplyLauncher(fs.Changed("ranks")); err != nil {
 		return scenarioRun{}, err
 	}
-	if err := o.CheckBackend(p.Ranks); err != nil {
+	if err := o.CheckBackend(o.Ranks); err != nil {
 		return scenarioRun{}, err
 	}
 	ov := scenario.Overrides{Iterations: *iters, Slowdown: *slowdown}
 	switch {
-	case p.LaunchedRank >= 0:
-		ov.Ranks, ov.RanksFrom = p.Ranks, fmt.Sprintf("the launcher's %d ranks", p.Ranks)
+	case o.LaunchedRank >= 0:
+		ov.Ranks, ov.RanksFrom = o.Ranks, fmt.Sprintf("the launcher's %d ranks", o.Ranks)
 	case fs.Changed("ranks"):
-		ov.Ranks, ov.RanksFrom = *ranks, fmt.Sprintf("-p %d", *ranks)
+		ov.Ranks, ov.RanksFrom = o.Ranks, fmt.Sprintf("-p %d", o.Ranks)
 	}
 	file := fs.Arg(0)
 	data, err := boundedfile.ReadFile(file, scenario.MaxFileBytes)
@@ -200,14 +185,15 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if sc.Name == "" {
 		sc.Name = file
 	}
-	if o.Links, o.NoPayload, err = scenarioLinks(o, sc.Ranks, *topology, *link, simf); err != nil {
+	o.Ranks = sc.Ranks
+	if o.Links, o.NoPayload, err = scenarioLinks(o, *topology, *link, simf); err != nil {
 		return scenarioRun{}, err
 	}
 	if err := o.Inject.Validate(sc.Ranks, true); err != nil {
 		return scenarioRun{}, err
 	}
 	hosted := int64(sc.Ranks)
-	if p.LaunchedRank >= 0 {
+	if o.LaunchedRank >= 0 {
 		hosted = 1
 	}
 	mem := sc.Memory(o.Backend, int(hosted), o.NoPayload)
@@ -216,16 +202,14 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 			file, units.HumanSize(mem.Total()), hosted, mem.Largest().Name, units.HumanSize(avail))
 	}
 	o.Args = append([]string{"scenario"}, args...)
-	return scenarioRun{sc: sc, opts: o, writes: p.WritesOutput(), memory: mem.Total()}, nil
+	return scenarioRun{sc: sc, opts: o, writes: o.WritesOutput(), memory: mem.Total()}, nil
 }
 
 // scenarioLinks reads a scenario's simulated links on --backend sim from
 // --topology, --link-bw and the --sim flags, checked as a sweep's are (with
-// o's faults), and whether it runs without payload; on other backends it
-// refuses them.
-func scenarioLinks(o scenario.Options, ranks int, topology, link string, simf simFlags) (*sim.LinkModel, bool, error) {
-	p := bench.DefaultPlan()
-	p.Backend, p.Ranks, p.Inject, p.InjectText = o.Backend, ranks, o.Inject, o.InjectText
+// o's world and faults), and whether it runs without payload; on other
+// backends it refuses them.
+func scenarioLinks(o scenario.Options, topology, link string, simf simFlags) (*sim.LinkModel, bool, error) {
 	if caps, _ := backends.CapsOf(o.Backend); !caps.Simulated {
 		switch {
 		case topology != "":
@@ -234,20 +218,22 @@ func scenarioLinks(o scenario.Options, ranks int, topology, link string, simf si
 			return nil, false, fmt.Errorf("--link-bw: only --backend sim takes it in a scenario, for the simulated links")
 		}
 	}
+	var topo kit.Topology
 	var err error
 	if topology != "" {
-		if p.Topology, err = kit.ParseTopology(topology, ranks); err != nil {
+		if topo, err = kit.ParseTopology(topology, o.Ranks); err != nil {
 			return nil, false, err
 		}
 	}
+	l := bench.Links{LinkSource: bench.LinkAuto}
 	if link != "" {
-		if err := parseLinks(&p, link); err != nil {
+		if err := parseLinks(&l, link); err != nil {
 			return nil, false, fmt.Errorf("--link-bw: %w", err)
 		}
 	}
-	if err := simf.apply(&p); err != nil {
+	if err := simf.apply(&l, o.Backend); err != nil {
 		return nil, false, err
 	}
-	m, err := p.SimLinkModel()
-	return m, p.NoPayload, err
+	m, err := l.SimLinkModel(o.Backend, topo, o.Faults)
+	return m, l.NoPayload, err
 }

@@ -41,13 +41,14 @@ func addSimFlags(fs *pflag.FlagSet) simFlags {
 	}
 }
 
-// apply reads the flags into p, and on sim makes --link-bw auto the
-// simulated link inside a server (there is nothing to measure: the link is
-// what the model says). Call it once --link-bw and --topology are read;
-// Plan.Validate checks the rest.
-func (f simFlags) apply(p *bench.Plan) error {
+// apply reads the flags into l, the links of a world on backend, and on sim
+// makes --link-bw auto the simulated link inside a server (there is nothing
+// to measure: the link is what the model says). Call it once --link-bw is
+// read; Plan.Validate (or Links.SimLinkModel) checks the rest. A run
+// without payload (l.NoPayload) has nothing to check.
+func (f simFlags) apply(l *bench.Links, backend string) error {
 	if *f.alpha != "" {
-		if err := parseSimAlpha(p, *f.alpha); err != nil {
+		if err := parseSimAlpha(l, *f.alpha); err != nil {
 			return err
 		}
 	}
@@ -56,47 +57,47 @@ func (f simFlags) apply(p *bench.Plan) error {
 		if err != nil {
 			return fmt.Errorf("--sim-reduce: %w", err)
 		}
-		p.SimReduceGBps = gbps
+		l.SimReduceGBps = gbps
 	}
 	if *f.gap != "" {
 		d, err := positiveDuration(*f.gap)
 		if err != nil {
 			return fmt.Errorf("--sim-gap %q: %w", *f.gap, err)
 		}
-		p.SimGap = d
+		l.SimGap = d
 	}
 	if *f.copy != "" {
 		gbps, err := units.ParseBandwidth(*f.copy)
 		if err != nil {
 			return fmt.Errorf("--sim-copy: %w", err)
 		}
-		p.SimCopyGBps = gbps
+		l.SimCopyGBps = gbps
 	}
-	p.SimPull = *f.pull
-	caps, _ := backends.CapsOf(p.Backend) // an unknown backend is refused later, by name
+	l.SimPull = *f.pull
+	caps, _ := backends.CapsOf(backend) // an unknown backend is refused later, by name
 	if !*f.data {
 		if !caps.NoPayload {
 			return fmt.Errorf("--sim-data=false: only --backend sim can run without payload")
 		}
-		p.NoPayload, p.Check = true, false // nothing to check
+		l.NoPayload = true
 	}
-	if caps.Simulated && p.LinkSource == bench.LinkAuto {
-		p.LinkGBps = sim.DefaultLinkModel.IntraGBps
-		p.LinkSource = "auto on sim: the simulated link inside a server, by default"
+	if caps.Simulated && l.LinkSource == bench.LinkAuto {
+		l.LinkGBps = sim.DefaultLinkModel.IntraGBps
+		l.LinkSource = "auto on sim: the simulated link inside a server, by default"
 	}
 	return nil
 }
 
 // parseSimAlpha reads "intra=DUR,inter=DUR", either part alone, or one DUR
-// (inside a server) into p. Its errors name --sim-alpha.
-func parseSimAlpha(p *bench.Plan, s string) error {
+// (inside a server) into l. Its errors name --sim-alpha.
+func parseSimAlpha(l *bench.Links, s string) error {
 	bad := func(err error) error { return fmt.Errorf("--sim-alpha %q: %w", s, err) }
 	if !strings.Contains(s, "=") {
 		d, err := positiveDuration(s)
 		if err != nil {
 			return bad(err)
 		}
-		p.SimAlpha = d
+		l.SimAlpha = d
 		return nil
 	}
 	keys, vals, err := listarg.Keys("--sim-alpha", s, ",", "=", strings.ToLower)
@@ -110,9 +111,9 @@ func parseSimAlpha(p *bench.Plan, s string) error {
 		}
 		switch key {
 		case "intra":
-			p.SimAlpha = d
+			l.SimAlpha = d
 		case "inter":
-			p.SimInterAlpha = d
+			l.SimInterAlpha = d
 		default:
 			return bad(fmt.Errorf("unknown key %q (want intra=DUR,inter=DUR, or one DUR)", key))
 		}

@@ -1,18 +1,19 @@
-package bench
+package kit
 
 import (
 	"fmt"
 	"strings"
 )
 
-// Field names a field of a Plan (or of one of its parts) as Go spells it:
-// "MaxBytes", "ConnectTimeout". Errors name fields, not command-line flags;
-// a command shows each field the way its user sets it.
+// Field names a field of a sweep's plan (bench.Plan and its parts) or of a
+// scenario's options, as Go spells it: "MaxBytes", "ConnectTimeout".
+// Errors name fields, not command-line flags; a command shows each field
+// the way its user sets it.
 type Field string
 
-// FieldError is a refusal of a Plan's value that names the field at fault,
-// and any other field its reason mentions, as Fields, so that a command can
-// show them as its flags (Format) while the package itself knows no flag.
+// FieldError is a refusal of a setting that names the field at fault, and
+// any other field its reason mentions, as Fields, so that a command can
+// show them as its flags (Format) while the packages below it know no flag.
 // Error shows them by their field names: "MaxBytes 3: larger than ...".
 type FieldError struct {
 	// Field is the field whose value is refused; the message starts with
@@ -27,8 +28,8 @@ type FieldError struct {
 
 // fieldErrorf returns a FieldError for field whose message is the field's
 // name followed by format, filled in as fmt.Errorf fills it: for example
-// fieldErrorf("Ranks", " %d: need at least 1 rank", 0).
-func fieldErrorf(field Field, format string, args ...any) *FieldError {
+// FieldErrorf("Ranks", " %d: need at least 1 rank", 0).
+func FieldErrorf(field Field, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, format: format, args: args}
 }
 
@@ -109,4 +110,15 @@ func FormatFields(err error, name func(Field) string) string {
 	}
 	walk(err)
 	return s
+}
+
+// FirstError returns the error of the first check that fails, or nil: the
+// order of the checks says which of two wrong settings is reported.
+func FirstError(checks ...func() error) error {
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package bench
+package kit
 
 import (
 	"errors"
@@ -21,14 +21,14 @@ func TestFieldErrorFormat(t *testing.T) {
 		byFlag     string // FormatFields with flagOf
 		wantsCause bool
 	}{
-		{"value and reason", fieldErrorf("MaxBytes", " %d: too large", 3), "MaxBytes 3: too large", "--maxbytes 3: too large", false},
-		{"another field in the reason", fieldErrorf("MinBytes", " %d is larger than %s %d", 5, Field("MaxBytes"), 3),
+		{"value and reason", FieldErrorf("MaxBytes", " %d: too large", 3), "MaxBytes 3: too large", "--maxbytes 3: too large", false},
+		{"another field in the reason", FieldErrorf("MinBytes", " %d is larger than %s %d", 5, Field("MaxBytes"), 3),
 			"MinBytes 5 is larger than MaxBytes 3", "--minbytes 5 is larger than --maxbytes 3", false},
-		{"no flag: the field's name", fieldErrorf("Ranks", " %d: need at least 1 rank", 0), "Ranks 0: need at least 1 rank", "Ranks 0: need at least 1 rank", false},
-		{"wrapped cause", fieldErrorf("Backend", ": %w", cause), "Backend: " + cause.Error(), "--backend: " + cause.Error(), true},
-		{"wrapped in another error", fmt.Errorf("run: %w", fieldErrorf("MaxBytes", " %d: too large", 3)), "run: MaxBytes 3: too large", "run: --maxbytes 3: too large", false},
-		{"joined", errors.Join(fieldErrorf("MaxBytes", ": a"), fieldErrorf("MinBytes", ": b")), "MaxBytes: a\nMinBytes: b", "--maxbytes: a\n--minbytes: b", false},
-		{"a field error in a field error", fieldErrorf("Backend", ": %w", fieldErrorf("MaxBytes", " %d: too large", 3)),
+		{"no flag: the field's name", FieldErrorf("Ranks", " %d: need at least 1 rank", 0), "Ranks 0: need at least 1 rank", "Ranks 0: need at least 1 rank", false},
+		{"wrapped cause", FieldErrorf("Backend", ": %w", cause), "Backend: " + cause.Error(), "--backend: " + cause.Error(), true},
+		{"wrapped in another error", fmt.Errorf("run: %w", FieldErrorf("MaxBytes", " %d: too large", 3)), "run: MaxBytes 3: too large", "run: --maxbytes 3: too large", false},
+		{"joined", errors.Join(FieldErrorf("MaxBytes", ": a"), FieldErrorf("MinBytes", ": b")), "MaxBytes: a\nMinBytes: b", "--maxbytes: a\n--minbytes: b", false},
+		{"a field error in a field error", FieldErrorf("Backend", ": %w", FieldErrorf("MaxBytes", " %d: too large", 3)),
 			"Backend: MaxBytes 3: too large", "--backend: --maxbytes 3: too large", false},
 		{"no field error", errors.New("MaxBytes stays"), "MaxBytes stays", "MaxBytes stays", false},
 	}

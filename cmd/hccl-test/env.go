@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hccl-test/hccl-test/internal/limits"
+)
+
+// The environment the command honours. Every variable cmd reads is read
+// here, by readEnv, once per command and before its flags are parsed; the
+// grammar of each value stays with what it configures (parseHCCLRetry in
+// retry.go, checkGOMAXPROCS in gomaxprocs.go, coll.ParseHCCLAlgo, which
+// parse.go calls once it knows the ops). A flag always wins over its
+// variable.
+//
+//	Variable              Commands         Sets                                  Against its flag
+//	GOMAXPROCS            sweep, scenario  nothing: refused unless 1 to the     (no flag)
+//	                                       CPUs, as every rank process takes it
+//	HCCL_EXEC_TIMEOUT     sweep, scenario  the default of World.Timeout, in     --timeout wins
+//	                                       seconds
+//	HCCL_CONNECT_TIMEOUT  sweep, scenario  the default of World.ConnectTimeout, --connect-timeout wins
+//	                                       in seconds
+//	HCCL_OP_RETRY_ENABLE  sweep            Faults.Retry: a level at 1 turns     --retry wins
+//	                                       re-runs on, MaxCnt of them
+//	HCCL_OP_RETRY_PARAMS  sweep            with ENABLE on, Retry (MaxCnt) and   --retry, --retry-hold and
+//	                                       the defaults of RetryHold and        --retry-interval win
+//	                                       RetryInterval (ms)
+//	HCCL_ALGO             sweep            Sweep.OpAlgos, per collective        --algo wins: HCCL_ALGO is
+//	                                       (level0:NA;level1:H-D_R)             then not parsed
+//	HCCL_TEST_CPUPROFILE  sweep            the file a CPU profile of the run    (no flag)
+//	                                       is written to (go tool pprof)
+//
+// Read below cmd, by what they configure, not here: HCCL_TEST_KERNELS
+// (package dtype's reduction kernels); the launchers' variables
+// (OMPI_COMM_WORLD_*, PMI_*, SLURM_*, RANK and WORLD_SIZE, MASTER_ADDR and
+// MASTER_PORT) and HCCL_TEST_RANK, HCCL_TEST_WORLD_SIZE, HCCL_TEST_MASTER
+// and HCCL_TEST_SECRET (backends/tcp, which sets the last four for the rank
+// processes it starts); HCCL_TEST_SPIN and HCCL_TEST_MPI_COLL
+// (backends/mpi).
+
+// envCPUProfile names the file of a CPU profile of the run, for finding
+// where its time goes (go tool pprof).
+const envCPUProfile = "HCCL_TEST_CPUPROFILE"
+
+// envCommand says whose variables readEnv reads: the scenario command
+// honours fewer than the sweep.
+type envCommand int
+
+const (
+	envSweep    envCommand = iota // hccl-test [flags]
+	envScenario                   // hccl-test scenario
+)
+
+// environment is what the variables of the table above say.
+type environment struct {
+	// execTimeout and connectTimeout replace the defaults of --timeout
+	// and --connect-timeout; 0 when not set.
+	execTimeout, connectTimeout time.Duration
+	// retry is HCCL's operator re-execution (sweep only).
+	retry hcclRetry
+	// algo is HCCL_ALGO as set, algoSet whether it is set, even empty
+	// (sweep only).
+	algo    string
+	algoSet bool
+	// cpuProfile is the file of HCCL_TEST_CPUPROFILE, "" for none (sweep
+	// only).
+	cpuProfile string
+}
+
+// readEnv reads the variables cmd honours through lookup (os.LookupEnv),
+// and refuses a bad value as one error naming the variable and the value,
+// in the order the command has always reported them.
+func readEnv(lookup func(string) (string, bool), cmd envCommand) (environment, error) {
+	getenv := func(name string) string { v, _ := lookup(name); return v }
+	var env environment
+	if err := checkGOMAXPROCS(getenv); err != nil {
+		return env, err
+	}
+	var err error
+	if cmd == envSweep {
+		if env.retry, err = parseHCCLRetry(getenv); err != nil {
+			return env, err
+		}
+	}
+	if env.execTimeout, err = envSeconds("HCCL_EXEC_TIMEOUT", getenv("HCCL_EXEC_TIMEOUT")); err != nil {
+		return env, err
+	}
+	if env.connectTimeout, err = envSeconds("HCCL_CONNECT_TIMEOUT", getenv("HCCL_CONNECT_TIMEOUT")); err != nil {
+		return env, err
+	}
+	if cmd == envSweep {
+		env.algo, env.algoSet = lookup("HCCL_ALGO")
+		env.cpuProfile = getenv(envCPUProfile)
+	}
+	return env, nil
+}
+
+// envSeconds reads the value v of the variable name, a positive number of
+// seconds, as HCCL_EXEC_TIMEOUT and HCCL_CONNECT_TIMEOUT hold; "" (not
+// set) is 0.
+func envSeconds(name, v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	t, err := limits.Duration(v, limits.Seconds, 1)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: want a positive number of seconds: %w", name, v, err)
+	}
+	return t, nil
+}
