@@ -110,7 +110,7 @@ func DefaultPlan() Plan {
 // which of two wrong settings is reported.
 func (p Plan) Validate() error {
 	return firstError(
-		p.World.validateWho, p.Sweep.validateSizes, p.validateRoot, p.Sweep.validatePlacements,
+		p.World.validateWho, p.Sweep.validateSizes, p.validateBenchTime, p.validateRoot, p.Sweep.validatePlacements,
 		p.World.validateTimeouts, p.Links.Validate, p.validateInterLink, p.validateCounts,
 		p.validateInject, p.Faults.Validate, p.validateRetryBackend,
 		p.validateGroupLayout, p.Domains.validateGroups, p.validateGroupRuns, p.Domains.validateRanges,
