@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/results"
 )
 
 func TestBenchCount(t *testing.T) {
@@ -103,5 +106,42 @@ func TestRunBenchTime(t *testing.T) {
 			t.Errorf("%s: %d iterations of %.2f us (%v of work), %d wrong; want more than %d iterations, at least %v",
 				r.Op, r.Iters, r.TimeUS, work, r.Wrong, 10*p.Iters, p.BenchTime)
 		}
+	}
+}
+
+// TestProbeMinTime checks that a probe of next to nothing (the
+// calibration's alpha) runs at least probeMinTime of timed work, not only
+// its count.
+func TestProbeMinTime(t *testing.T) {
+	p := smallPlan()
+	p.Backend, p.Ranks = "shm", 2
+	b, err := backends.Lookup(p.Backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec results.Record
+	err = b.Run(context.Background(), p.config(), func(ctx context.Context, tr backends.Transport) error {
+		r := &rankRunner{plan: p, comm: coll.NewComm(tr), bufs: &kit.BufferPool{}}
+		if err := r.makeGroups(); err != nil {
+			return err
+		}
+		var bp kit.BufferPool
+		defer bp.Free()
+		if err := bp.Alloc(64); err != nil {
+			return err
+		}
+		got, err := r.probeRow(ctx, &bp, Row{Op: coll.AllReduce, DType: dtype.Uint8, RedOp: dtype.Sum, Root: -1,
+			Place: OutOfPlace, Count: 8, Bytes: 8}, "rd", 1, 3)
+		if tr.Rank() == 0 {
+			rec = got
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := time.Duration(rec.TimeUS * float64(rec.Iters) * float64(time.Microsecond))
+	if rec.Iters <= 3 || work < probeMinTime*99/100 {
+		t.Errorf("probe of 8 bytes: %d iterations, %v of work; want more than 3, at least %v", rec.Iters, work, probeMinTime)
 	}
 }
