@@ -123,8 +123,12 @@ func (r *rankRunner) timeProbe(ctx context.Context, bufs *kit.BufferPool, row Ro
 	return rec.TimeUS * 1e-6, err
 }
 
-// probeRow measures row with algo on bufs, warmup untimed and iters timed
-// iterations, as a measured row with no check and nothing beside it.
+// probeRow measures row with algo on bufs, warmup untimed and at least
+// iters timed iterations, as a measured row with no check and nothing
+// beside it. Off virtual time it runs at least probeMinTime of timed work
+// too, as --benchtime does (benchtime.go), so that a probe of small
+// messages (calibration's alpha) is not a handful of samples that a few
+// scheduler wake-ups decide.
 func (r *rankRunner) probeRow(ctx context.Context, bufs *kit.BufferPool, row Row, algo string, warmup, iters int) (results.Record, error) {
 	probe := *r
 	probe.bufs = bufs
@@ -133,6 +137,10 @@ func (r *rankRunner) probeRow(ctx context.Context, bufs *kit.BufferPool, row Row
 	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = warmup, iters, false
 	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false
 	probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only
+	probe.plan.BenchTime = 0
+	if !capsOf(r.plan.Backend).Simulated {
+		probe.plan.BenchTime = probeMinTime
+	}
 	return probe.measureRow(ctx, row)
 }
 

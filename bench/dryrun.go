@@ -53,7 +53,8 @@ func (p Plan) DryRun(w io.Writer) error {
 		bytes := float64(r.Bytes) * float64(max(2, r.Op.Blocks(p.Ranks)))
 		one := float64(steps)*estimateStep.Seconds() + bytes/(estimateGBps*1e9)
 		iters := p.Warmup + p.Iters + estimateOverrun
-		estSecs += float64(iters) * one
+		// --benchtime: the timed iterations take at least its time.
+		estSecs += max(float64(iters)*one, float64(p.Warmup+estimateOverrun)*one+p.BenchTime.Seconds())
 	}
 	estSecs *= float64(runs)
 	est := fmt.Sprintf("about %v", limits.DurationOf(estSecs).Round(time.Second))
@@ -66,8 +67,12 @@ func (p Plan) DryRun(w io.Writer) error {
 	if p.Check && !p.NoPayload {
 		check = "on"
 	}
-	fmt.Fprintf(&b, "# backend %s  ranks %d  algo %s  runs %d  iters %d  warmup %d  check %s\n",
-		p.Backend, p.Ranks, p.AlgoString(), runs, p.Iters, p.Warmup, check)
+	iters := fmt.Sprint(p.Iters)
+	if p.BenchTime > 0 {
+		iters = fmt.Sprintf("at least %d and --benchtime %v a row", p.Iters, p.BenchTime)
+	}
+	fmt.Fprintf(&b, "# backend %s  ranks %d  algo %s  runs %d  iters %s  warmup %d  check %s\n",
+		p.Backend, p.Ranks, p.AlgoString(), runs, iters, p.Warmup, check)
 	fmt.Fprintf(&b, "# ops: %s\n", strings.Join(ops, ", "))
 	fmt.Fprintf(&b, "# datatypes: %s\n", strings.Join(dts, " "))
 	fmt.Fprintf(&b, "# redops (reducing ops only): %s\n", strings.Join(reds, " "))

@@ -51,6 +51,7 @@ func (p Plan) Memory() MemoryEstimate {
 			add("kit.Calibration", "algo", 2*large)
 		}
 	}
+	p.addSamples(&e, add)
 	rows := int64(unsafe.Sizeof(Row{})) * p.rowCount() / int64(max(p.Runs, 1))
 	if p.Runs > 1 {
 		rows += recordBytes * p.rowCount()
@@ -118,6 +119,10 @@ func (p Plan) checkMemory() error {
 		flag, hint = "--algo "+p.AlgoString(), "name an algorithm (e.g. --algo ring)"
 	case "retry":
 		flag, hint = fmt.Sprintf("--retry %d", p.Retry), "use a smaller -e or no --retry"
+	case "iters":
+		flag, hint = fmt.Sprintf("--iters %d", p.Iters), "use a smaller -n or fewer ranks"
+	case "benchtime":
+		flag, hint = fmt.Sprintf("--benchtime %v", p.BenchTime), fmt.Sprintf("use -n, or fewer ranks (a row runs up to %d iterations)", maxIters)
 	default:
 		flag, hint = fmt.Sprintf("--ranks %d", p.Ranks), "use fewer ranks or a smaller -e"
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -27,6 +28,9 @@ const (
 	probeBudget = 1 << 30
 	probeWarmup = 3
 	probeIters  = 10
+	// probeMinTime is the least timed work of the link probe and of each
+	// of the calibration's probes (probeRow), besides their counts.
+	probeMinTime = 20 * time.Millisecond
 )
 
 // probeSize returns the probe's message size on a world of ranks ranks.
@@ -67,8 +71,8 @@ func (r *rankRunner) probeDescription() string {
 	if r.comm.Size() == 1 {
 		return "auto: one rank has no link; util not computed"
 	}
-	return fmt.Sprintf("auto: each of the %d ranks sends %s to its right neighbour while receiving from its left, all at once, on %s; %d timed iterations after %d warm-up",
-		r.comm.Size(), units.FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeWarmup)
+	return fmt.Sprintf("auto: each of the %d ranks sends %s to its right neighbour while receiving from its left, all at once, on %s; at least %d timed iterations and %v after %d warm-up",
+		r.comm.Size(), units.FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeMinTime, probeWarmup)
 }
 
 // broadcastFloats sends rank 0's v to every rank.

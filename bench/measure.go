@@ -74,23 +74,19 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		return results.Record{}, err
 	}
 	// samples holds this rank's iteration times in seconds, then the
-	// sampleExtras values (extraWrong...): the vector rank 0 gathers.
-	samples := make([]float64, p.Iters+sampleExtras)
-	waited := r.waited(comm)
-	for i := range p.Iters {
-		d, err := call()
-		if err != nil {
-			return results.Record{}, err
-		}
-		samples[i] = d.Seconds()
+	// sampleExtras values (extraWrong...): the vector rank 0 gathers. With
+	// --benchtime the count is the row's own (benchtime.go).
+	samples, err := r.timedIterations(ctx, comm, call)
+	if err != nil {
+		return results.Record{}, err
 	}
-	samples[p.Iters+extraWaited] = (r.waited(comm) - waited).Seconds()
-	samples[p.Iters+extraWrong] = -1
+	iters := len(samples) - sampleExtras
+	samples[iters+extraWrong] = -1
 	// --overlap (overlap.go): the row again, each iteration overlapped
 	// with synthetic compute; rank 0 gets the result.
 	var overlap overlapResult
 	if p.Overlap > 0 || p.OverlapAuto {
-		o, err := r.measureOverlap(ctx, comm, wd, row.Algo, buckets, samples[:p.Iters])
+		o, err := r.measureOverlap(ctx, comm, wd, row.Algo, buckets, samples[:iters])
 		if err != nil {
 			err = fmt.Errorf("overlapped with compute: %w", err)
 			return r.salvagePlain(ctx, row, algo, samples), err
@@ -110,15 +106,15 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		for _, args := range buckets {
 			wrong += kit.CountWrong(args, row, pattern, rank, n)
 		}
-		samples[p.Iters+extraWrong] = float64(wrong)
-		samples[p.Iters+extraInCheck] = float64(r.gate.Corrupted() - corrupted - unchecked)
+		samples[iters+extraWrong] = float64(wrong)
+		samples[iters+extraInCheck] = float64(r.gate.Corrupted() - corrupted - unchecked)
 	}
-	samples[p.Iters+extraUnchecked] = float64(unchecked)
+	samples[iters+extraUnchecked] = float64(unchecked)
 	all, err := r.gatherFloats(ctx, samples)
 	if err != nil || r.comm.Rank() != 0 {
 		return results.Record{}, err
 	}
-	rec := combine(row, all, r.comm.Size(), p.Iters, r.linkFor(row.Group))
+	rec := combine(row, all, r.comm.Size(), iters, r.linkFor(row.Group))
 	rec.Algo = algo
 	rec.Retries = r.comm.Reruns() - reruns
 	overlap.fill(&rec)
@@ -148,7 +144,7 @@ func (r *rankRunner) salvagePlain(ctx context.Context, row Row, algo string, sam
 	if err != nil || r.comm.Rank() != 0 {
 		return results.Record{}
 	}
-	rec := combine(row, all, r.comm.Size(), r.plan.Iters, r.linkFor(row.Group))
+	rec := combine(row, all, r.comm.Size(), len(samples)-sampleExtras, r.linkFor(row.Group))
 	rec.Algo = algo
 	return rec
 }

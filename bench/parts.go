@@ -36,6 +36,9 @@ type Sweep struct {
 	Runs int
 	// Iters is the number of timed iterations per row.
 	Iters int
+	// BenchTime > 0 runs each row for at least this much timed work too,
+	// the count predicted and agreed by the ranks (benchtime.go).
+	BenchTime time.Duration
 	// Warmup is the number of untimed iterations per row, before the timed
 	// ones.
 	Warmup int

@@ -78,7 +78,7 @@ func DefaultPlan() Plan {
 // which of two wrong settings is reported.
 func (p Plan) Validate() error {
 	return kit.FirstError(
-		p.World.ValidateWho, p.Sweep.validateSizes, p.validateRoot, p.Sweep.validatePlacements,
+		p.World.ValidateWho, p.Sweep.validateSizes, p.validateBenchTime, p.validateRoot, p.Sweep.validatePlacements,
 		p.World.ValidateTimeouts, p.Links.Validate, p.validateInterLink, p.validateCounts,
 		p.validateInject, p.Faults.Validate, p.validateRetryBackend,
 		p.validateGroupLayout, p.Domains.validateGroups, p.validateGroupRuns, p.Domains.validateRanges,

@@ -223,7 +223,7 @@ func (r *rankRunner) header() results.Header {
 	p := r.plan
 	h := results.Header{
 		Version: Version, Backend: p.Backend, Ranks: p.Ranks, Algo: p.AlgoString(),
-		Iters: p.Iters, Warmup: p.Warmup, Check: p.Check, Timeout: p.Timeout,
+		Iters: p.Iters, BenchTime: p.BenchTime, Warmup: p.Warmup, Check: p.Check, Timeout: p.Timeout,
 		Sweep: p.SweepString(), Stats: p.Stats, Started: time.Now(), Runs: max(p.Runs, 1),
 		TotalRows: len(p.Rows()) * max(p.Runs, 1),
 		LinkGBps:  p.LinkGBps, LinkSource: p.LinkSource,

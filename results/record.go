@@ -131,6 +131,9 @@ type Header struct {
 	// virtual time (sim), "" otherwise; the table prints it under the
 	// backend.
 	Simulated string
+	// BenchTime > 0: each row ran at least Iters iterations and this
+	// much timed work (--benchtime), its own count in Record.Iters.
+	BenchTime time.Duration
 }
 
 // Summary is what the footer reports about a finished (or interrupted) run.

@@ -55,7 +55,12 @@ func (t *Table) Begin(h Header) error {
 	}
 	t.printf("# op %s  datatype %s  redop %s\n",
 		strings.Join(h.Ops, ","), strings.Join(h.DTypes, ","), strings.Join(h.RedOps, ","))
-	t.printf("# sweep %s  iters %d  warmup %d\n", h.Sweep, h.Iters, h.Warmup)
+	if h.BenchTime > 0 {
+		t.printf("# sweep %s  iters at least %d and --benchtime %v of timed work a row (each row's count: the CSV's and JSON's iters)  warmup %d\n",
+			h.Sweep, h.Iters, h.BenchTime, h.Warmup)
+	} else {
+		t.printf("# sweep %s  iters %d  warmup %d\n", h.Sweep, h.Iters, h.Warmup)
+	}
 	if h.Runs > 1 {
 		t.printf("# runs %d: the sweep is repeated and each row shows the median of its runs\n", h.Runs)
 	}

@@ -26,6 +26,7 @@ var fieldFlags = map[kit.Field]string{
 	"StepBytes":  "--stepbytes",
 	"Runs":       "--runs",
 	"Iters":      "--iters",
+	"BenchTime":  "--benchtime",
 	// --warmup_iters, as nccl-tests spells it; --warmup-iters is the same
 	// flag.
 	"Warmup":     "--warmup_iters",

@@ -27,7 +27,7 @@ type helpSection struct {
 // section.
 var helpSections = []helpSection{
 	{"Sweep", []string{"op LIST", "datatype LIST", "redop LIST", "minbytes SIZE", "maxbytes SIZE",
-		"stepfactor X", "stepbytes SIZE", "iters N", "warmup-iters N", "check 0|1", "root RANK",
+		"stepfactor X", "stepbytes SIZE", "iters N", "benchtime DURATION", "warmup-iters N", "check 0|1", "root RANK",
 		"placement out|in|both", "runs N"}},
 	{"Backend and launch", []string{"backend NAME", "ranks N", "timeout DURATION",
 		"connect-timeout DURATION", "master HOST:PORT", "bind ADDR|IFACE", "topology SPEC",

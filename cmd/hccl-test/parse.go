@@ -88,6 +88,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	var stepB sizeValue
 	fs.VarP(&stepB, "stepbytes", "i", "add this many bytes each step instead of multiplying")
 	fs.VarP(newCount(&p.Iters, p.Iters), "iters", "n", "timed iterations per row")
+	fs.Var((*benchtimeValue)(&p.BenchTime), "benchtime", "run each row for at least this much timed work too (1s, 300ms), the slowest rank counting: the ranks agree on each row's count, which the CSV's iters reports (at most 1000000 a row; not on --backend sim, whose virtual time does not vary)")
 	fs.VarP(newCount(&p.Warmup, p.Warmup), "warmup-iters", "w", "untimed iterations per row before the timed ones")
 	check := new(int)
 	fs.VarP(newCount(check, 1), "check", "c", "1: check every row's result (outside the timed region); 0: don't")

@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
+)
+
+// --benchtime, as go test's -benchtime: a row runs at least Sweep.Iters
+// timed iterations and at least Sweep.BenchTime of timed work, the slowest
+// rank counting. The first Iters iterations are the estimate: when they
+// took less than BenchTime, rank 0 predicts the count that fills it (with
+// a fifth to spare, growing at most a hundredfold a round, as go test
+// does), broadcasts it, and every rank runs the iterations that are
+// missing, until the work reaches BenchTime, the count reaches
+// maxIters or maxBenchRounds rounds have run. Every rank runs the same
+// count, which the row's record reports (Record.Iters).
+
+// MaxBenchTime bounds --benchtime: longer per row is a typo.
+const MaxBenchTime = time.Hour
+
+// maxBenchRounds bounds the rounds of prediction of one row.
+const maxBenchRounds = 10
+
+// validateBenchTime checks Sweep.BenchTime: within [0, MaxBenchTime], and
+// not on a simulated backend, whose virtual time has no noise that more
+// iterations would average out.
+func (p Plan) validateBenchTime() error {
+	switch {
+	case p.BenchTime < 0:
+		return kit.FieldErrorf("BenchTime", " %v: must not be negative", p.BenchTime)
+	case p.BenchTime > MaxBenchTime:
+		return kit.FieldErrorf("BenchTime", " %v: at most %v of timed work per row", p.BenchTime, MaxBenchTime)
+	case p.BenchTime > 0 && capsOf(p.Backend).Simulated:
+		return kit.FieldErrorf("BenchTime", " %v: the %s backend's virtual time does not vary from one iteration to the next; use %s for a count",
+			p.BenchTime, p.Backend, kit.Field("Iters"))
+	}
+	return nil
+}
+
+// maxRowIters is the most timed iterations one row may run: Iters, or
+// with --benchtime the cap of its prediction.
+func (p Plan) maxRowIters() int {
+	if p.BenchTime > 0 {
+		return maxIters
+	}
+	return p.Iters
+}
+
+// timedIterations runs the row's timed iterations (call times one) on
+// this rank and returns their times in seconds, followed by room for the
+// sampleExtras values, with the time this rank waited on its peers (in
+// comm) during them already at extraWaited.
+func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call func() (time.Duration, error)) ([]float64, error) {
+	p := r.plan
+	samples := make([]float64, 0, p.Iters+sampleExtras)
+	var waited, work time.Duration
+	n := p.Iters
+	for round := 0; ; round++ {
+		w := r.waited(comm)
+		for len(samples) < n {
+			d, err := call()
+			if err != nil {
+				return nil, err
+			}
+			samples = append(samples, d.Seconds())
+			work += d
+		}
+		waited += r.waited(comm) - w
+		if p.BenchTime <= 0 {
+			break
+		}
+		next, err := r.agreeCount(ctx, n, work, round)
+		if err != nil {
+			return nil, fmt.Errorf("choosing the iterations of --benchtime: %w", err)
+		}
+		if next <= n {
+			break
+		}
+		n = next
+	}
+	samples = append(samples, make([]float64, sampleExtras)...)
+	samples[n+extraWaited] = waited.Seconds()
+	return samples, nil
+}
+
+// agreeCount returns how many iterations the row runs in all after done
+// of them took work on this rank: the slowest rank's work counts, rank 0
+// decides, and every rank gets its decision.
+func (r *rankRunner) agreeCount(ctx context.Context, done int, work time.Duration, round int) (int, error) {
+	ctl := r.ctl()
+	slowest, err := ctl.AllReduceFloats(ctx, dtype.Max, []float64{work.Seconds()})
+	if err != nil {
+		return 0, err
+	}
+	var next float64
+	if r.comm.Rank() == 0 {
+		next = float64(benchCount(done, slowest[0], r.plan.BenchTime.Seconds(), round))
+	}
+	got, err := ctl.BroadcastFloats(ctx, []float64{next})
+	if err != nil {
+		return 0, err
+	}
+	return int(got[0]), nil
+}
+
+// benchCount predicts the iterations in all that fill want seconds of
+// work after done iterations took work seconds: done itself when the work
+// is enough, the count is at maxIters or round is the last.
+func benchCount(done int, work, want float64, round int) int {
+	if work >= want || done >= maxIters || round+1 >= maxBenchRounds {
+		return done
+	}
+	grow := 100.0
+	if work > 0 {
+		grow = min(grow, want/work*1.2)
+	}
+	n := math.Ceil(float64(done) * grow)
+	return int(min(max(n, float64(done)+1), maxIters))
+}
+
+// addSamples adds the memory of one row's iteration times to e (add
+// counts a part per hosted rank): each rank's times and their encoding
+// for the gather, and rank 0's gathered times of every rank, encoded and
+// decoded. With --benchtime a row may run up to maxIters iterations, which
+// is what is counted.
+func (p Plan) addSamples(e *MemoryEstimate, add func(name, flag string, perRank int64)) {
+	flag := "iters"
+	if p.BenchTime > 0 {
+		flag = "benchtime"
+	}
+	one := 8 * int64(p.maxRowIters()+sampleExtras)
+	add("timing samples", flag, 2*one)
+	e.Parts = append(e.Parts, MemPart{Name: "gathered timings (rank 0)", Flag: flag,
+		Bytes: kit.SatMul(2*one, int64(p.Ranks))})
+}

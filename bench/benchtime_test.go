@@ -1,0 +1,147 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/results"
+)
+
+func TestBenchCount(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		done        int
+		work, want  float64
+		round, next int
+	}{
+		{"enough work", 20, 0.5, 0.3, 0, 20},
+		{"exactly enough", 20, 0.3, 0.3, 0, 20},
+		{"fills with a fifth to spare", 20, 0.01, 0.3, 0, 720},
+		{"grows at most a hundredfold", 20, 1e-6, 0.3, 0, 2000},
+		{"no time measured", 20, 0, 0.3, 0, 2000},
+		{"at least one more", 1, 0.2999, 0.3, 0, 2},
+		{"capped", 500_000, 0.1, 0.3, 0, maxIters},
+		{"at the cap", maxIters, 0.1, 0.3, 0, maxIters},
+		{"last round", 20, 0.01, 0.3, maxBenchRounds - 1, 20},
+	} {
+		if got := benchCount(tc.done, tc.work, tc.want, tc.round); got != tc.next {
+			t.Errorf("%s: benchCount(%d, %v, %v, %d) = %d, want %d", tc.name, tc.done, tc.work, tc.want, tc.round, got, tc.next)
+		}
+	}
+}
+
+func TestBenchTimeValidate(t *testing.T) {
+	for _, tc := range []struct {
+		backend string
+		d       time.Duration
+		bad     bool
+	}{
+		{"shm", 0, false},
+		{"shm", 300 * time.Millisecond, false},
+		{"shm", MaxBenchTime, false},
+		{"shm", MaxBenchTime + 1, true},
+		{"shm", -time.Second, true},
+		{"sim", 0, false},
+		{"sim", time.Second, true},
+	} {
+		p := DefaultPlan()
+		p.Backend, p.Ranks, p.BenchTime = tc.backend, 2, tc.d
+		p.LinkGBps, p.LinkSource = 10, "given"
+		err := p.Validate()
+		var fe *kit.FieldError
+		if tc.bad != (err != nil) || (tc.bad && (!errors.As(err, &fe) || fe.Field != "BenchTime")) {
+			t.Errorf("%s --benchtime %v: Validate() = %v, want bad %v naming BenchTime", tc.backend, tc.d, err, tc.bad)
+		}
+	}
+}
+
+// TestBenchTimeMemory checks that the estimate counts the samples of the
+// most iterations a row may run.
+func TestBenchTimeMemory(t *testing.T) {
+	p := DefaultPlan()
+	p.Backend, p.Ranks = "shm", 8
+	samples := func(p Plan) int64 {
+		var b int64
+		for _, part := range p.Memory().Parts {
+			if part.Flag == "iters" || part.Flag == "benchtime" {
+				b += part.Bytes
+			}
+		}
+		return b
+	}
+	plain := samples(p)
+	p.BenchTime = time.Second
+	timed := samples(p)
+	if min := int64(8 * maxIters * p.Ranks); timed < min || plain >= timed {
+		t.Errorf("samples counted: %d B with -n %d, %d B with --benchtime, want at least %d B", plain, p.Iters, timed, min)
+	}
+}
+
+// TestRunBenchTime runs rows with --benchtime on shm: each runs many more
+// iterations than -n, at least the time asked for (the mean of the
+// slowest rank's series times the count), and every rank ran the count
+// (the gather of equal vectors and the check would fail otherwise).
+func TestRunBenchTime(t *testing.T) {
+	p := smallPlan()
+	p.Ops, p.DTypes, p.RedOps = []coll.Op{coll.AllReduce, coll.Gather}, []dtype.DType{dtype.FP32}, []dtype.ReduceOp{dtype.Sum}
+	p.MinBytes, p.MaxBytes, p.Root = 1024, 1024, 0
+	p.Placements = []Placement{OutOfPlace}
+	p.Iters, p.BenchTime = 2, 50*time.Millisecond
+	var c capture
+	if _, err := Run(context.Background(), p, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.header.BenchTime != p.BenchTime {
+		t.Errorf("header's BenchTime %v, want %v", c.header.BenchTime, p.BenchTime)
+	}
+	for _, r := range c.records {
+		work := time.Duration(r.TimeUS * float64(r.Iters) * float64(time.Microsecond))
+		if r.Iters <= 10*p.Iters || work < p.BenchTime*99/100 || r.Wrong != 0 {
+			t.Errorf("%s: %d iterations of %.2f us (%v of work), %d wrong; want more than %d iterations, at least %v",
+				r.Op, r.Iters, r.TimeUS, work, r.Wrong, 10*p.Iters, p.BenchTime)
+		}
+	}
+}
+
+// TestProbeMinTime checks that a probe of next to nothing (the
+// calibration's alpha) runs at least probeMinTime of timed work, not only
+// its count.
+func TestProbeMinTime(t *testing.T) {
+	p := smallPlan()
+	p.Backend, p.Ranks = "shm", 2
+	b, err := backends.Lookup(p.Backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec results.Record
+	err = b.Run(context.Background(), p.config(), func(ctx context.Context, tr backends.Transport) error {
+		r := &rankRunner{plan: p, comm: coll.NewComm(tr), bufs: &kit.BufferPool{}}
+		if err := r.makeGroups(); err != nil {
+			return err
+		}
+		var bp kit.BufferPool
+		defer bp.Free()
+		if err := bp.Alloc(64); err != nil {
+			return err
+		}
+		got, err := r.probeRow(ctx, &bp, Row{Op: coll.AllReduce, DType: dtype.Uint8, RedOp: dtype.Sum, Root: -1,
+			Place: OutOfPlace, Count: 8, Bytes: 8}, "rd", 1, 3)
+		if tr.Rank() == 0 {
+			rec = got
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := time.Duration(rec.TimeUS * float64(rec.Iters) * float64(time.Microsecond))
+	if rec.Iters <= 3 || work < probeMinTime*99/100 {
+		t.Errorf("probe of 8 bytes: %d iterations, %v of work; want more than 3, at least %v", rec.Iters, work, probeMinTime)
+	}
+}
