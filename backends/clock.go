@@ -90,6 +90,23 @@ type LinkHolder interface {
 	SendHeld(peer int, buf []byte, hold time.Duration) Request
 }
 
+// Aligner is implemented by transports that run in virtual time (sim):
+// Align sets the rank's clock to t, earlier or later than it reads, with
+// nothing queued on the rank's links, as if the rank had been idle until
+// t. A harness that has every rank of a world align to the same t (the
+// latest any of them read before the harness's own calls: those take no
+// virtual time) starts what follows from one instant on idle links, so
+// that it costs the same wherever it stands. Call it when none of the
+// rank's requests is pending, from the goroutine that posts them.
+type Aligner interface {
+	Align(t time.Duration)
+}
+
+// AlignerOf returns what aligns t's rank's clock: t if it implements
+// Aligner, else the transport it wraps, and so on; false on a backend in
+// wall time.
+func AlignerOf(t Transport) (Aligner, bool) { return find[Aligner](t) }
+
 // HolderOf returns what charges t's rank for time spent apart from its
 // messages: t if it implements Holder, else the transport it wraps, and so
 // on; false when there is none (such time passes in wall time).

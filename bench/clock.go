@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/kit"
 )
 
@@ -43,6 +45,30 @@ func (r *rankRunner) waited(comm *coll.Comm) time.Duration {
 		return w.Waited()
 	}
 	return 0
+}
+
+// syncClocks is the harness's barrier. In virtual time (backends.Aligner)
+// it is a virtual one too: every rank leaves it at the same instant, the
+// latest any rank's clock read when it entered, with idle links, as if
+// the harness's own calls took no virtual time (the sim's package comment
+// says they do not). So what follows, a row's timed iterations, starts
+// from the same state wherever the row stands in the run: not from clocks
+// left apart by the row before (its last iteration, its warm-up) or by the
+// barrier's own messages, nor behind messages still on a port.
+func (r *rankRunner) syncClocks(ctx context.Context) error {
+	a, ok := backends.AlignerOf(r.comm.Transport())
+	if !ok {
+		return r.ctl().Barrier(ctx)
+	}
+	// The maximum of every rank's clock is a barrier too: no rank has it
+	// before every rank has entered. Clocks are whole nanoseconds, exact
+	// in a float64 up to 104 days, and the same on every rank beyond.
+	latest, err := r.ctl().AllReduceFloats(ctx, dtype.Max, []float64{float64(r.now())})
+	if err != nil {
+		return err
+	}
+	a.Align(time.Duration(latest[0]))
+	return nil
 }
 
 // simLinks returns the link model the plan asks the sim backend to

@@ -279,8 +279,9 @@ func (r *rankRunner) ctl() kit.Ctl {
 	return kit.Ctl{Comm: r.comm, Timeout: r.plan.Timeout, Quiet: r.quiet}
 }
 
-// barrier synchronises the ranks under the op timeout.
-func (r *rankRunner) barrier(ctx context.Context) error { return r.ctl().Barrier(ctx) }
+// barrier synchronises the ranks under the op timeout; in virtual time it
+// also aligns their clocks (syncClocks).
+func (r *rankRunner) barrier(ctx context.Context) error { return r.syncClocks(ctx) }
 
 // gatherFloats gathers every rank's vector (all of the same length) at rank
 // 0, rank-major, with the harness's own gather collective.

@@ -236,6 +236,16 @@ func (e *endpoint) advance(t time.Duration) {
 	}
 }
 
+// Align implements backends.Aligner: the rank's clock reads t (within
+// 0 and backends.ClockLimit), whatever it read, and its ports and its gap
+// are free from t on: its next message starts no earlier than t and queues
+// behind nothing sent before. What it waited so far stays counted.
+func (e *endpoint) Align(t time.Duration) {
+	e.clock.Store(int64(min(max(t, 0), backends.ClockLimit)))
+	e.busy = [2]time.Duration{}
+	e.issue = 0
+}
+
 // valid reports whether shm takes a message between this rank and peer,
 // giving it a place in the pair's order; when not, shm fails it at once.
 func (e *endpoint) valid(peer int) bool {
