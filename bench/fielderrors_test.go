@@ -79,6 +79,10 @@ func TestChecksNameFields(t *testing.T) {
 			"--ranks 4096" + memory + "…available: use fewer ranks or a smaller -e"},
 		{"memory: calibration", onShm(func(p *Plan) { p.Ranks, p.Algo, p.MemLimit = 64, "auto", 64<<20 }), "Algo",
 			"--algo auto" + memory + "…available: name an algorithm (e.g. --algo ring)"},
+		{"memory: samples", onShm(func(p *Plan) { p.Ranks, p.Iters, p.MemLimit = 4096, 1000000, 8<<30 }), "Iters",
+			"--iters 1000000" + memory + "…available: use a smaller -n or fewer ranks"},
+		{"memory: samples of a benchtime", onShm(func(p *Plan) { p.Ranks, p.BenchTime, p.MemLimit = 4096, time.Hour, 8<<30 }), "BenchTime",
+			"--benchtime 1h0m0s" + memory + "…available: use -n, or fewer ranks (a row runs up to 1000000 iterations)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
