@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/internal/listarg"
+	"github.com/hccl-test/hccl-test/kit"
 )
 
 // Several algorithms in one run. --algo auto,ring,rd measures every row
@@ -70,16 +71,17 @@ func (p Plan) AlgoString() string {
 // collective it is asked for, once.
 func (p Plan) validateAlgos() error {
 	same := func(a string) (string, error) { return a, nil }
-	if _, err := listarg.Parse("--algo", p.Algo, ",", same); err != nil {
-		return err
+	// The list's errors are the text after its name: the field heads it.
+	if _, err := listarg.Parse("", p.Algo, ",", same); err != nil {
+		return kit.FieldErrorf("Algo", "%w", err)
 	}
 	if p.asks(coll.Native) && !capsOf(p.Backend).Native {
-		return fmt.Errorf("--algo native: runs MPI's own collectives, so it needs --backend mpi (a build with -tags mpi, under mpirun)")
+		return kit.FieldErrorf("Algo", " native: runs MPI's own collectives, so it needs %s mpi (a build with -tags mpi, under mpirun)", kit.Field("Backend"))
 	}
 	for _, op := range p.Ops {
 		for _, algo := range p.AlgosFor(op) {
 			if !coll.Supports(op, algo) {
-				return fmt.Errorf("--algo %q: does not serve %v (it has: %s)", algo, op, strings.Join(coll.Names(op), ", "))
+				return kit.FieldErrorf("Algo", " %q: does not serve %v (it has: %s)", algo, op, strings.Join(coll.Names(op), ", "))
 			}
 		}
 	}

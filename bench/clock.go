@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 
@@ -118,7 +117,7 @@ func (p Plan) simDescription() string {
 // world on.
 func (l Links) SimLinkModel(backend string, topo Topology, f kit.Faults) (*sim.LinkModel, error) {
 	if l.LinkInterGBps > 0 && !topo.TwoLevel() {
-		return nil, fmt.Errorf("--link-bw inter=: a link between servers needs --topology with more than one server")
+		return nil, kit.FieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", kit.Field("Topology"))
 	}
 	if err := l.validateSim(backend, topo, f); err != nil {
 		return nil, err
@@ -135,39 +134,39 @@ func (p Plan) validateSim() error { return p.Links.validateSim(p.Backend, p.Topo
 func (l Links) validateSim(backend string, topo Topology, f kit.Faults) error {
 	c := capsOf(backend)
 	if l.NoPayload && !c.NoPayload {
-		return fmt.Errorf("--sim-data=false: only --backend sim can run without payload")
+		return kit.FieldErrorf("NoPayload", ": only %s sim can run without payload", kit.Field("Backend"))
 	}
 	if !c.Simulated {
 		switch {
 		case l.SimAlpha != 0 || l.SimInterAlpha != 0:
-			return fmt.Errorf("--sim-alpha: only --backend sim simulates links")
+			return kit.FieldErrorf("SimAlpha", ": only %s sim simulates links", kit.Field("Backend"))
 		case l.SimReduceGBps != 0:
-			return fmt.Errorf("--sim-reduce: only --backend sim simulates reductions")
+			return kit.FieldErrorf("SimReduceGBps", ": only %s sim simulates reductions", kit.Field("Backend"))
 		case l.SimCopyGBps != 0:
-			return fmt.Errorf("--sim-copy: only --backend sim simulates copies")
+			return kit.FieldErrorf("SimCopyGBps", ": only %s sim simulates copies", kit.Field("Backend"))
 		case l.SimGap != 0:
-			return fmt.Errorf("--sim-gap: only --backend sim simulates links")
+			return kit.FieldErrorf("SimGap", ": only %s sim simulates links", kit.Field("Backend"))
 		case l.SimPull:
-			return fmt.Errorf("--sim-pull: only --backend sim simulates links")
+			return kit.FieldErrorf("SimPull", ": only %s sim simulates links", kit.Field("Backend"))
 		}
 		return nil
 	}
 	switch {
 	case l.SimAlpha < 0 || l.SimInterAlpha < 0:
-		return fmt.Errorf("--sim-alpha intra=%v,inter=%v: must not be negative", l.SimAlpha, l.SimInterAlpha)
+		return kit.FieldErrorf("SimAlpha", " intra=%v,inter=%v: must not be negative", l.SimAlpha, l.SimInterAlpha)
 	case l.SimGap < 0:
-		return fmt.Errorf("--sim-gap %v: must not be negative", l.SimGap)
+		return kit.FieldErrorf("SimGap", " %v: must not be negative", l.SimGap)
 	case l.SimReduceGBps < 0 || math.IsNaN(l.SimReduceGBps) || math.IsInf(l.SimReduceGBps, 0):
-		return fmt.Errorf("--sim-reduce %v: must be a positive bandwidth", l.SimReduceGBps)
+		return kit.FieldErrorf("SimReduceGBps", " %v: must be a positive bandwidth", l.SimReduceGBps)
 	case l.SimCopyGBps < 0 || math.IsNaN(l.SimCopyGBps) || math.IsInf(l.SimCopyGBps, 0):
-		return fmt.Errorf("--sim-copy %v: must be a positive bandwidth", l.SimCopyGBps)
+		return kit.FieldErrorf("SimCopyGBps", " %v: must be a positive bandwidth", l.SimCopyGBps)
 	case l.SimInterAlpha > 0 && !topo.TwoLevel():
-		return fmt.Errorf("--sim-alpha inter=: a link between servers needs --topology with more than one server")
+		return kit.FieldErrorf("SimInterAlpha", ": a link between servers needs %s with more than one server", kit.Field("Topology"))
 	}
 	if l.NoPayload {
 		for _, fault := range f.Inject {
 			if fault.Kind == inject.Corrupt {
-				return fmt.Errorf("--inject %q: corrupt changes the bytes of messages, and with --sim-data=false they have none", f.InjectText)
+				return kit.FieldErrorf("InjectText", " %q: corrupt changes the bytes of messages, and with %s they have none", f.InjectText, kit.Field("NoPayload"))
 			}
 		}
 	}

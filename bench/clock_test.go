@@ -178,16 +178,16 @@ func TestValidateSim(t *testing.T) {
 		err  string // "" for a valid plan
 	}{
 		{"sim", func(p *Plan) {}, ""},
-		{"alpha on shm", func(p *Plan) { p.Backend = "shm" }, "--sim-alpha: only --backend sim"},
-		{"reduce on shm", func(p *Plan) { p.Backend, p.SimAlpha = "shm", 0 }, "--sim-reduce: only --backend sim"},
-		{"copy on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = "shm", 0, 0, 5 }, "--sim-copy: only --backend sim"},
-		{"negative copy", func(p *Plan) { p.SimCopyGBps = -1 }, "--sim-copy -1: must be a positive bandwidth"},
-		{"gap on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps, p.SimGap = "shm", 0, 0, 0, 1 }, "--sim-gap: only --backend sim"},
-		{"negative gap", func(p *Plan) { p.SimGap = -1 }, "--sim-gap -1ns: must not be negative"},
-		{"pull on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps, p.SimPull = "shm", 0, 0, 0, true }, "--sim-pull: only --backend sim"},
+		{"alpha on shm", func(p *Plan) { p.Backend = "shm" }, "SimAlpha: only Backend sim"},
+		{"reduce on shm", func(p *Plan) { p.Backend, p.SimAlpha = "shm", 0 }, "SimReduceGBps: only Backend sim"},
+		{"copy on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = "shm", 0, 0, 5 }, "SimCopyGBps: only Backend sim"},
+		{"negative copy", func(p *Plan) { p.SimCopyGBps = -1 }, "SimCopyGBps -1: must be a positive bandwidth"},
+		{"gap on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps, p.SimGap = "shm", 0, 0, 0, 1 }, "SimGap: only Backend sim"},
+		{"negative gap", func(p *Plan) { p.SimGap = -1 }, "SimGap -1ns: must not be negative"},
+		{"pull on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps, p.SimPull = "shm", 0, 0, 0, true }, "SimPull: only Backend sim"},
 		{"pull", func(p *Plan) { p.SimPull = true }, ""},
 		{"negative alpha", func(p *Plan) { p.SimAlpha = -1 }, "must not be negative"},
-		{"inter alpha on one server", func(p *Plan) { p.SimInterAlpha = time.Microsecond }, "needs --topology"},
+		{"inter alpha on one server", func(p *Plan) { p.SimInterAlpha = time.Microsecond }, "needs Topology"},
 		{"inter alpha on two servers", func(p *Plan) {
 			p.SimInterAlpha, p.Topology = time.Microsecond, Topology{Servers: 2, PerServer: 2}
 		}, ""},

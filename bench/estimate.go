@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"math/bits"
 	"unsafe"
 
@@ -106,26 +105,34 @@ func (p Plan) checkMemory() error {
 		return nil
 	}
 	big := e.Largest()
-	var flag, hint string
+	// field and its value head the message; hint (with hintArgs, fields
+	// among them) ends it.
+	var (
+		field    kit.Field
+		value    any
+		hint     string
+		hintArgs []any
+	)
+	smaller := kit.ShortField("MaxBytes")
 	switch big.Flag {
 	case "maxbytes":
-		flag, hint = fmt.Sprintf("--maxbytes %d", p.MaxBytes), "use a smaller -e"
+		field, value, hint, hintArgs = "MaxBytes", p.MaxBytes, "use a smaller %s", []any{smaller}
 		if capsOf(p.Backend).NoPayload {
-			hint += ", or --sim-data=false"
+			hint, hintArgs = hint+", or %s", append(hintArgs, kit.Field("NoPayload"))
 		}
 	case "link-bw":
-		flag, hint = "--link-bw auto", "give the link's bandwidth (e.g. --link-bw hccs)"
+		field, value, hint, hintArgs = "LinkGBps", "auto", "give the link's bandwidth (e.g. %s hccs)", []any{kit.Field("LinkGBps")}
 	case "algo":
-		flag, hint = "--algo "+p.AlgoString(), "name an algorithm (e.g. --algo ring)"
+		field, value, hint, hintArgs = "Algo", p.AlgoString(), "name an algorithm (e.g. %s ring)", []any{kit.Field("Algo")}
 	case "retry":
-		flag, hint = fmt.Sprintf("--retry %d", p.Retry), "use a smaller -e or no --retry"
+		field, value, hint, hintArgs = "Retry", p.Retry, "use a smaller %s or no %s", []any{smaller, kit.Field("Retry")}
 	case "iters":
-		flag, hint = fmt.Sprintf("--iters %d", p.Iters), "use a smaller -n or fewer ranks"
+		field, value, hint, hintArgs = "Iters", p.Iters, "use a smaller %s or fewer ranks", []any{kit.ShortField("Iters")}
 	case "benchtime":
-		flag, hint = fmt.Sprintf("--benchtime %v", p.BenchTime), fmt.Sprintf("use -n, or fewer ranks (a row runs up to %d iterations)", maxIters)
+		field, value, hint, hintArgs = "BenchTime", p.BenchTime, "use %s, or fewer ranks (a row runs up to %d iterations)", []any{kit.ShortField("Iters"), maxIters}
 	default:
-		flag, hint = fmt.Sprintf("--ranks %d", p.Ranks), "use fewer ranks or a smaller -e"
+		field, value, hint, hintArgs = "Ranks", p.Ranks, "use fewer ranks or a smaller %s", []any{smaller}
 	}
-	return fmt.Errorf("%s: the run needs about %s of memory for %d ranks on this machine (%s the most), more than the %s available: %s",
-		flag, units.HumanSize(need), e.Hosted, big.Name, units.HumanSize(p.MemLimit), hint)
+	args := append([]any{value, units.HumanSize(need), e.Hosted, big.Name, units.HumanSize(p.MemLimit)}, hintArgs...)
+	return kit.FieldErrorf(field, " %v: the run needs about %s of memory for %d ranks on this machine (%s the most), more than the %s available: "+hint, args...)
 }

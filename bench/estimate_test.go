@@ -134,9 +134,9 @@ func TestMemoryRefused(t *testing.T) {
 		edit func(*Plan)
 		want []string
 	}{
-		{"buffers", func(p *Plan) { p.MaxBytes = 1 << 40 }, []string{"--maxbytes 1099511627776", "sweep buffers", "smaller -e"}},
-		{"probe", func(p *Plan) { p.Ranks = 4096; p.MemLimit = 600 << 20 }, []string{"--link-bw auto", "link probe", "--link-bw hccs"}},
-		{"links", func(p *Plan) { p.Ranks, p.Ops, p.LinkSource, p.LinkGBps = 4096, []coll.Op{coll.AllToAll}, "given", 1 }, []string{"--ranks 4096", "links"}},
+		{"buffers", func(p *Plan) { p.MaxBytes = 1 << 40 }, []string{"MaxBytes 1099511627776", "sweep buffers", "smaller MaxBytes"}},
+		{"probe", func(p *Plan) { p.Ranks = 4096; p.MemLimit = 600 << 20 }, []string{"LinkGBps auto", "link probe", "LinkGBps hccs"}},
+		{"links", func(p *Plan) { p.Ranks, p.Ops, p.LinkSource, p.LinkGBps = 4096, []coll.Op{coll.AllToAll}, "given", 1 }, []string{"Ranks 4096", "links"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

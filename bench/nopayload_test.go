@@ -111,7 +111,7 @@ func TestNoPayloadPlan(t *testing.T) {
 		p    Plan
 		want string
 	}{
-		"shm":     {shmPlan, "--sim-data=false"},
+		"shm":     {shmPlan, "NoPayload"},
 		"corrupt": {corrupt, "corrupt"},
 	} {
 		if err := tc.p.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {

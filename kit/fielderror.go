@@ -5,6 +5,20 @@ import (
 	"strings"
 )
 
+// ShortField is a field a reason mentions by the short form of the flag
+// that sets it, as a hint to type it ("use a smaller -e"). Error shows it by
+// the field's name, as a Field; a command shows it by its short form where
+// it has one (Names.Short), and as a Field where it has none.
+type ShortField Field
+
+// Names is how a command shows the fields of a FieldError: Long names the
+// flag that sets a field ("--maxbytes"), Short its short form ("-e"); either
+// may be nil, and either returns "" for a field it does not name, which is
+// then shown as Long shows it, or by the field's own name.
+type Names struct {
+	Long, Short func(Field) string
+}
+
 // Field names a field of a sweep's plan (bench.Plan and its parts) or of a
 // scenario's options, as Go spells it: "MaxBytes", "ConnectTimeout".
 // Errors name fields, not command-line flags; a command shows each field
@@ -20,8 +34,8 @@ type FieldError struct {
 	// it.
 	Field Field
 	// format and args make the rest of the message, as fmt.Errorf's; an
-	// argument of type Field is shown by name, one of type error is
-	// wrapped (Unwrap).
+	// argument of type Field or ShortField is shown by name, one of type
+	// error is wrapped (Unwrap).
 	format string
 	args   []any
 }
@@ -34,15 +48,15 @@ func FieldErrorf(field Field, format string, args ...any) *FieldError {
 }
 
 // Error returns the message with every field shown by its own name.
-func (e *FieldError) Error() string { return e.Format(nil) }
+func (e *FieldError) Error() string { return e.Format(Names{}) }
 
 // Format returns the message with every field, the refused one and those
-// its reason mentions, shown as name returns it; a nil name, or an empty
-// name for a field, shows the field's own name.
-func (e *FieldError) Format(name func(Field) string) string {
+// its reason mentions, shown as names shows it; a field names does not name
+// is shown by its own name.
+func (e *FieldError) Format(names Names) string {
 	show := func(f Field) string {
-		if name != nil {
-			if s := name(f); s != "" {
+		if names.Long != nil {
+			if s := names.Long(f); s != "" {
 				return s
 			}
 		}
@@ -53,8 +67,15 @@ func (e *FieldError) Format(name func(Field) string) string {
 		switch x := a.(type) {
 		case Field:
 			a = show(x)
+		case ShortField:
+			a = show(Field(x))
+			if names.Short != nil {
+				if s := names.Short(Field(x)); s != "" {
+					a = s
+				}
+			}
 		case *FieldError:
-			a = formatted{x, x.Format(name)}
+			a = formatted{x, x.Format(names)}
 		}
 		args[i] = a
 	}
@@ -84,10 +105,10 @@ func (e *FieldError) Unwrap() []error {
 }
 
 // FormatFields returns err's text with the fields of every FieldError in
-// its tree shown as name returns them; an error without one reads as
+// its tree shown as names shows them; an error without one reads as
 // Error does. A FieldError wrapped in another error's text keeps that text
 // around it.
-func FormatFields(err error, name func(Field) string) string {
+func FormatFields(err error, names Names) string {
 	if err == nil {
 		return ""
 	}
@@ -98,7 +119,7 @@ func FormatFields(err error, name func(Field) string) string {
 		case nil:
 			return
 		case *FieldError:
-			s = strings.Replace(s, x.Error(), x.Format(name), 1)
+			s = strings.Replace(s, x.Error(), x.Format(names), 1)
 			return
 		case interface{ Unwrap() error }:
 			walk(x.Unwrap())

@@ -12,6 +12,9 @@ func flagOf(f Field) string {
 	return map[Field]string{"MinBytes": "--minbytes", "MaxBytes": "--maxbytes", "Backend": "--backend"}[f]
 }
 
+// shortOf is a stand-in for a command's table of short flags.
+func shortOf(f Field) string { return map[Field]string{"MaxBytes": "-e"}[f] }
+
 func TestFieldErrorFormat(t *testing.T) {
 	cause := fs.ErrNotExist
 	tests := []struct {
@@ -30,6 +33,8 @@ func TestFieldErrorFormat(t *testing.T) {
 		{"joined", errors.Join(FieldErrorf("MaxBytes", ": a"), FieldErrorf("MinBytes", ": b")), "MaxBytes: a\nMinBytes: b", "--maxbytes: a\n--minbytes: b", false},
 		{"a field error in a field error", FieldErrorf("Backend", ": %w", FieldErrorf("MaxBytes", " %d: too large", 3)),
 			"Backend: MaxBytes 3: too large", "--backend: --maxbytes 3: too large", false},
+		{"a short form in the reason", FieldErrorf("Ranks", " %d: use a smaller %s or %s", 9, ShortField("MaxBytes"), ShortField("MinBytes")),
+			"Ranks 9: use a smaller MaxBytes or MinBytes", "Ranks 9: use a smaller -e or --minbytes", false},
 		{"no field error", errors.New("MaxBytes stays"), "MaxBytes stays", "MaxBytes stays", false},
 	}
 	for _, tc := range tests {
@@ -37,10 +42,10 @@ func TestFieldErrorFormat(t *testing.T) {
 			if got := tc.err.Error(); got != tc.byField {
 				t.Errorf("Error() = %q, want %q", got, tc.byField)
 			}
-			if got := FormatFields(tc.err, nil); got != tc.byField {
+			if got := FormatFields(tc.err, Names{}); got != tc.byField {
 				t.Errorf("FormatFields(nil) = %q, want %q", got, tc.byField)
 			}
-			if got := FormatFields(tc.err, flagOf); got != tc.byFlag {
+			if got := FormatFields(tc.err, Names{Long: flagOf, Short: shortOf}); got != tc.byFlag {
 				t.Errorf("FormatFields(flags) = %q, want %q", got, tc.byFlag)
 			}
 			if got := errors.Is(tc.err, cause); got != tc.wantsCause {

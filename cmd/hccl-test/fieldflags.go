@@ -65,10 +65,24 @@ var fieldFlags = map[kit.Field]string{
 	"Stats": "--stats",
 }
 
+// fieldShortFlags is the short form of the flags that have one, for the
+// hints that name a field by it (kit.ShortField): "use a smaller -e".
+var fieldShortFlags = map[kit.Field]string{
+	"MaxBytes": "-e",
+	"Iters":    "-n",
+}
+
 // fieldFlag returns the flag that sets field, or "" for a field the
 // command line does not set.
 func fieldFlag(field kit.Field) string { return fieldFlags[field] }
 
-// flagText returns err's text with the fields its bench.FieldErrors name
-// shown as their flags.
-func flagText(err error) string { return kit.FormatFields(err, fieldFlag) }
+// fieldShortFlag returns the short form of the flag that sets field, or ""
+// for a field whose flag has none.
+func fieldShortFlag(field kit.Field) string { return fieldShortFlags[field] }
+
+// flagText returns err's text with the fields its kit.FieldErrors name
+// shown as their flags, and those a hint names by a short form
+// (kit.ShortField) as that.
+func flagText(err error) string {
+	return kit.FormatFields(err, kit.Names{Long: fieldFlag, Short: fieldShortFlag})
+}

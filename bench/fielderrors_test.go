@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends/inject"
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/kit"
+)
+
+// testFlags is a stand-in for the command's tables of flags (cmd's
+// fieldFlags and fieldShortFlags), for the fields the checks below name.
+var testFlags = kit.Names{
+	Long: func(f kit.Field) string {
+		return map[kit.Field]string{
+			"Backend": "--backend", "Ranks": "--ranks", "Topology": "--topology",
+			"MaxBytes": "--maxbytes", "Iters": "--iters", "BenchTime": "--benchtime",
+			"Algo": "--algo", "InjectText": "--inject", "Retry": "--retry",
+			"LinkGBps": "--link-bw", "LinkInterGBps": "--link-bw inter=",
+			"SimAlpha": "--sim-alpha", "SimInterAlpha": "--sim-alpha inter=",
+			"SimReduceGBps": "--sim-reduce", "SimCopyGBps": "--sim-copy",
+			"SimGap": "--sim-gap", "SimPull": "--sim-pull", "NoPayload": "--sim-data=false",
+		}[f]
+	},
+	Short: func(f kit.Field) string { return map[kit.Field]string{"MaxBytes": "-e", "Iters": "-n"}[f] },
+}
+
+// TestChecksNameFields runs Plan.Validate over bad plans, one for each
+// check of the algorithms, the sim's settings and the memory estimate, and
+// checks that the error names fields, never a flag: its text has no "--",
+// a *kit.FieldError names the field at fault, and shown with the
+// command's flags it reads as the refusal always has.
+func TestChecksNameFields(t *testing.T) {
+	onShm := func(edit func(p *Plan)) func(p *Plan) {
+		return func(p *Plan) {
+			p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = "shm", 0, 0, 0
+			edit(p)
+		}
+	}
+	const memory = ": the run needs about "
+	tests := []struct {
+		name  string
+		edit  func(p *Plan)
+		field kit.Field
+		flags string // the text with flags; "A…B" for one that starts with A and ends with B
+	}{
+		{"algo listed twice", func(p *Plan) { p.Algo = "ring,rd,ring" }, "Algo", `--algo "ring,rd,ring": ring is listed twice`},
+		{"algo empty item", func(p *Plan) { p.Algo = ",ring" }, "Algo", `--algo ",ring": an empty name at item 1 of 2`},
+		{"algo native", func(p *Plan) { p.Algo = "native" }, "Algo",
+			"--algo native: runs MPI's own collectives, so it needs --backend mpi (a build with -tags mpi, under mpirun)"},
+		{"algo does not serve", func(p *Plan) { p.Algo = "pairwise" }, "Algo", `--algo "pairwise": does not serve allreduce (it has: …)`},
+		{"no payload off sim", onShm(func(p *Plan) { p.NoPayload = true }), "NoPayload",
+			"--sim-data=false: only --backend sim can run without payload"},
+		{"alpha off sim", onShm(func(p *Plan) { p.SimAlpha = time.Microsecond }), "SimAlpha", "--sim-alpha: only --backend sim simulates links"},
+		{"reduce off sim", onShm(func(p *Plan) { p.SimReduceGBps = 1 }), "SimReduceGBps", "--sim-reduce: only --backend sim simulates reductions"},
+		{"copy off sim", onShm(func(p *Plan) { p.SimCopyGBps = 1 }), "SimCopyGBps", "--sim-copy: only --backend sim simulates copies"},
+		{"gap off sim", onShm(func(p *Plan) { p.SimGap = 1 }), "SimGap", "--sim-gap: only --backend sim simulates links"},
+		{"pull off sim", onShm(func(p *Plan) { p.SimPull = true }), "SimPull", "--sim-pull: only --backend sim simulates links"},
+		{"negative alpha", func(p *Plan) { p.SimAlpha = -1 }, "SimAlpha", "--sim-alpha intra=-1ns,inter=0s: must not be negative"},
+		{"negative gap", func(p *Plan) { p.SimGap = -1 }, "SimGap", "--sim-gap -1ns: must not be negative"},
+		{"negative reduce", func(p *Plan) { p.SimReduceGBps = -1 }, "SimReduceGBps", "--sim-reduce -1: must be a positive bandwidth"},
+		{"negative copy", func(p *Plan) { p.SimCopyGBps = -1 }, "SimCopyGBps", "--sim-copy -1: must be a positive bandwidth"},
+		{"inter alpha on one server", func(p *Plan) { p.SimInterAlpha = time.Microsecond }, "SimInterAlpha",
+			"--sim-alpha inter=: a link between servers needs --topology with more than one server"},
+		{"corrupt without payload", func(p *Plan) {
+			p.NoPayload, p.Check, p.InjectText = true, true, "corrupt=op:3"
+			p.Inject, _ = inject.Parse(p.InjectText)
+		}, "InjectText", `--inject "corrupt=op:3": corrupt changes the bytes of messages, and with --sim-data=false they have none`},
+		{"memory: buffers", onShm(func(p *Plan) { p.MaxBytes, p.MemLimit = 1<<40, 8<<30 }), "MaxBytes",
+			"--maxbytes 1099511627776" + memory + "…available: use a smaller -e"},
+		{"memory: buffers on sim", func(p *Plan) { p.MaxBytes, p.MemLimit = 1<<40, 8<<30 }, "MaxBytes",
+			"--maxbytes 1099511627776" + memory + "…available: use a smaller -e, or --sim-data=false"},
+		{"memory: link probe", onShm(func(p *Plan) { p.Ranks, p.LinkSource, p.MemLimit = 4096, LinkAuto, 600<<20 }), "LinkGBps",
+			"--link-bw auto" + memory + "…available: give the link's bandwidth (e.g. --link-bw hccs)"},
+		{"memory: links", onShm(func(p *Plan) { p.Ranks, p.Ops, p.Algo, p.MemLimit = 4096, []coll.Op{coll.AllToAll}, "pairwise", 8<<30 }), "Ranks",
+			"--ranks 4096" + memory + "…available: use fewer ranks or a smaller -e"},
+		{"memory: calibration", onShm(func(p *Plan) { p.Ranks, p.Algo, p.MemLimit = 64, "auto", 64<<20 }), "Algo",
+			"--algo auto" + memory + "…available: name an algorithm (e.g. --algo ring)"},
+		{"memory: samples", onShm(func(p *Plan) { p.Ranks, p.Iters, p.MemLimit = 4096, 1000000, 8<<30 }), "Iters",
+			"--iters 1000000" + memory + "…available: use a smaller -n or fewer ranks"},
+		{"memory: samples of a benchtime", onShm(func(p *Plan) { p.Ranks, p.BenchTime, p.MemLimit = 4096, time.Hour, 8<<30 }), "BenchTime",
+			"--benchtime 1h0m0s" + memory + "…available: use -n, or fewer ranks (a row runs up to 1000000 iterations)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := simPlan(1024)
+			tc.edit(&p)
+			err := p.Validate()
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if strings.Contains(err.Error(), "--") {
+				t.Errorf("%q names a flag", err.Error())
+			}
+			var fe *kit.FieldError
+			if !errors.As(err, &fe) || fe.Field != tc.field {
+				t.Errorf("%v: no *kit.FieldError naming %s (got %v)", err, tc.field, fe)
+			}
+			got := kit.FormatFields(err, testFlags)
+			start, end, cut := strings.Cut(tc.flags, "…")
+			if !cut && got != tc.flags || cut && (!strings.HasPrefix(got, start) || !strings.HasSuffix(got, end)) {
+				t.Errorf("with flags:\n got %q\nwant %q", got, tc.flags)
+			}
+		})
+	}
+}
