@@ -29,6 +29,7 @@ func (p Plan) agreedFields() []string {
 		f("runs", max(p.Runs, 1)),
 		f("iters", p.Iters),
 		f("warmup_iters", p.Warmup),
+		f("benchtime", p.BenchTime),
 		f("check", p.Check),
 		f("root", p.Root),
 		f("algo", p.Algo),

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -22,16 +21,7 @@ func buildBinary(t *testing.T) string {
 
 func runBinary(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running %v: %v", args, err)
-	}
-	return o.String(), e.String(), code
+	return runBinaryEnv(t, bin, nil, args...)
 }
 
 // tableRows returns rowRE's submatches for every row of a table on
