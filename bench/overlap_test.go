@@ -158,7 +158,7 @@ func TestCombineOverlap(t *testing.T) {
 		{
 			// rank 1 has the largest mean total, rank 0 the longest compute
 			name: "slowest ranks differ", n: 2, iters: 3,
-			all:   []float64{1e-6, 2e-6, 3e-6, 8e-6 /* rank 1: */, 3e-6, 3e-6, 6e-6, 2e-6},
+			all: []float64{1e-6, 2e-6, 3e-6, 8e-6 /* rank 1: */, 3e-6, 3e-6, 6e-6, 2e-6},
 			// total below compute: inconsistent, held to 1
 			total: 4, compute: 8, eff: 1,
 		},
