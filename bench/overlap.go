@@ -22,22 +22,28 @@ import (
 // is started, as a training step starts each gradient bucket's collective
 // while it computes the next (a Comm runs one collective at a time).
 //
+// The compute's unit is calibrated with as many loads running at once as
+// this process hosts ranks (kit.ComputeUnitFor), so that the compute takes
+// about the time asked for under the load of the measured row, where every
+// rank computes at once, not on an idle machine.
+//
 // t_compute, the row's compute column, is the same compute timed alone on
-// this row: every rank runs it at once, with no communication, a few times
-// (computeAloneRuns), after a barrier. It is measured rather than taken
+// this row: every rank runs it at once, with no communication, once before
+// each timed overlapped iteration, so that both see the machine in the
+// same state (timed apart, a few runs drifted from the iterations by more
+// than a short collective lasts). It is measured rather than taken
 // from the calibration because ranks that share cores slow each other's
 // compute too, with or without communication; timed alone, that cost is in
 // t_compute, and the efficiency is what overlapping gains or loses beyond it.
-
-// computeAloneRuns is how many times each rank times the compute alone per
-// row; the row takes each rank's mean.
-const computeAloneRuns = 3
 
 // overlapResult is what rank 0 learns from measureOverlap, in microseconds,
 // the slowest rank counting: totalUS is the mean time of an overlapped
 // iteration, computeUS the compute alone. Both are zero on other ranks.
 type overlapResult struct {
 	totalUS, computeUS float64
+	// shared: the ranks computing at once outnumber the cores, so compute
+	// and communication share CPUs and the efficiency cannot be measured.
+	shared bool
 }
 
 // fill sets rec's overlap fields from o and rec's own time; without a
@@ -47,20 +53,30 @@ func (o overlapResult) fill(rec *results.Record) {
 		return
 	}
 	rec.ComputeUS, rec.TotalUS = o.computeUS, o.totalUS
-	rec.OverlapEff = overlapEfficiency(rec.TimeUS, o.computeUS, o.totalUS)
+	rec.OverlapEff = math.NaN()
+	if !o.shared {
+		rec.OverlapEff = overlapEfficiency(rec.TimeUS, o.computeUS, o.totalUS)
+	}
 }
 
 // overlapEfficiency is (comm + compute - total) / min(comm, compute): the
 // share of the shorter of the two that running both at once hid. 1: it was
-// hidden entirely; 0: nothing was (total = comm + compute); below 0: the
-// two slowed each other down beyond that. NaN when either time is not
-// positive.
+// hidden entirely (total = the longer one); 0: nothing was (total = comm +
+// compute). NaN when any time is not positive or not finite.
+//
+// The result is held to [0, 1]. Consistent inputs are inside already: an
+// overlapped iteration takes at least the longer of its parts and, hiding
+// nothing, their sum. A total below the longer part is that part's noise
+// (its time measured apart, a few runs of it), which, larger than the
+// shorter part (a 2 µs collective beside 500 µs of compute), would read
+// as tens; it counts as all hidden. A total above the sum is the two
+// slowing each other, which the total column shows; nothing was hidden.
 func overlapEfficiency(comm, compute, total float64) float64 {
 	shorter := min(comm, compute)
-	if !(shorter > 0) {
+	if !(shorter > 0) || !(total > 0) || math.IsInf(comm+compute+total, 0) {
 		return math.NaN()
 	}
-	return (comm + compute - total) / shorter
+	return min(max((comm+compute-total)/shorter, 0), 1)
 }
 
 // combineOverlap turns every rank's overlap samples (rank-major: iters
@@ -102,18 +118,15 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *ki
 	}
 	units := k.unitsFor(amount)
 
-	if err := r.barrier(ctx); err != nil {
-		return overlapResult{}, err
-	}
 	var alone float64
-	for range computeAloneRuns {
+	timeAlone := func() error {
 		start := r.now()
 		if err := k.alone(ctx, units); err != nil {
-			return overlapResult{}, fmt.Errorf("timing the compute alone: %w", err)
+			return fmt.Errorf("timing the compute alone: %w", err)
 		}
 		alone += (r.now() - start).Seconds()
+		return nil
 	}
-
 	iteration := func() (time.Duration, error) {
 		start := r.now()
 		for i, args := range buckets {
@@ -137,13 +150,16 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *ki
 	}
 	samples := make([]float64, p.Iters+1)
 	for i := range p.Iters {
+		if err := timeAlone(); err != nil {
+			return overlapResult{}, err
+		}
 		d, err := iteration()
 		if err != nil {
 			return overlapResult{}, err
 		}
 		samples[i] = d.Seconds()
 	}
-	samples[p.Iters] = alone / computeAloneRuns
+	samples[p.Iters] = alone / float64(p.Iters)
 	if err := k.check(); err != nil {
 		return overlapResult{}, err
 	}
@@ -151,7 +167,9 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *ki
 	if err != nil || r.comm.Rank() != 0 {
 		return overlapResult{}, err
 	}
-	return combineOverlap(all, r.comm.Size(), p.Iters), nil
+	o := combineOverlap(all, r.comm.Size(), p.Iters)
+	o.shared = kit.ComputeShared(p.HostedRanksOrAll())
+	return o, nil
 }
 
 // overlapOne starts the collective of args on comm, runs units of compute
@@ -222,7 +240,17 @@ func (r *rankRunner) overlapCompute() overlapCompute {
 	if v, ok := kit.VirtualClockOf(r.comm.Transport()); ok {
 		return overlapCompute{clock: v}
 	}
-	return overlapCompute{load: kit.NewComputeLoad(kit.ComputeUnit())}
+	return overlapCompute{load: kit.NewComputeLoad(kit.ComputeUnitFor(computeRanks(r.plan)))}
+}
+
+// computeRanks returns how many ranks of this process compute at once: every
+// hosted rank on a backend whose ranks share the process, else one (ranks
+// of other processes on the host calibrate in their own).
+func computeRanks(p Plan) int {
+	if capsOf(p.Backend).InProcess {
+		return p.HostedRanksOrAll()
+	}
+	return 1
 }
 
 // unitsFor returns how many units of compute take about d.

@@ -65,8 +65,12 @@ func TestRunOverlap(t *testing.T) {
 					}
 					continue
 				}
-				if !(r.ComputeUS > 0) || !(r.TotalUS > 0) || math.IsNaN(r.OverlapEff) || math.IsInf(r.OverlapEff, 0) {
-					t.Errorf("%s %d B in %d buckets: compute %v total %v eff %v", name, r.Bytes, r.Buckets, r.ComputeUS, r.TotalUS, r.OverlapEff)
+				shared := kit.ComputeShared(p.HostedRanksOrAll())
+				if !(r.ComputeUS > 0) || !(r.TotalUS > 0) || math.IsNaN(r.OverlapEff) != shared || math.IsInf(r.OverlapEff, 0) {
+					t.Errorf("%s %d B in %d buckets: compute %v total %v eff %v (cores shared: %v)", name, r.Bytes, r.Buckets, r.ComputeUS, r.TotalUS, r.OverlapEff, shared)
+				}
+				if shared {
+					continue
 				}
 				if want := overlapEfficiency(r.TimeUS, r.ComputeUS, r.TotalUS); r.OverlapEff != want {
 					t.Errorf("%s %d B: eff %v, want %v", name, r.Bytes, r.OverlapEff, want)
@@ -87,7 +91,8 @@ func TestOverlapEfficiency(t *testing.T) {
 		{"nothing hidden", 100, 300, 400, 0},
 		{"half hidden", 200, 100, 250, 0.5},
 		{"equal, fully overlapped", 50, 50, 50, 1},
-		{"slowed each other", 100, 100, 300, -1},
+		{"slowed each other: nothing hidden", 100, 100, 300, 0},
+		{"total below the longer part: all hidden", 2, 500, 450, 1},
 		{"no comm time", 0, 100, 100, math.NaN()},
 		{"no compute time", 100, 0, 100, math.NaN()},
 	} {
@@ -97,6 +102,42 @@ func TestOverlapEfficiency(t *testing.T) {
 				t.Errorf("overlapEfficiency(%v, %v, %v) = %v, want %v", tc.comm, tc.compute, tc.total, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestOverlapEfficiencyRange feeds the formula adversarial times (a short
+// collective beside long compute, totals below the longer part or far above
+// the sum, zeros, negatives, infinities, NaN): the result is NaN or within
+// [0, 1], and NaN exactly when a time is not positive and finite.
+func TestOverlapEfficiencyRange(t *testing.T) {
+	vals := []float64{math.Inf(-1), -1e9, -1, 0, 1e-12, 1e-3, 1.9, 2, 28, 450, 500, 829, 1e9, math.MaxFloat64, math.Inf(1), math.NaN()}
+	ok := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+	for _, comm := range vals {
+		for _, compute := range vals {
+			for _, total := range vals {
+				got := overlapEfficiency(comm, compute, total)
+				valid := ok(comm) && ok(compute) && ok(total) && !math.IsInf(comm+compute+total, 0)
+				if math.IsNaN(got) == valid || (!math.IsNaN(got) && (got < 0 || got > 1)) {
+					t.Errorf("overlapEfficiency(%v, %v, %v) = %v", comm, compute, total, got)
+				}
+			}
+		}
+	}
+	// the measurements of issue 21 at -p 2, whose eff read 4.9 and 12.2
+	for _, c := range [][3]float64{{1.92, 837.67, 830.05}, {1.88, 846.26, 822.80}, {2.67, 811.03, 886.57}} {
+		if got := overlapEfficiency(c[0], c[1], c[2]); got < 0 || got > 1 {
+			t.Errorf("overlapEfficiency%v = %v", c, got)
+		}
+	}
+}
+
+// TestOverlapSharedCores checks that a row whose ranks outnumber the cores
+// gets no efficiency (NaN, shown as -), its times kept.
+func TestOverlapSharedCores(t *testing.T) {
+	rec := results.Record{TimeUS: 4}
+	overlapResult{totalUS: 10, computeUS: 8, shared: true}.fill(&rec)
+	if !math.IsNaN(rec.OverlapEff) || rec.ComputeUS != 8 || rec.TotalUS != 10 {
+		t.Errorf("record %v %v %v, want 8 10 NaN", rec.ComputeUS, rec.TotalUS, rec.OverlapEff)
 	}
 }
 
@@ -117,8 +158,9 @@ func TestCombineOverlap(t *testing.T) {
 		{
 			// rank 1 has the largest mean total, rank 0 the longest compute
 			name: "slowest ranks differ", n: 2, iters: 3,
-			all:   []float64{1e-6, 2e-6, 3e-6, 8e-6 /* rank 1: */, 3e-6, 3e-6, 6e-6, 2e-6},
-			total: 4, compute: 8, eff: (4 + 8 - 4) / 4.0,
+			all: []float64{1e-6, 2e-6, 3e-6, 8e-6 /* rank 1: */, 3e-6, 3e-6, 6e-6, 2e-6},
+			// total below compute: inconsistent, held to 1
+			total: 4, compute: 8, eff: 1,
 		},
 		{
 			name: "compute too short to time", all: []float64{4e-6, 0}, n: 1, iters: 1,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -277,6 +278,10 @@ func (r *rankRunner) header() results.Header {
 		h.Overlap = "each collective started without blocking, then as much synthetic compute as the collective's own time, then waited for"
 	case p.Overlap > 0:
 		h.Overlap = fmt.Sprintf("each collective started without blocking, then %v of synthetic compute, then waited for", p.Overlap)
+	}
+	if h.Overlap != "" && kit.ComputeShared(p.HostedRanksOrAll()) {
+		h.Overlap += fmt.Sprintf("; eff shown as -: the %d ranks here outnumber the %d cores, so compute and communication share CPUs and overlap cannot be measured",
+			p.HostedRanksOrAll(), runtime.NumCPU())
 	}
 	if p.Retry > 0 {
 		h.Retry = fmt.Sprintf("an op that fails on a transport error is run again up to %s, after %v, then every %v (%s)",

@@ -106,15 +106,26 @@ func (k *ComputeLoad) RunSliced(ctx context.Context, units int, between func()) 
 	return nil
 }
 
-// calibrateCompute measures how long one unit of the load takes when it
-// runs alone: the units of a run double until it lasts computeCalTarget,
-// then computeCalRuns runs of that many units are timed and the fastest
-// counts. It returns seconds per unit.
-func calibrateCompute() float64 {
-	k := NewComputeLoad(1)
+// calibrateCompute measures how long one unit of the load takes when at
+// once ranks loads run it, each on its own array and yielding between
+// slices as RunSliced does: the units of a run double until ranks runs at
+// once last computeCalTarget, then computeCalRuns such rounds are timed and
+// the fastest counts. It returns seconds per unit, as one rank sees it
+// while every other rank it shares the process with computes too: ranks
+// that outnumber the cores share them, and each one's unit takes longer.
+func calibrateCompute(ranks int) float64 {
+	ranks = max(ranks, 1)
+	loads := make([]*ComputeLoad, ranks)
+	for i := range loads {
+		loads[i] = NewComputeLoad(1)
+	}
 	timed := func(units int) time.Duration {
+		var wg sync.WaitGroup
 		start := time.Now()
-		k.Run(units)
+		for _, k := range loads {
+			wg.Go(func() { k.runYielding(units) })
+		}
+		wg.Wait()
 		return time.Since(start)
 	}
 	units := 16
@@ -128,9 +139,49 @@ func calibrateCompute() float64 {
 	return max(best.Seconds(), 1e-9) / float64(units)
 }
 
-// ComputeUnit returns the seconds one unit of the load takes alone on this
-// machine, calibrating on the first call (a few milliseconds) and
-// remembering the answer: the speed of a core, which every rank of this
-// process shares. Ranks that ask at the same time wait for the one that
-// measures, and so leave it a core to itself.
-var ComputeUnit = sync.OnceValue(calibrateCompute)
+// runYielding does units units of work in slices of computeCalSlice units,
+// yielding the processor between them, as RunSliced does but before the
+// time of a unit is known.
+func (k *ComputeLoad) runYielding(units int) {
+	for units > 0 {
+		n := min(units, computeCalSlice)
+		k.Run(n)
+		units -= n
+		runtime.Gosched()
+	}
+}
+
+// computeCalSlice is how many units a calibrating load runs between two
+// yields: about computeSlice on a core of a few GFLOPS.
+const computeCalSlice = 256
+
+var (
+	computeUnitMu sync.Mutex
+	computeUnits  = map[int]float64{}
+)
+
+// ComputeUnitFor returns the seconds one unit of the load takes on this
+// machine while ranks ranks of this process compute at once, calibrating on
+// the first call for that count (a few milliseconds) and remembering the
+// answer. Ranks that ask at the same time wait for the one that measures,
+// and so leave it the cores to itself.
+func ComputeUnitFor(ranks int) float64 {
+	ranks = max(ranks, 1)
+	computeUnitMu.Lock()
+	defer computeUnitMu.Unlock()
+	if u, ok := computeUnits[ranks]; ok {
+		return u
+	}
+	u := calibrateCompute(ranks)
+	computeUnits[ranks] = u
+	return u
+}
+
+// ComputeUnit returns the seconds one unit of the load takes on this
+// machine with one rank computing: ComputeUnitFor(1).
+func ComputeUnit() float64 { return ComputeUnitFor(1) }
+
+// ComputeShared reports whether ranks ranks computing at once on this
+// machine outnumber its cores, so that compute and communication share
+// CPUs and how much of one the other hides cannot be measured.
+func ComputeShared(ranks int) bool { return ranks > runtime.NumCPU() }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -86,5 +88,31 @@ func TestComputeSliced(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("a cancelled load ran for %v", d)
+	}
+}
+
+// TestComputeUnitForShared calibrates with more loads at once than the
+// process has threads for Go code: each unit takes longer (about the
+// loads per thread times; the bound is generous), and as many loads
+// running the units for a duration at once end in about that time.
+func TestComputeUnitForShared(t *testing.T) {
+	n := 2 * runtime.GOMAXPROCS(0)
+	one, shared := ComputeUnitFor(1), ComputeUnitFor(n)
+	if !(shared > 1.3*one) {
+		t.Errorf("a unit takes %v s with one load, %v s with %d at once: want longer", one, shared, n)
+	}
+	if !ComputeShared(runtime.NumCPU()+1) || ComputeShared(runtime.NumCPU()) {
+		t.Errorf("ComputeShared wrong around %d cores", runtime.NumCPU())
+	}
+	d := 5 * time.Millisecond
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range n {
+		k := NewComputeLoad(shared)
+		wg.Go(func() { _ = k.RunSliced(context.Background(), k.UnitsFor(d), nil) })
+	}
+	wg.Wait()
+	if took := time.Since(start); took < d/5 || took > 10*d {
+		t.Errorf("%d loads of %v at once took %v", n, d, took)
 	}
 }

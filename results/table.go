@@ -230,7 +230,7 @@ func (t *Table) group(r Record) string {
 	}
 	if t.h.Overlap != "" {
 		if r.ComputeUS > 0 {
-			s += fmt.Sprintf("  %8s  %8s  %5.2f", formatUS(r.ComputeUS), formatUS(r.TotalUS), r.OverlapEff)
+			s += fmt.Sprintf("  %8s  %8s  %5s", formatUS(r.ComputeUS), formatUS(r.TotalUS), fmtEff(r.OverlapEff))
 		} else {
 			s += "         -         -      -"
 		}
@@ -290,4 +290,12 @@ func (t *Table) End(s Summary) error {
 	}
 	t.printf("#\n")
 	return t.flush()
+}
+
+// fmtEff formats an overlap efficiency; "-" when it cannot be measured (NaN).
+func fmtEff(e float64) string {
+	if math.IsNaN(e) {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", e)
 }

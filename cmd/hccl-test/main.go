@@ -99,6 +99,7 @@ func runWith(args []string, set *outputSet) int {
 		return exitUsage
 	}
 	if progress != nil {
+		progress.SetRows(planRowBytes(plan))
 		sink = progress.Wrap(sink)
 	}
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,5 +47,38 @@ func TestOverlapRun(t *testing.T) {
 				t.Errorf("no rows:\n%s", stdout)
 			}
 		})
+	}
+}
+
+// TestOverlapEffRange runs shm with --overlap 500us at -p 2: every row's
+// eff is a fraction (0 to 1), or "-" when the ranks outnumber the cores,
+// which the header then says.
+func TestOverlapEffRange(t *testing.T) {
+	bin := buildBinary(t)
+	stdout, stderr, code := runBinary(t, bin, "--backend", "shm", "-p", "2", "--overlap", "500us",
+		"--op", "allreduce", "-b", "8", "-e", "256K", "-f", "8", "-n", "5", "-w", "1", "--link-bw", "10GB/s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	rows := 0
+	for _, line := range strings.Split(stdout, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		rows++
+		f := strings.Fields(line)
+		eff := f[len(f)-1]
+		if eff == "-" {
+			if !strings.Contains(stdout, "outnumber the") {
+				t.Errorf("eff - without the header saying why: %q", line)
+			}
+			continue
+		}
+		if v, err := strconv.ParseFloat(eff, 64); err != nil || v < 0 || v > 1 {
+			t.Errorf("eff %q out of [0, 1]: %q", eff, line)
+		}
+	}
+	if rows == 0 {
+		t.Errorf("no rows:\n%s", stdout)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -24,6 +25,31 @@ type Progress struct {
 	p    *mpb.Progress
 	bar  *mpb.Bar
 	last string // the row just measured
+	// rowBytes is the size of every row in the order measured (SetRows);
+	// doneBytes and doneWall the rows measured so far and their wall
+	// times, lastAt when the latest ended: the time left (etaLeft).
+	rowBytes  []int64
+	doneBytes []int64
+	doneWall  []time.Duration
+	lastAt    time.Time
+}
+
+// SetRows tells the bar the size of every row the run measures, in order,
+// from which it estimates the time left. Without it, every row counts the
+// same.
+func (pr *Progress) SetRows(bytes []int64) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.rowBytes = bytes
+}
+
+// left returns the time left as the bar shows it; pr.mu is held.
+func (pr *Progress) left() string {
+	done := len(pr.doneBytes)
+	if done == 0 {
+		return "?"
+	}
+	return etaLeft(pr.doneBytes, pr.doneWall, pr.rowBytes[min(done, len(pr.rowBytes)):]).Round(time.Second).String()
 }
 
 // NewProgress returns a Progress drawing on tty, or nil when tty is not a
@@ -69,6 +95,10 @@ func (s *progressSink) Begin(h results.Header) error {
 	if h.TotalRows > 0 {
 		pr.mu.Lock()
 		pr.last = "starting"
+		pr.lastAt = time.Now()
+		if len(pr.rowBytes) != h.TotalRows {
+			pr.rowBytes = make([]int64, h.TotalRows) // sizes unknown: rows count alike
+		}
 		pr.p = mpb.New(mpb.WithOutput(pr.tty), mpb.WithWidth(30))
 		pr.bar = pr.p.AddBar(int64(h.TotalRows),
 			mpb.PrependDecorators(decor.CountersNoUnit("%d/%d rows ")),
@@ -78,7 +108,11 @@ func (s *progressSink) Begin(h results.Header) error {
 					defer pr.mu.Unlock()
 					return " " + pr.last
 				}),
-				decor.Name("  left "), decor.AverageETA(decor.ET_STYLE_GO),
+				decor.Any(func(decor.Statistics) string {
+					pr.mu.Lock()
+					defer pr.mu.Unlock()
+					return "  left " + pr.left()
+				}),
 			),
 			mpb.BarRemoveOnComplete(),
 		)
@@ -91,6 +125,9 @@ func (s *progressSink) Write(r results.Record) error {
 	pr := s.pr
 	pr.mu.Lock()
 	pr.last = fmt.Sprintf("%s %s %s", r.Op, r.DType, units.HumanSize(r.Bytes))
+	now := time.Now()
+	pr.doneBytes, pr.doneWall = append(pr.doneBytes, r.Bytes), append(pr.doneWall, now.Sub(pr.lastAt))
+	pr.lastAt = now
 	bar := pr.bar
 	pr.mu.Unlock()
 	if bar != nil {
