@@ -71,6 +71,8 @@ var columns = []column{
 	{"overlap_eff", func(_ runInfo, r Record) any { return known(r.ComputeUS > 0, r.OverlapEff) }},
 	{"topology", func(run runInfo, _ Record) any { return run.h.Topology }},
 	{"link_inter_GBps", func(run runInfo, _ Record) any { return known(run.h.LinkInterGBps > 0, run.h.LinkInterGBps) }},
+	// Util above 100%: the row's data sat in a cache (Record.FasterThanLink).
+	{"faster_than_link", func(_ runInfo, r Record) any { return r.FasterThanLink() }},
 }
 
 // known returns v if ok, else nil: the value of a field that is unknown

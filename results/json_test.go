@@ -22,7 +22,7 @@ func jsonWant(t *testing.T, col, field string) any {
 	switch {
 	case slices.Contains(jsonStrings, col):
 		return field
-	case col == "in_place":
+	case col == "in_place", col == "faster_than_link":
 		return field == "true"
 	case field == "":
 		return nil
