@@ -81,3 +81,25 @@ func TestFasterThanLinkMarked(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheNamed: a cold run says so in the table's header and in every
+// CSV row's cache column; a warm one (or one that does not say) reads warm.
+func TestCacheNamed(t *testing.T) {
+	for _, tc := range []struct{ cache, want string }{{"", "warm"}, {"warm", "warm"}, {"cold", "cold"}} {
+		h := header("out", false)
+		h.Cache = tc.cache
+		out := render(t, h, []Record{record(1024, false)}, Summary{Rows: 1})
+		if got := strings.Contains(out, "# cache cold"); got != (tc.want == "cold") {
+			t.Errorf("cache %q: header names a cold cache %v:\n%s", tc.cache, got, out)
+		}
+		var buf bytes.Buffer
+		writeAll(t, NewCSV(&buf), h, []Record{record(1024, false)})
+		rows, err := csv.NewReader(&buf).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rows[1][slices.Index(rows[0], "cache")]; got != tc.want {
+			t.Errorf("cache %q: CSV cache %q, want %q", tc.cache, got, tc.want)
+		}
+	}
+}

@@ -143,6 +143,10 @@ type Header struct {
 	// BenchTime > 0: each row ran at least Iters iterations and this
 	// much timed work (--benchtime), its own count in Record.Iters.
 	BenchTime time.Duration
+	// Cache is where an iteration's data came from: warm (one buffer set
+	// reused, "" reads as warm) or cold (sets rotated so that it came
+	// from memory, --cache cold).
+	Cache string
 }
 
 // Summary is what the footer reports about a finished (or interrupted) run.

@@ -63,6 +63,9 @@ func (t *Table) Begin(h Header) error {
 	} else {
 		t.printf("# sweep %s  iters %d  warmup %d\n", h.Sweep, h.Iters, h.Warmup)
 	}
+	if cacheName(h) == "cold" {
+		t.printf("# cache cold: each row rotates through buffer sets that are together twice the last-level cache, so each iteration's data comes from memory\n")
+	}
 	if h.Runs > 1 {
 		t.printf("# runs %d: the sweep is repeated and each row shows the median of its runs\n", h.Runs)
 	}
@@ -311,5 +314,8 @@ func (t *Table) End(s Summary) error {
 // fasterWhy says why a row can move data faster than its link, and how to
 // measure without that.
 func fasterWhy(h Header) string {
-	return "data in cache: the link was measured from memory"
+	if cacheName(h) == "cold" {
+		return "its data came from memory (--cache cold), so the link was measured below what the row reached"
+	}
+	return "data in cache: the link was measured from memory; --cache cold measures from memory"
 }
