@@ -315,7 +315,7 @@ func (t *Table) End(s Summary) error {
 // measure without that.
 func fasterWhy(h Header) string {
 	if cacheName(h) == "cold" {
-		return "its data came from memory (--cache cold), so the link was measured below what the row reached"
+		return "its data came from memory with --cache cold, so the link was measured below what the row reached"
 	}
 	return "data in cache: the link was measured from memory; --cache cold measures from memory"
 }
