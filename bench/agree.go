@@ -30,6 +30,7 @@ func (p Plan) agreedFields() []string {
 		f("iters", p.Iters),
 		f("warmup_iters", p.Warmup),
 		f("benchtime", p.BenchTime),
+		f("cache", p.Cache),
 		f("check", p.Check),
 		f("root", p.Root),
 		f("algo", p.Algo),

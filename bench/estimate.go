@@ -42,6 +42,7 @@ func (p Plan) Memory() MemoryEstimate {
 	add("sweep buffers", "maxbytes", bufs)
 	add("algorithm scratch", "maxbytes", scratch)
 	add("retry copies", "retry", saved)
+	add("cold-cache buffer sets", "cache", p.coldRegionBytes())
 	if p.LinkSource == LinkAuto && p.Ranks > 1 {
 		add("link probe", "link-bw", 2*probeSize(p.Ranks))
 	}
@@ -126,6 +127,8 @@ func (p Plan) checkMemory() error {
 		field, value, hint, hintArgs = "Algo", p.AlgoString(), "name an algorithm (e.g. %s ring)", []any{kit.Field("Algo")}
 	case "retry":
 		field, value, hint, hintArgs = "Retry", p.Retry, "use a smaller %s or no %s", []any{smaller, kit.Field("Retry")}
+	case "cache":
+		field, value, hint, hintArgs = "Cache", p.Cache, "use %s warm or a smaller %s", []any{kit.Field("Cache"), smaller}
 	case "iters":
 		field, value, hint, hintArgs = "Iters", p.Iters, "use a smaller %s or fewer ranks", []any{kit.ShortField("Iters")}
 	case "benchtime":

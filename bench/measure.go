@@ -24,11 +24,17 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// barrier and gathering run on the world.
 	comm := r.groups[row.Group]
 	p, rank, n := r.plan, comm.Rank(), comm.Size()
-	buckets := r.bufs.Buckets(row, rank, n)
+	// Iteration i runs on set i mod len(sets): one with a warm cache, with
+	// a cold one enough that its data comes from memory (cold.go).
+	sets := r.bufferSets(row, rank, n)
+	buckets := sets[0]
+	next := 0
 	pattern := kit.PatternFor(row, n)
 	if !p.NoPayload { // without payload there is nothing to fill, nor memory
-		for _, args := range buckets {
-			kit.FillInputs(args, pattern, rank)
+		for _, set := range sets {
+			for _, args := range set {
+				kit.FillInputs(args, pattern, rank)
+			}
 		}
 	}
 
@@ -52,9 +58,11 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// where it simulates (sim), else the wall clock. The watchdog stays on
 	// the wall clock.
 	call := func() (time.Duration, error) {
+		set := sets[next%len(sets)]
+		next++
 		start := r.now()
 		var err error
-		for _, args := range buckets {
+		for _, args := range set {
 			wd.Arm(time.Now())
 			algo, err = comm.Run(wd.Context(), row.Algo, args)
 			if err != nil {
@@ -95,7 +103,9 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	}
 	unchecked := r.gate.Corrupted() - corrupted
 	if p.Check {
-		for _, args := range buckets {
+		// The checked call runs on the set the rotation reaches next.
+		checked := sets[next%len(sets)]
+		for _, args := range checked {
 			kit.Poison(args.Recv)
 			kit.FillInputs(args, pattern, rank)
 		}
@@ -103,7 +113,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 			return results.Record{}, fmt.Errorf("checked run: %w", err)
 		}
 		var wrong int64
-		for _, args := range buckets {
+		for _, args := range checked {
 			wrong += kit.CountWrong(args, row, pattern, rank, n)
 		}
 		samples[iters+extraWrong] = float64(wrong)

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -54,6 +55,41 @@ type Sweep struct {
 	OpAlgos map[coll.Op]string
 	// Placements are the placements every row is measured in.
 	Placements []Placement
+	// Cache is where an iteration's data comes from: CacheWarm (the
+	// default) reuses one buffer set, which small rows find in the cache;
+	// CacheCold rotates through enough sets that it comes from memory.
+	Cache Cache
+}
+
+// Cache is where a row's data comes from between iterations (Sweep.Cache).
+type Cache int
+
+// The caches a sweep runs with.
+const (
+	// CacheWarm reuses one buffer set every iteration, as nccl-tests does.
+	CacheWarm Cache = iota
+	// CacheCold rotates through kit.ColdSets buffer sets, as rccl-tests'
+	// cache flush does, so that an iteration's data comes from memory.
+	CacheCold
+)
+
+// String returns warm or cold.
+func (c Cache) String() string {
+	if c == CacheCold {
+		return "cold"
+	}
+	return "warm"
+}
+
+// ParseCache parses --cache: warm or cold.
+func ParseCache(s string) (Cache, error) {
+	switch s {
+	case "warm":
+		return CacheWarm, nil
+	case "cold":
+		return CacheCold, nil
+	}
+	return CacheWarm, fmt.Errorf("%q: want warm (data reused from the cache, as nccl-tests) or cold (data from memory)", s)
 }
 
 // Validate reports the first thing wrong with s as a *kit.FieldError. The

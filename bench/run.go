@@ -115,6 +115,7 @@ type rankRunner struct {
 	plan     Plan
 	comm     *coll.Comm
 	bufs     *kit.BufferPool
+	llc      int64 // the last-level cache's bytes, read with --cache cold
 	linkGBps float64
 	cal      *kit.Calibration // nil unless the plan needs the cost model
 	// rearm restarts the time limit of the op in progress before it is
@@ -196,6 +197,9 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := r.allocCold(); err != nil {
+		return err
+	}
 	// Scratch space for the largest row now, once: grown row by row, a
 	// communicator would keep every size it outgrew mapped (coll.Comm's
 	// scratchBuf), without bound on a fine sweep, and fault pages in
@@ -228,7 +232,7 @@ func (r *rankRunner) header() results.Header {
 		Sweep: p.SweepString(), Stats: p.Stats, Started: time.Now(), Runs: max(p.Runs, 1),
 		TotalRows: len(p.Rows()) * max(p.Runs, 1),
 		LinkGBps:  p.LinkGBps, LinkSource: p.LinkSource,
-		Simulated: p.simDescription(),
+		Simulated: p.simDescription(), Cache: p.Cache.String(),
 	}
 	h.Host, _ = os.Hostname()
 	switch {

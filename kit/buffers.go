@@ -17,7 +17,10 @@ var NoPayloadBuffers vmem.Region
 // fresh page costs more than copying it, so allocating per row would measure
 // the kernel's page faults rather than the collective.
 type BufferPool struct {
-	A, B  []byte // the send side and the receive side
+	A, B []byte // the send side and the receive side
+	// Cold holds the rotated buffer sets of a cold cache (--cache cold),
+	// empty with a warm one; Free frees it too.
+	Cold  ColdRegion
 	freeA func()
 	freeB func()
 }
@@ -30,7 +33,7 @@ func (bp *BufferPool) Ensure(need int64, noPayload bool) error {
 	if int64(len(bp.A)) >= need {
 		return nil
 	}
-	bp.Free()
+	bp.freeBuffers()
 	if noPayload {
 		mem := NoPayloadBuffers.Get(2 * int(need))
 		bp.A, bp.B = mem[:need:need], mem[need:]
@@ -55,15 +58,22 @@ func (bp *BufferPool) Alloc(size int) error {
 	return err
 }
 
-// Free releases the buffers. Nobody may use them afterwards.
+// Free releases the buffers and the cold-cache sets. Nobody may use them
+// afterwards.
 func (bp *BufferPool) Free() {
+	bp.freeBuffers()
+	bp.Cold.Free()
+}
+
+// freeBuffers releases A and B, keeping Cold.
+func (bp *BufferPool) freeBuffers() {
 	if bp.freeA != nil {
 		bp.freeA()
 	}
 	if bp.freeB != nil {
 		bp.freeB()
 	}
-	*bp = BufferPool{}
+	bp.A, bp.B, bp.freeA, bp.freeB = nil, nil, nil, nil
 }
 
 // Touch writes one byte per page so the pages exist before timing.

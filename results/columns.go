@@ -32,7 +32,7 @@ func tableColumns(h Header) []tableColumn {
 		tableColumn{"time", "mean time of one op in us over the timed iterations, an iteration's time being its slowest rank's (the op is done when the last rank is done)"},
 		tableColumn{"algbw", "size / time, in GB/s (1 GB = 1e9 bytes)"},
 		tableColumn{"busbw", "algbw x the bus factor (allreduce 2(n-1)/n; allgather, reducescatter, alltoall, gather, scatter (n-1)/n; others 1), comparable with a link's bandwidth"},
-		tableColumn{"util", "busbw / link bandwidth, in %; - when no link bandwidth is known"},
+		tableColumn{"util", "busbw / link bandwidth, in %; - when no link bandwidth is known; " + FasterMark + " after it: above 100%, the row moved data faster than its link (see below)"},
 		tableColumn{"#wrong", "elements that differ from the expected result, checked outside the timed iterations; N/A when not checked"},
 		tableColumn{"slow", "the rank with the most busy time (time in the op not spent waiting on a peer, over the timed iterations): the one the others waited for, a straggler only where skew is shown"},
 		tableColumn{"skew", fmt.Sprintf("slow's busy time over the least busy rank's: a few when healthy, large with a slow rank or link; "+

@@ -71,6 +71,9 @@ var columns = []column{
 	{"overlap_eff", func(_ runInfo, r Record) any { return known(r.ComputeUS > 0, r.OverlapEff) }},
 	{"topology", func(run runInfo, _ Record) any { return run.h.Topology }},
 	{"link_inter_GBps", func(run runInfo, _ Record) any { return known(run.h.LinkInterGBps > 0, run.h.LinkInterGBps) }},
+	// Util above 100%: the row's data sat in a cache (Record.FasterThanLink).
+	{"faster_than_link", func(_ runInfo, r Record) any { return r.FasterThanLink() }},
+	{"cache", func(run runInfo, _ Record) any { return cacheName(run.h) }},
 }
 
 // known returns v if ok, else nil: the value of a field that is unknown
@@ -218,4 +221,12 @@ func csvField(v any) string {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	panic("results: csvField: unexpected type") // fieldValues returns only the types above
+}
+
+// cacheName returns where the run's data came from: warm or cold.
+func cacheName(h Header) string {
+	if h.Cache == "" {
+		return "warm"
+	}
+	return h.Cache
 }

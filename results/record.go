@@ -87,6 +87,15 @@ func (r Record) Key() Key {
 		Group: r.Group, Buckets: max(r.Buckets, 1), AlgoRequested: r.AlgoRequested}
 }
 
+// FasterThanLink reports whether the row moved data faster than its link
+// (util above 100%): its data sat in a cache, while the link was measured
+// from memory. The table marks such a row's util with FasterMark.
+func (r Record) FasterThanLink() bool { return !math.IsNaN(r.Util) && r.Util > 1 }
+
+// FasterMark follows the util of a row that moved data faster than its
+// link (Record.FasterThanLink) in the table.
+const FasterMark = "!"
+
 // Checked reports whether the row's result was checked.
 func (r Record) Checked() bool { return r.Wrong >= 0 }
 
@@ -134,6 +143,10 @@ type Header struct {
 	// BenchTime > 0: each row ran at least Iters iterations and this
 	// much timed work (--benchtime), its own count in Record.Iters.
 	BenchTime time.Duration
+	// Cache is where an iteration's data came from: warm (one buffer set
+	// reused, "" reads as warm) or cold (sets rotated so that it came
+	// from memory, --cache cold).
+	Cache string
 }
 
 // Summary is what the footer reports about a finished (or interrupted) run.

@@ -18,6 +18,8 @@ type Table struct {
 	lastOp  string
 	pending *Record // out-of-place half of a line waiting for its in-place half
 	shown   shownMean
+	rows    int   // rows shown
+	faster  int   // of which moved data faster than their link
 	err     error // first write error; later writes are skipped
 }
 
@@ -61,6 +63,9 @@ func (t *Table) Begin(h Header) error {
 	} else {
 		t.printf("# sweep %s  iters %d  warmup %d\n", h.Sweep, h.Iters, h.Warmup)
 	}
+	if cacheName(h) == "cold" {
+		t.printf("# cache cold: each row rotates through buffer sets that are together twice the last-level cache, so each iteration's data comes from memory\n")
+	}
 	if h.Runs > 1 {
 		t.printf("# runs %d: the sweep is repeated and each row shows the median of its runs\n", h.Runs)
 	}
@@ -101,6 +106,9 @@ func (t *Table) Begin(h Header) error {
 		t.printf("# util: %s\n", h.LinkRule)
 	}
 	t.explainColumns()
+	if h.LinkGBps > 0 {
+		t.printf("# %s after util: the row moved data faster than its link (util above 100%%): %s\n", FasterMark, fasterWhy(h))
+	}
 	return t.flush()
 }
 
@@ -155,6 +163,10 @@ func center(s string, width int) string {
 // measurement until its in-place half arrives when both are shown.
 func (t *Table) Write(r Record) error {
 	t.shown.add(r)
+	t.rows++
+	if r.FasterThanLink() {
+		t.faster++
+	}
 	if r.Op != t.lastOp {
 		t.flushPending()
 		t.opHeader(r.Op)
@@ -205,9 +217,12 @@ func (t *Table) lead(r Record) string {
 }
 
 func (t *Table) group(r Record) string {
-	util := "     -"
+	util, mark := "     -", " "
 	if !math.IsNaN(r.Util) {
 		util = fmt.Sprintf("%6.1f", 100*r.Util)
+	}
+	if r.FasterThanLink() {
+		mark = FasterMark
 	}
 	wrong := "   N/A"
 	if r.Checked() {
@@ -217,7 +232,7 @@ func (t *Table) group(r Record) string {
 	if r.Skew >= 1 {
 		skew = fmt.Sprintf("%6.1f", min(r.Skew, 9999))
 	}
-	s := fmt.Sprintf("  %8s  %6.2f  %6.2f  %s  %s  %4d  %s", formatUS(r.TimeUS), r.AlgBW, r.BusBW, util, wrong, r.SlowRank, skew)
+	s := fmt.Sprintf("  %8s  %6.2f  %6.2f  %s%s %s  %4d  %s", formatUS(r.TimeUS), r.AlgBW, r.BusBW, util, mark, wrong, r.SlowRank, skew)
 	if t.h.Retry != "" {
 		s += fmt.Sprintf("  %5d", r.Retries)
 	}
@@ -284,6 +299,10 @@ func (t *Table) End(s Summary) error {
 	if t.h.Retry != "" {
 		t.printf("# re-runs: %s failed on a transport error and ran again\n", Count(s.Retries, "op"))
 	}
+	if t.faster > 0 {
+		t.printf("# faster than the link (util marked %s): %d of %s shown (%s)\n", FasterMark,
+			t.faster, Count(t.rows, "row"), fasterWhy(t.h))
+	}
 	t.avgBusBW()
 	if s.Err != nil {
 		t.printf("# stopped early after %s: %s\n", Count(s.Rows, "row"), strings.ReplaceAll(s.Err.Error(), "\n", "; "))
@@ -298,4 +317,13 @@ func fmtEff(e float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", e)
+}
+
+// fasterWhy says why a row can move data faster than its link, and how to
+// measure without that.
+func fasterWhy(h Header) string {
+	if cacheName(h) == "cold" {
+		return "its data came from memory with --cache cold, so the link was measured below what the row reached"
+	}
+	return "data in cache: the link was measured from memory; --cache cold measures from memory"
 }

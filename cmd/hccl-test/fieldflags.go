@@ -35,6 +35,7 @@ var fieldFlags = map[kit.Field]string{
 	"Algo":       "--algo",
 	"OpAlgos":    "HCCL_ALGO",
 	"Placements": "--placement",
+	"Cache":      "--cache",
 	// Faults
 	"Inject":        "--inject",
 	"InjectText":    "--inject",

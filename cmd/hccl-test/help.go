@@ -28,7 +28,7 @@ type helpSection struct {
 var helpSections = []helpSection{
 	{"Sweep", []string{"op LIST", "datatype LIST", "redop LIST", "minbytes SIZE", "maxbytes SIZE",
 		"stepfactor X", "stepbytes SIZE", "iters N", "benchtime DURATION", "warmup-iters N", "check 0|1", "root RANK",
-		"placement out|in|both", "runs N"}},
+		"placement out|in|both", "cache warm|cold", "runs N"}},
 	{"Backend and launch", []string{"backend NAME", "ranks N", "timeout DURATION",
 		"connect-timeout DURATION", "master HOST:PORT", "bind ADDR|IFACE", "topology SPEC",
 		"link-bw RATE|PRESET|auto"}},

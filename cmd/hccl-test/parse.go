@@ -97,6 +97,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
 	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest), native (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"; or several, comma-separated (auto,ring,rd), each row measured with each in turn. Without --algo, HCCL_ALGO in HCCL's form (level0:NA;level1:H-D_R) chooses")
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
+	cache := fs.String("cache", "warm", "warm: every iteration reuses one buffer set, which small rows find in the cache (as nccl-tests); cold: rotate through sets twice the last-level cache, so the data comes from memory")
 	addFaultFlags(fs, &p.Faults, sweepWorldHelp)
 	envRetry := env.retry
 	fs.Var(newCount(&p.Retry, 0), "retry", "run an op that failed on a transport error again, up to this many times (at most 10); without --retry, HCCL_OP_RETRY_ENABLE turns it on with HCCL_OP_RETRY_PARAMS' MaxCnt")
@@ -174,6 +175,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	}
 	if p.Placements, err = bench.ParsePlacements(*placement); err != nil {
 		return p, o, fmt.Errorf("--placement: %w", err)
+	}
+	if p.Cache, err = bench.ParseCache(*cache); err != nil {
+		return p, o, fmt.Errorf("--cache %w", err)
 	}
 	if err := parseLinks(&p.Links, *link); err != nil {
 		return p, o, err

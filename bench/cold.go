@@ -1,0 +1,67 @@
+package bench
+
+import (
+	"fmt"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/kit"
+)
+
+// coldRegionBytes is the memory one rank takes for the rotated buffer
+// sets of --cache cold (kit.ColdRegion), 0 with a warm cache or without
+// payload.
+func (p Plan) coldRegionBytes() int64 {
+	if p.Cache != CacheCold || p.NoPayload {
+		return 0
+	}
+	var half int64
+	for _, g := range p.groupList() {
+		half = max(half, p.bufferNeed(p.GroupSize(g)))
+	}
+	return kit.ColdRegionBytes(kit.LLCBytes(), 2*half, p.HostedRanksOrAll())
+}
+
+// allocCold allocates this rank's cold-cache region, once per sweep.
+func (r *rankRunner) allocCold() error {
+	size := r.plan.coldRegionBytes()
+	if size <= 0 {
+		return nil
+	}
+	r.llc = kit.LLCBytes()
+	if err := r.bufs.Cold.Alloc(size); err != nil {
+		return fmt.Errorf("allocating the buffer sets of --cache cold (%d bytes): %w", size, err)
+	}
+	return nil
+}
+
+// rowHalf is the size of each of the two buffers of one set that row
+// needs on a rank of n: the larger side, or with buckets their stretch.
+func rowHalf(row Row, n int) int64 {
+	s, rc := row.Op.BufferBytes(n, row.Bytes)
+	half := max(s, rc)
+	if row.Buckets > 1 {
+		one := row.Bytes / int64(row.Buckets)
+		s1, r1 := row.Op.BufferBytes(n, one)
+		half = max(half, int64(row.Buckets)*max(s1, r1))
+	}
+	return half
+}
+
+// bufferSets returns the buffer sets that row's iterations rotate through
+// on rank `rank` of n, each the calls of one iteration (kit.BufferPool's
+// Buckets): with a warm cache the one pool, with a cold one as many sets
+// cut from the cold region as kit.ColdSets asks for the row, as many as
+// the region holds.
+func (r *rankRunner) bufferSets(row Row, rank, n int) [][]*coll.Args {
+	if len(r.bufs.Cold.Mem) == 0 {
+		return [][]*coll.Args{r.bufs.Buckets(row, rank, n)}
+	}
+	half := max(rowHalf(row, n), 1)
+	k := kit.ColdSets(r.llc, 2*half, r.plan.HostedRanksOrAll())
+	k = max(min(k, r.bufs.Cold.Sets(half)), 1)
+	sets := make([][]*coll.Args, k)
+	for i := range sets {
+		sets[i] = r.bufs.Cold.Set(i, half).Buckets(row, rank, n)
+	}
+	return sets
+}
