@@ -31,19 +31,15 @@ func TestOverlapRun(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", want, stdout)
 				}
 			}
-			rows := 0
-			for _, line := range strings.Split(stdout, "\n") {
-				if line == "" || strings.HasPrefix(line, "#") {
-					continue
-				}
-				rows++
+			rows := tableRowLines(stdout)
+			for _, line := range rows {
 				f := strings.Fields(line)
 				// the last three columns: compute and total in us, eff
 				if len(f) < 3 || f[len(f)-3] == "-" || f[len(f)-2] == "-" || strings.Contains(f[len(f)-1], "NaN") {
 					t.Errorf("row without overlap figures: %q", line)
 				}
 			}
-			if rows == 0 {
+			if len(rows) == 0 {
 				t.Errorf("no rows:\n%s", stdout)
 			}
 		})
@@ -60,12 +56,8 @@ func TestOverlapEffRange(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}
-	rows := 0
-	for _, line := range strings.Split(stdout, "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		rows++
+	rows := tableRowLines(stdout)
+	for _, line := range rows {
 		f := strings.Fields(line)
 		eff := f[len(f)-1]
 		if eff == "-" {
@@ -78,7 +70,7 @@ func TestOverlapEffRange(t *testing.T) {
 			t.Errorf("eff %q out of [0, 1]: %q", eff, line)
 		}
 	}
-	if rows == 0 {
+	if len(rows) == 0 {
 		t.Errorf("no rows:\n%s", stdout)
 	}
 }
