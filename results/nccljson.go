@@ -25,8 +25,9 @@ type NCCLJSONRun struct {
 	MinBytes, MaxBytes int64
 	StepFactor         float64 // used when StepBytes is 0
 	StepBytes          int64
-	// Pid is this process's id, given to every rank when InProcess (every
-	// rank a goroutine of it); the others' ids are not known here (null).
+	// Pid is this process's id, rank 0's, and every rank's when InProcess
+	// (every rank a goroutine of it); the others' are not known here
+	// (null, and their host "").
 	Pid       int
 	InProcess bool
 }
@@ -95,13 +96,11 @@ func (j *NCCLJSON) Begin(h Header) error {
 		if r > 0 {
 			b.WriteByte(',')
 		}
-		pid := "null"
-		if j.run.InProcess {
-			pid = strconv.Itoa(j.run.Pid)
-		}
-		host := h.Host
-		if !j.run.InProcess {
-			host = "" // rank 0's host is the only one known here
+		// Rank 0 writes the report: its process and host are known, and
+		// every rank's when they all are goroutines of it.
+		pid, host := "null", ""
+		if r == 0 || j.run.InProcess {
+			pid, host = strconv.Itoa(j.run.Pid), h.Host
 		}
 		fmt.Fprintf(b, `{"rank":%d,"group":0,"pid":%s,"hostname":%s,"device":%d,"device_hex":"","device_info":%s}`,
 			r, pid, jstr(host), r, jstr("CPU, --backend "+h.Backend))

@@ -189,7 +189,7 @@ func TestNCCLJSONEndsObject(t *testing.T) {
 	// A run that stops early still writes a whole object, its error in
 	// "errors"; with no rows the results list is empty.
 	var buf bytes.Buffer
-	j := NewNCCLJSON(&buf, NCCLJSONRun{StepBytes: 1024})
+	j := NewNCCLJSON(&buf, NCCLJSONRun{StepBytes: 1024, Pid: 7}) // ranks in processes of their own
 	if err := j.Begin(fmtHeader()); err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +199,9 @@ func TestNCCLJSONEndsObject(t *testing.T) {
 	rep := decodeNCCL(t, buf.Bytes())
 	if len(rep.Results) != 0 || !slices.Equal(rep.Errors, []string{"interrupted; by a signal"}) || rep.Config.StepBytes == nil || rep.Config.StepFactor != nil {
 		t.Errorf("results %d, errors %q, step %v %v", len(rep.Results), rep.Errors, rep.Config.StepBytes, rep.Config.StepFactor)
+	}
+	if d := rep.Config.Devices; d[0].Pid == nil || *d[0].Pid != 7 || d[0].Hostname != "node01" || d[1].Pid != nil || d[1].Hostname != "" {
+		t.Errorf("devices %+v: want rank 0's process and host, the others' unknown", d)
 	}
 	if rep.AvgBusBW.Bandwidth == nil || *rep.AvgBusBW.Bandwidth != 0 || rep.OutOfBounds.Okay != "true" {
 		t.Errorf("footer %+v %+v", rep.AvgBusBW, rep.OutOfBounds)
