@@ -70,7 +70,7 @@ func (t *Table) Begin(h Header) error {
 	case h.Cycles && h.Runs == 0:
 		t.printf("# cycles: the sweep repeats until interrupted (-N 0), every cycle's rows shown with its number\n")
 	case h.Cycles:
-		t.printf("# cycles %d: the sweep runs %d times (-N), every cycle's rows shown with its number\n", h.Runs, h.Runs)
+		t.printf("# cycles %d: the sweep runs %s (-N), every cycle's rows shown with its number\n", h.Runs, Count(h.Runs, "time"))
 	case h.Runs > 1:
 		t.printf("# runs %d: the sweep is repeated and each row shows the median of its runs\n", h.Runs)
 	}
