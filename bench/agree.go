@@ -26,7 +26,7 @@ func (p Plan) agreedFields() []string {
 		f("maxbytes", p.MaxBytes),
 		f("stepfactor", p.StepFactor),
 		f("stepbytes", p.StepBytes),
-		f("runs", max(p.Runs, 1)),
+		f("runs", p.runCount()),
 		f("iters", p.Iters),
 		f("warmup_iters", p.Warmup),
 		f("benchtime", p.BenchTime),

@@ -58,6 +58,9 @@ func (p Plan) DryRun(w io.Writer) error {
 	}
 	estSecs *= float64(runs)
 	est := fmt.Sprintf("about %v", limits.DurationOf(estSecs).Round(time.Second))
+	if p.Forever() {
+		est += " a run"
+	}
 	if estSecs > backends.ClockLimit.Seconds() {
 		est = "more than 100 years"
 	}
@@ -92,7 +95,11 @@ func (p Plan) DryRun(w io.Writer) error {
 			fmt.Fprintf(&b, "# fusion: %s\n", skips)
 		}
 	}
-	fmt.Fprintf(&b, "# rows: %d per run, %d in all\n", len(rows), len(rows)*runs)
+	if p.Forever() {
+		fmt.Fprintf(&b, "# rows: %d per run, the runs repeated until interrupted (-N 0)\n", len(rows))
+	} else {
+		fmt.Fprintf(&b, "# rows: %d per run, %d in all\n", len(rows), len(rows)*runs)
+	}
 	mem := p.Memory()
 	if p.NoPayload {
 		fmt.Fprintf(&b, "# memory: no payload (--sim-data=false): the buffers take address space only, results are not checked\n")

@@ -2,10 +2,12 @@ package bench
 
 import (
 	"math/bits"
+	"strings"
 	"unsafe"
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -58,6 +60,21 @@ func (p Plan) Memory() MemoryEstimate {
 	}
 	e.Parts = append(e.Parts, kit.OverheadParts(p.Backend, p.Ranks, int(hosted), p.peersPerRank(), rows)...)
 	return e
+}
+
+// memoryReport is the estimate as -M prints it before the sweep, part by
+// part as --dry-run lists them and nccl-tests' -M splits its GPU memory:
+// "sweep buffers 2.0MiB | algorithm scratch 2.0MiB | ... | total 39.1MiB,
+// for the 8 ranks on this machine".
+func memoryReport(e MemoryEstimate) string {
+	var parts []string
+	for _, p := range e.Parts {
+		if p.Bytes > 0 {
+			parts = append(parts, p.Name+" "+units.HumanSize(p.Bytes))
+		}
+	}
+	return strings.Join(append(parts, "total "+units.HumanSize(e.Total())), " | ") +
+		", for the " + results.Count(e.Hosted, "rank") + " on this machine"
 }
 
 // bufferNeed returns the larger of the two buffers one rank of a group of

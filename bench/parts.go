@@ -33,7 +33,7 @@ type Sweep struct {
 	// StepBytes > 0 adds to the size each step, in place of StepFactor.
 	StepBytes int64
 	// Runs is how many times the whole sweep is repeated; 0 or 1 runs it
-	// once.
+	// once, RunsForever until the run's context ends (-N 0).
 	Runs int
 	// Iters is the number of timed iterations per row.
 	Iters int
@@ -118,7 +118,7 @@ func (s Sweep) validateSizes() error {
 		return kit.FieldErrorf("StepFactor", " %v: must be a number greater than 1", s.StepFactor)
 	case math.IsInf(s.StepFactor, 0) || math.IsNaN(s.StepFactor):
 		return kit.FieldErrorf("StepFactor", " %v: must be a finite number", s.StepFactor)
-	case s.Runs < 0:
+	case s.Runs < 0 && s.Runs != RunsForever:
 		return kit.FieldErrorf("Runs", " %d: must be at least 1", s.Runs)
 	case s.Iters < 1:
 		return kit.FieldErrorf("Iters", " %d: need at least 1 timed iteration", s.Iters)
@@ -253,11 +253,37 @@ func (l Links) Validate() error {
 	return nil
 }
 
+// RunsForever as Sweep.Runs repeats the sweep until the run is
+// interrupted (nccl-tests' -N 0). Nothing a run holds grows with its runs
+// then: the rows go to the outputs as they are measured.
+const RunsForever = -1
+
+// Forever reports whether the sweep repeats until interrupted.
+func (s Sweep) Forever() bool { return s.Runs == RunsForever }
+
+// runCount is how many times the sweep runs, RunsForever for no end.
+func (s Sweep) runCount() int {
+	if s.Forever() {
+		return RunsForever
+	}
+	return max(s.Runs, 1)
+}
+
 // Outputs are what a plan reports beyond each row's times.
 type Outputs struct {
 	// Stats reports per-iteration statistics, and the cost model's
 	// prediction, in the table.
 	Stats bool
+	// Cycles shows every run of a repeated sweep in the table, each row
+	// with its run's number (nccl-tests' -N), rather than each row's
+	// median over the runs (--runs).
+	Cycles bool
+	// Timestamps adds the time each row was measured to the table, CSV and
+	// JSON (nccl-tests' -S).
+	Timestamps bool
+	// ReportMemory prints the memory estimate, part by part, in the
+	// table's header (nccl-tests' -M).
+	ReportMemory bool
 }
 
 // Validate reports what is wrong with o: nothing, as any setting of its

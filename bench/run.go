@@ -229,9 +229,9 @@ func (r *rankRunner) header() results.Header {
 	h := results.Header{
 		Version: Version, Backend: p.Backend, Ranks: p.Ranks, Algo: p.AlgoString(),
 		Iters: p.Iters, BenchTime: p.BenchTime, Warmup: p.Warmup, Check: p.Check, Timeout: p.Timeout,
-		Sweep: p.SweepString(), Stats: p.Stats, Started: time.Now(), Runs: max(p.Runs, 1),
-		TotalRows: len(p.Rows()) * max(p.Runs, 1),
-		LinkGBps:  p.LinkGBps, LinkSource: p.LinkSource,
+		Sweep: p.SweepString(), Stats: p.Stats, Started: time.Now(), Runs: max(p.runCount(), 0),
+		TotalRows: len(p.Rows()) * max(p.runCount(), 0), Cycles: p.Cycles, Timestamps: p.Timestamps,
+		LinkGBps: p.LinkGBps, LinkSource: p.LinkSource,
 		Simulated: p.simDescription(), Cache: p.Cache.String(),
 	}
 	h.Host, _ = os.Hostname()
@@ -287,6 +287,9 @@ func (r *rankRunner) header() results.Header {
 		h.Overlap += fmt.Sprintf("; eff shown as -: the %d ranks here outnumber the %d cores, so compute and communication share CPUs and overlap cannot be measured",
 			p.HostedRanksOrAll(), runtime.NumCPU())
 	}
+	if p.ReportMemory {
+		h.Memory = memoryReport(p.Memory())
+	}
 	if p.Retry > 0 {
 		h.Retry = fmt.Sprintf("an op that fails on a transport error is run again up to %s, after %v, then every %v (%s)",
 			results.Count(p.Retry, "time"), p.RetryHold, p.RetryInterval, p.RetrySource)
@@ -297,12 +300,16 @@ func (r *rankRunner) header() results.Header {
 // sweep measures every row on this rank; rank 0 passes emit to receive the
 // records.
 func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Record) error) error {
-	runs := max(r.plan.Runs, 1)
+	runs := r.plan.runCount()
+	forever := runs == RunsForever
 	// fused holds the time of the latest one-collective row of each shape,
 	// which the bucketed rows after it compare with (--fusion).
 	fused := map[Row]float64{}
 	compares := r.plan.Compares() // rows then say which algorithm they asked for
-	for run := 1; run <= runs; run++ {
+	for run := 1; forever || run <= runs; run++ {
+		if forever && ctx.Err() != nil {
+			return fmt.Errorf("run %d: %w", run, context.Cause(ctx))
+		}
 		for _, row := range rows {
 			started := time.Now()
 			if r.cal != nil {
@@ -312,7 +319,10 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 			rec, err := r.measureRow(ctx, row)
 			if err != nil {
 				err = fmt.Errorf("%s: %w", describe(row), err)
-				if runs > 1 {
+				switch {
+				case forever:
+					err = fmt.Errorf("run %d: %w", run, err)
+				case runs > 1:
 					err = fmt.Errorf("run %d of %d: %w", run, runs, err)
 				}
 				// A row whose plain timing was measured before the failure
@@ -341,7 +351,7 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 // the time over the one-collective row of its shape (--fusion; fused holds
 // those), and with --stats the cost model's prediction.
 func (r *rankRunner) finishRecord(rec *results.Record, row Row, run int, started time.Time, compares bool, fused map[Row]float64) {
-	rec.Run, rec.Started = run, started
+	rec.Run, rec.Started, rec.Ended = run, started, time.Now()
 	if compares {
 		rec.AlgoRequested = row.Algo
 	}

@@ -26,7 +26,8 @@ import (
 // another build. A run that asks for several algorithms (--algo auto,ring)
 // adds the one each row asked for, "/algo=ring", which benchstat -col
 // /algo puts side by side. A sweep repeated with --runs gives one line per run,
-// which is what benchstat's statistics need (10 or more per row).
+// which is what benchstat's statistics need (10 or more per row); with -N,
+// a "# cycle N" comment line starts each run's lines.
 //
 // File configuration lines ("key: value") carry the facts that make two runs
 // comparable: goos, goarch, backend, ranks, placement, algo (as requested)
@@ -45,6 +46,7 @@ type BenchFmt struct {
 	h      Header
 	config []benchfmt.Config
 	res    benchfmt.Result // reused for every line
+	run    int             // the cycle of the last line (-N)
 	err    error           // first error; later calls return it
 }
 
@@ -114,6 +116,12 @@ func (b *BenchFmt) Write(r Record) error {
 	}
 	if len(values) == 0 {
 		return b.err // a line without values would not parse
+	}
+	if b.h.Cycles && r.Run != b.run {
+		// A comment, which benchstat ignores: a name part or a
+		// configuration line would keep it from pairing the cycles' rows.
+		b.run = r.Run
+		b.comment("cycle %d", r.Run)
 	}
 	b.res = benchfmt.Result{Config: b.config, Name: benchfmt.Name(b.name(r)), Iters: r.Iters, Values: values}
 	b.write(&b.res)

@@ -19,6 +19,9 @@ type tableColumn struct {
 // each with its one-line explanation.
 func tableColumns(h Header) []tableColumn {
 	var cs []tableColumn
+	if h.Cycles {
+		cs = append(cs, tableColumn{"cycle", "which run of the repeated sweep (-N) measured the row, from 1: the CSV's and JSON's run"})
+	}
 	if h.Group != "" {
 		cs = append(cs, tableColumn{"group", "the domain and its groups' size (tp/4); the row ran in every group of the domain at once"})
 	}
@@ -60,6 +63,9 @@ func tableColumns(h Header) []tableColumn {
 			tableColumn{"max", "the slowest iteration, in us"},
 			tableColumn{"stddev", "the iterations' standard deviation, in us"},
 			tableColumn{"model", "the cost model's prediction for the algorithm that ran, in us; - where none"})
+	}
+	if h.Timestamps {
+		cs = append(cs, tableColumn{"timestamp", "when the row's measurement ended, local time (-S); the CSV's and JSON's timestamp"})
 	}
 	return cs
 }

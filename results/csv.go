@@ -74,7 +74,20 @@ var columns = []column{
 	// Util above 100%: the row's data sat in a cache (Record.FasterThanLink).
 	{"faster_than_link", func(_ runInfo, r Record) any { return r.FasterThanLink() }},
 	{"cache", func(run runInfo, _ Record) any { return cacheName(run.h) }},
+	// When the row's measurement ended, with -S; "run" above is its cycle
+	// (-N).
+	{"timestamp", func(run runInfo, r Record) any {
+		return known(run.h.Timestamps && !r.Ended.IsZero(), r.Ended.Format(TimestampFormat))
+	}},
 }
+
+// TimestampFormat is the timestamp column of CSV and JSON (-S): local time
+// to the millisecond, with its offset from UTC.
+const TimestampFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// TableTimestamp is the table's timestamp column (-S), local time as
+// nccl-tests prints it (strftime's %Y-%m-%d %H:%M:%S).
+const TableTimestamp = "2006-01-02 15:04:05"
 
 // known returns v if ok, else nil: the value of a field that is unknown
 // unless ok (a link bandwidth of 0, a row not checked, a prediction not

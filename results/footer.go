@@ -44,7 +44,7 @@ func (m *shownMean) add(r Record) {
 func (t *Table) avgBusBW() {
 	m := &t.shown
 	of := ""
-	if t.h.Runs > 1 {
+	if t.h.Runs > 1 && !t.h.Cycles {
 		of = ", each the median of its runs"
 	}
 	total, by, which := m.big, m.bigByAlgo, "the %s of at least 1 MiB"+of

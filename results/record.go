@@ -68,6 +68,9 @@ type Record struct {
 	TotalUS    float64
 	OverlapEff float64
 	Started    time.Time
+	// Ended is when the row's measurement ended (the timestamp that
+	// Header.Timestamps shows).
+	Ended time.Time
 }
 
 // Key identifies the row a record measures, the same in every run.
@@ -132,10 +135,19 @@ type Header struct {
 	Fusion          bool   // rows compare fused and split collectives (--fusion)
 	FusionSkips     string // which bucket counts some sizes are too small for, "" when none
 	Overlap         string // how collectives were overlapped with compute (--overlap), "" when not
-	Runs            int    // repetitions of the whole sweep (--runs)
-	TotalRows       int    // rows the run will measure, all runs together
-	Started         time.Time
-	Host            string
+	Runs            int    // repetitions of the whole sweep (--runs, -N); 0 until interrupted (-N 0)
+	// Cycles: each run's rows are shown in the table with the run's number
+	// (-N), rather than each row's median over the runs.
+	Cycles bool
+	// Timestamps: the table, CSV and JSON give each row the time it was
+	// measured (Record.Ended; -S).
+	Timestamps bool
+	// Memory is the memory estimate part by part, printed before the rows
+	// (-M); "" when not asked for.
+	Memory    string
+	TotalRows int // rows the run will measure, all runs together; 0 when unknown
+	Started   time.Time
+	Host      string
 	// Simulated describes the simulated links when the backend runs in
 	// virtual time (sim), "" otherwise; the table prints it under the
 	// backend.

@@ -66,8 +66,16 @@ func (t *Table) Begin(h Header) error {
 	if cacheName(h) == "cold" {
 		t.printf("# cache cold: each row rotates through buffer sets that are together twice the last-level cache, so each iteration's data comes from memory\n")
 	}
-	if h.Runs > 1 {
+	switch {
+	case h.Cycles && h.Runs == 0:
+		t.printf("# cycles: the sweep repeats until interrupted (-N 0), every cycle's rows shown with its number\n")
+	case h.Cycles:
+		t.printf("# cycles %d: the sweep runs %s (-N), every cycle's rows shown with its number\n", h.Runs, Count(h.Runs, "time"))
+	case h.Runs > 1:
 		t.printf("# runs %d: the sweep is repeated and each row shows the median of its runs\n", h.Runs)
+	}
+	if h.Memory != "" {
+		t.printf("# memory (estimated, as --dry-run): %s\n", h.Memory)
 	}
 	if h.Faults != "" {
 		t.printf("# faults injected: %s\n", h.Faults)
@@ -140,15 +148,22 @@ func (t *Table) opHeader(op string) {
 	if t.h.Group != "" {
 		lead, leadUnits = "#    group"+lead[1:], "#         "+leadUnits[1:]
 	}
+	if t.h.Cycles {
+		lead, leadUnits = "# cycle "+lead[1:], "#       "+leadUnits[1:]
+	}
+	stamp, stampUnits := "", ""
+	if t.h.Timestamps {
+		stamp, stampUnits = fmt.Sprintf("  %19s", "timestamp"), fmt.Sprintf("  %19s", "(local time)")
+	}
 	t.printf("#\n# %s\n", op)
 	if t.both {
 		width := len(names)
 		t.printf("#%s%s%s\n", strings.Repeat(" ", len(lead)-1),
 			center("out-of-place", width), center("in-place", width))
-		t.printf("%s%s%s\n#%s%s%s\n", lead, names, names, leadUnits[1:], units, units)
+		t.printf("%s%s%s%s\n#%s%s%s%s\n", lead, names, names, stamp, leadUnits[1:], units, units, stampUnits)
 		return
 	}
-	t.printf("%s%s\n#%s%s\n", lead, names, leadUnits[1:], units)
+	t.printf("%s%s%s\n#%s%s%s\n", lead, names, stamp, leadUnits[1:], units, stampUnits)
 }
 
 func center(s string, width int) string {
@@ -181,21 +196,25 @@ func (t *Table) Write(r Record) error {
 		}
 		if p := t.pending; p != nil && sameShape(*p, r) {
 			t.pending = nil
-			t.printf("%s%s%s\n", t.lead(*p), t.group(*p), t.group(r))
+			t.printf("%s%s%s%s\n", t.lead(*p), t.group(*p), t.group(r), t.stamp(r))
 			return t.flush()
 		}
 		t.flushPending()
-		t.printf("%s%s%s\n", t.lead(r), strings.Repeat(" ", len(t.group(r))), t.group(r))
+		t.printf("%s%s%s%s\n", t.lead(r), strings.Repeat(" ", len(t.group(r))), t.group(r), t.stamp(r))
 		return t.flush()
 	}
-	t.printf("%s%s\n", t.lead(r), t.group(r))
+	t.printf("%s%s%s\n", t.lead(r), t.group(r), t.stamp(r))
 	return t.flush()
 }
 
 func (t *Table) flushPending() {
 	if p := t.pending; p != nil {
 		t.pending = nil
-		t.printf("%s%s\n", t.lead(*p), t.group(*p))
+		stamp := ""
+		if t.h.Timestamps { // under the in-place half's column
+			stamp = strings.Repeat(" ", len(t.group(*p))) + t.stamp(*p)
+		}
+		t.printf("%s%s%s\n", t.lead(*p), t.group(*p), stamp)
 	}
 }
 
@@ -213,7 +232,18 @@ func (t *Table) lead(r Record) string {
 	if t.h.Group != "" {
 		s = fmt.Sprintf("%9s", fmt.Sprintf("%s/%d", r.Group, r.GroupSize)) + s
 	}
+	if t.h.Cycles {
+		s = fmt.Sprintf("%7d", r.Run) + s
+	}
 	return s
+}
+
+// stamp is the row's timestamp column (-S), "" without one.
+func (t *Table) stamp(r Record) string {
+	if !t.h.Timestamps {
+		return ""
+	}
+	return fmt.Sprintf("  %19s", r.Ended.Format(TableTimestamp))
 }
 
 func (t *Table) group(r Record) string {

@@ -63,7 +63,10 @@ var fieldFlags = map[kit.Field]string{
 	"SimPull":       "--sim-pull",
 	"NoPayload":     "--sim-data=false",
 	// Outputs
-	"Stats": "--stats",
+	"Stats":        "--stats",
+	"Cycles":       "-N",
+	"Timestamps":   "-S",
+	"ReportMemory": "-M",
 }
 
 // fieldShortFlags is the short form of the flags that have one, for the

@@ -28,7 +28,7 @@ type helpSection struct {
 var helpSections = []helpSection{
 	{"Sweep", []string{"op LIST", "datatype LIST", "redop LIST", "minbytes SIZE", "maxbytes SIZE",
 		"stepfactor X", "stepbytes SIZE", "iters N", "benchtime DURATION", "warmup-iters N", "check 0|1", "root RANK",
-		"placement out|in|both", "cache warm|cold", "runs N"}},
+		"placement out|in|both", "cache warm|cold", "runs N", "run-cycles N"}},
 	{"Backend and launch", []string{"backend NAME", "ranks N", "timeout DURATION",
 		"connect-timeout DURATION", "master HOST:PORT", "bind ADDR|IFACE", "topology SPEC",
 		"link-bw RATE|PRESET|auto"}},
@@ -36,7 +36,10 @@ var helpSections = []helpSection{
 	{"Faults", []string{"inject SPEC", "seed N", "retry N", "retry-hold DURATION",
 		"retry-interval DURATION"}},
 	{"Domains", []string{"groups SPEC", "group LIST", "fusion N[,N...]", "overlap DURATION|auto"}},
-	{"Outputs", []string{"stats", "csv FILE", "json FILE", "bench FILE", "dry-run", "version", "help"}},
+	{"Outputs", []string{"stats", "csv FILE", "json FILE", "bench FILE", "dry-run", "version", "help",
+		"report-timestamps 0|1", "memory 0|1", "output-file FILE"}},
+	{"nccl-tests' flags for GPUs (refused, docs/nccl-tests.md)", []string{"cudagraph N", "local-register N",
+		"device-implementation N", "device-cta-count N", "stream-null N", "cta-policy N"}},
 	{"Sim (--backend sim)", []string{"sim-alpha DURATION|SPEC", "sim-reduce RATE", "sim-copy RATE",
 		"sim-gap DURATION", "sim-pull", "sim-data=false"}},
 }

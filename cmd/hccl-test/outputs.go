@@ -38,9 +38,10 @@ func outputs(o options, p bench.Plan, set *outputSet, tableOut io.Writer) (sink 
 		{name: "--csv " + quotePath(o.csv), path: o.csv, make: func(w io.Writer) results.Sink { return results.NewCSV(w) }},
 		{name: "--json " + quotePath(o.json), path: o.json, make: func(w io.Writer) results.Sink { return results.NewJSONLines(w) }},
 		{name: "--bench " + quotePath(o.bench), path: o.bench, make: func(w io.Writer) results.Sink { return results.NewBenchFmt(w) }},
+		{name: "-J " + quotePath(o.ncclJSON), path: o.ncclJSON, make: func(w io.Writer) results.Sink { return results.NewNCCLJSON(w, ncclJSONRun(p)) }},
 		{name: envCPUProfile + "=" + quotePath(o.cpuProfile), path: o.cpuProfile},
 	}
-	tableOnStdout := o.csv != "-" && o.json != "-" && o.bench != "-"
+	tableOnStdout := o.csv != "-" && o.json != "-" && o.bench != "-" && o.ncclJSON != "-"
 	if tableOnStdout {
 		outs = append([]output{{name: "the table on stdout", path: "-"}}, outs...)
 	}
@@ -74,7 +75,7 @@ func outputs(o options, p bench.Plan, set *outputSet, tableOut io.Writer) (sink 
 				w = set.add("stdout", tableOut) // above the progress bar
 			}
 			var table results.Sink = results.NewTable(w)
-			if p.Runs > 1 {
+			if p.Runs > 1 && !p.Cycles {
 				table = results.NewMedian(table, p.Runs)
 			}
 			sinks = append(sinks, table)

@@ -28,6 +28,8 @@ type options struct {
 	// csv, json and bench name files for those formats; "-" is stdout,
 	// in place of the table.
 	csv, json, bench string
+	// ncclJSON names the file of nccl-tests' JSON report (-J).
+	ncclJSON string
 	// cpuProfile names the file of a CPU profile of the run
 	// (HCCL_TEST_CPUPROFILE, env.go), "" for none.
 	cpuProfile string
@@ -93,7 +95,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	check := new(int)
 	fs.VarP(newCount(check, 1), "check", "c", "1: check every row's result (outside the timed region); 0: don't")
 	fs.VarP(newCount(&p.Root, p.Root), "root", "r", "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
-	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks")
+	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init and hccl_test's the NPUs per node; here it is the ranks)")
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
 	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest), native (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"; or several, comma-separated (auto,ring,rd), each row measured with each in turn. Without --algo, HCCL_ALGO in HCCL's form (level0:NA;level1:H-D_R) chooses")
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
@@ -119,6 +121,8 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.Var(newCount(&p.Runs, 1), "runs", "repeat the whole sweep this many times (benchstat wants about 10); the table shows each row's median")
 	fs.StringVar(&o.csv, "csv", "", "also write every measurement to this CSV file (- for stdout, instead of the table)")
 	fs.StringVar(&o.json, "json", "", "also write every measurement as JSON lines to this file (- for stdout)")
+	runf := addRunFlags(fs, &o) // -N, -S, -M, -J (runflags.go)
+	addGPUFlags(fs)
 	fs.StringVar(&o.bench, "bench", "", "also write Go benchmark format, for benchstat, to this file (- for stdout)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, fmt.Sprintf("print the plan, the memory the run takes part by part, and an estimate of the time, and exit (a plan may have at most %d sizes and %d rows, all runs counted)", bench.MaxSizes, bench.MaxRows))
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
@@ -133,6 +137,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		fmt.Fprint(helpOut, examples)
 		return p, o, errHelpShown
 	}
+	if err := refuseGPUFlags(fs); err != nil {
+		return p, o, err
+	}
 	if err := refuseForeignFlags(fs, p.Backend); err != nil {
 		return p, o, err
 	}
@@ -140,13 +147,19 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		return p, o, fmt.Errorf("--runs %d: must be at least 1", p.Runs)
 	}
 	outs := 0
-	for _, f := range []string{o.csv, o.json, o.bench} {
+	for _, f := range []string{o.csv, o.json, o.bench, o.ncclJSON} {
 		if f == "-" {
 			outs++
 		}
 	}
 	if outs > 1 {
+		if o.ncclJSON == "-" {
+			return p, o, fmt.Errorf("-J -: only one output can write to stdout (-), and --csv, --json or --bench does")
+		}
 		return p, o, fmt.Errorf("--csv, --json, --bench: only one of them can write to stdout (-)")
+	}
+	if err := runf.apply(fs, &p); err != nil {
+		return p, o, err
 	}
 	if fs.NArg() > 0 {
 		return p, o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
