@@ -162,7 +162,7 @@ func (l *loader) load(data []byte, name string) error {
 			return err
 		}
 		if len(l.samples) == before {
-			return fmt.Errorf("no rows: neither hccl-test CSV or Go benchmark format, nor nccl-tests, rccl-tests, hccl_test or nccom-test output: %w", ErrNoData)
+			return fmt.Errorf("no hccl-test rows in CSV or Go benchmark format, nor rows of nccl-tests, rccl-tests, hccl_test or nccom-test output: %w", ErrNoData)
 		}
 	}
 	return nil
