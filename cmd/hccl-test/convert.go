@@ -23,7 +23,8 @@ source column names the tool. Lines that are not data (launcher prefixes
 aside, which are removed) are skipped. compare and plot read such logs
 directly; see docs/results.md.
 
-Exit status: 0 converted; 2 bad flags, or a log without a single row.
+Exit status: 0 converted; 1 an output could not be written; 2 bad flags,
+or a log without a single row.
 
 Flags:
 %s`

@@ -222,3 +222,36 @@ func TestLogsRowsAreMeasurements(t *testing.T) {
 		checkRows(t, Parse(data).Rows)
 	}
 }
+
+// TestHeaderVariants reads nccl-tests' tables with -C (cputime), -S (a
+// timestamp of two fields after each line) and -I (per-iteration
+// columns), each from its header.
+func TestHeaderVariants(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       []Row // the fields checked: Bytes, InPlace, TimeUS, BusBW, MinUS, MaxUS, P99US
+	}{
+		{"cputime and timestamp", `#       size         count      type   redop    root  cputime   algbw   busbw  #wrong  cputime   algbw   busbw  #wrong           timestamp
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)          %Y-%m-%d %H:%M:%S
+        1024           256     float     sum      -1     5.10    0.20    0.35       0     5.20    0.20    0.34       0 2026-11-30 10:00:01
+`, []Row{{Bytes: 1024, TimeUS: 5.1, BusBW: 0.35}, {Bytes: 1024, InPlace: true, TimeUS: 5.2, BusBW: 0.34}}},
+		{"per-iteration columns", `#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)     (us)     (us)      (%)     (us)  (GB/s)  (GB/s)             (us)     (us)     (us)      (%)
+        1024           256     float     sum      -1    10.00    0.10    0.18       0     9.50    12.00    11.50     3.20    10.10    0.10    0.18       0     9.60    12.10    11.60     3.30
+`, []Row{{Bytes: 1024, TimeUS: 10, BusBW: 0.18, MinUS: 9.5, MaxUS: 12, P99US: 11.5}, {Bytes: 1024, InPlace: true, TimeUS: 10.1, BusBW: 0.18, MinUS: 9.6, MaxUS: 12.1, P99US: 11.6}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := Parse([]byte(tc.text)).Rows
+			if len(rows) != len(tc.want) {
+				t.Fatalf("%d rows, want %d", len(rows), len(tc.want))
+			}
+			for i, w := range tc.want {
+				r := rows[i]
+				got := Row{Bytes: r.Bytes, InPlace: r.InPlace, TimeUS: r.TimeUS, BusBW: r.BusBW, MinUS: r.MinUS, MaxUS: r.MaxUS, P99US: r.P99US}
+				if got != w {
+					t.Errorf("row %d %+v, want %+v", i, got, w)
+				}
+			}
+		})
+	}
+}
