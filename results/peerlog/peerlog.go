@@ -103,17 +103,7 @@ type Log struct {
 	Lines, Skipped int
 }
 
-// Tools returns the tools of the rows, each once, in order of appearance.
-func (l Log) Tools() []string {
-	var tools []string
-	for _, r := range l.Rows {
-		if !contains(tools, r.Tool) {
-			tools = append(tools, r.Tool)
-		}
-	}
-	return tools
-}
-
+// contains reports whether ss holds s.
 func contains(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {
