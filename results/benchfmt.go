@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -77,7 +78,7 @@ func (b *BenchFmt) Begin(h Header) error {
 			OrigUnit:        u, Value: "higher",
 		})
 	}
-	b.comment("hccl-test %s  run %s", h.Version, RunID(h))
+	b.comment("hccl-test %s  run %s", cmp.Or(h.Version, "-"), RunID(h)) // "-": a log of another tool
 	if h.LinkGBps > 0 {
 		b.comment("link bandwidth %s GB/s (%s)", strconv.FormatFloat(h.LinkGBps, 'g', 4, 64), h.LinkSource)
 	} else {
@@ -88,6 +89,10 @@ func (b *BenchFmt) Begin(h Header) error {
 		{"goos", runtime.GOOS}, {"goarch", runtime.GOARCH},
 		{"backend", h.Backend}, {"ranks", strconv.Itoa(h.Ranks)},
 		{"placement", h.Placement}, {"algo", h.Algo}, {"host", h.Host},
+		// Only another tool's rows (a log read by convert) say their
+		// source: a line of our own would split hccl-test's runs from
+		// those written before it into tables benchstat does not compare.
+		{"source", strings.TrimPrefix(h.Source, SourceOurs)},
 	} {
 		// An empty value would read back as deleting the key.
 		if v := oneLine(kv[1]); v != "" {
@@ -144,12 +149,20 @@ func (b *BenchFmt) name(r Record) string {
 	var sb strings.Builder
 	sb.WriteString(opName(r.Op))
 	part := func(k, v string) { fmt.Fprintf(&sb, "/%s=%s", k, nameValue(v)) }
-	part("backend", b.h.Backend)
-	part("ranks", strconv.Itoa(b.h.Ranks))
+	// A log of another tool may not say its backend, ranks or type:
+	// such parts are left out rather than left empty.
+	if b.h.Backend != "" {
+		part("backend", b.h.Backend)
+	}
+	if b.h.Ranks > 0 {
+		part("ranks", strconv.Itoa(b.h.Ranks))
+	}
 	if r.Group != "" {
 		part("group", r.Group)
 	}
-	part("dtype", r.DType)
+	if r.DType != "" {
+		part("dtype", r.DType)
+	}
 	if r.RedOp != "" && r.RedOp != "none" {
 		part("redop", r.RedOp)
 	}

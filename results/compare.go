@@ -56,6 +56,10 @@ type Comparison struct {
 	Worse bool
 	// Warnings say why the statistics are weak (too few measurements).
 	Warnings []error
+	// Means reports that a file is another tool's log (Samples.Source),
+	// whose rows are one mean each: WriteComparison then shows a change
+	// that is not significant too, marked as undecided.
+	Means bool
 }
 
 // Compare compares the rows of old and new that share a name and unit, with
@@ -82,7 +86,8 @@ func Compare(old, new *Samples, opt CompareOptions) []Comparison {
 		test := assume.Compare(s1, s2)
 		c := Comparison{Name: k.name, Unit: k.unit, OldN: len(s1.Values), NewN: len(s2.Values),
 			Old: assume.Summary(s1, CompareConfidence), New: assume.Summary(s2, CompareConfidence),
-			P: test.P, Significant: test.P <= test.Alpha} // as benchmath's FormatDelta
+			P: test.P, Significant: test.P <= test.Alpha, // as benchmath's FormatDelta
+			Means: old.Source != "" || new.Source != ""}
 		if c.Old.Center != c.New.Center {
 			c.Delta = (c.New.Center - c.Old.Center) / c.Old.Center
 		}
@@ -171,12 +176,21 @@ func Unpaired(old, new *Samples) (onlyOld, onlyNew []string) {
 }
 
 // WriteNotes writes to w a line per warning of each file (a line that did
-// not parse) and a short line listing the rows of each file that the other
-// lacks, which Compare leaves out.
+// not parse), a note for each file that is another tool's log (what its
+// one mean per row can and cannot decide), and a short line listing the
+// rows of each file that the other lacks, which Compare leaves out.
 func WriteNotes(w io.Writer, old, new *Samples, oldLabel, newLabel string) error {
 	var b strings.Builder
 	for _, e := range slices.Concat(old.Warnings, new.Warnings) {
 		fmt.Fprintf(&b, "warning: %v\n", e)
+	}
+	for i, f := range []*Samples{old, new} {
+		if f.Source != "" {
+			fmt.Fprintf(&b, "note: %s is a log of %s: one mean per row and placement (one more for each time the log measured a row again), "+
+				"not each iteration's time; a change marked ? is of those means, and no test can call it significant "+
+				"with fewer than %d measurements a side: concatenate the logs of several runs into each file to decide it\n",
+				[]string{oldLabel, newLabel}[i], f.Source, RunsToDecide(0))
+		}
 	}
 	onlyOld, onlyNew := Unpaired(old, new)
 	for i, names := range [][]string{onlyOld, onlyNew} {
@@ -234,11 +248,16 @@ func writeTable(b *strings.Builder, cs []Comparison, oldLabel, newLabel string) 
 	for _, c := range cs {
 		sc := benchunit.CommonScale([]float64{c.Old.Center, c.New.Center}, benchunit.ClassOf(c.Unit))
 		delta := "~"
-		if c.Significant {
+		switch {
+		case c.Significant:
 			delta = fmt.Sprintf("%+.2f%%", 100*c.Delta)
 			if math.IsInf(c.Delta, 0) {
 				delta = "?"
 			}
+		case c.Means && c.Delta != 0 && !math.IsInf(c.Delta, 0):
+			// One mean a side: the change is shown, and marked as
+			// what the test could not decide (WriteNotes says so).
+			delta = fmt.Sprintf("%+.2f%%?", 100*c.Delta)
 		}
 		test := "(" + benchmath.Comparison{P: c.P, N1: c.OldN, N2: c.NewN}.String() + ")"
 		if c.Significant && c.Worse {

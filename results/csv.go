@@ -32,7 +32,7 @@ var columns = []column{
 	{"host", func(run runInfo, _ Record) any { return run.h.Host }},
 	{"tool_version", func(run runInfo, _ Record) any { return run.h.Version }},
 	{"backend", func(run runInfo, _ Record) any { return run.h.Backend }},
-	{"ranks", func(run runInfo, _ Record) any { return int64(run.h.Ranks) }},
+	{"ranks", func(run runInfo, _ Record) any { return known(run.h.Ranks > 0, int64(run.h.Ranks)) }},
 	{"algo_requested", func(run runInfo, r Record) any { return cmp.Or(r.AlgoRequested, run.h.Algo) }},
 	{"placement_mode", func(run runInfo, _ Record) any { return run.h.Placement }},
 	{"link_GBps", func(run runInfo, _ Record) any { return known(run.h.LinkGBps > 0, run.h.LinkGBps) }},
@@ -44,8 +44,8 @@ var columns = []column{
 	{"algo", func(_ runInfo, r Record) any { return r.Algo }},
 	{"in_place", func(_ runInfo, r Record) any { return r.InPlace }},
 	{"size_bytes", func(_ runInfo, r Record) any { return r.Bytes }},
-	{"count", func(_ runInfo, r Record) any { return r.Count }},
-	{"iters", func(_ runInfo, r Record) any { return int64(r.Iters) }},
+	{"count", func(_ runInfo, r Record) any { return known(r.Count >= 0, r.Count) }},
+	{"iters", func(run runInfo, r Record) any { return known(run.ours() || r.Iters > 0, int64(r.Iters)) }},
 	{"time_us", func(_ runInfo, r Record) any { return r.TimeUS }},
 	{"min_us", func(_ runInfo, r Record) any { return r.MinUS }},
 	{"p50_us", func(_ runInfo, r Record) any { return r.P50US }},
@@ -58,7 +58,7 @@ var columns = []column{
 	{"wrong", func(_ runInfo, r Record) any { return known(r.Checked(), r.Wrong) }},
 	{"run", func(_ runInfo, r Record) any { return int64(r.Run) }},
 	{"model_us", func(_ runInfo, r Record) any { return known(r.ModelUS > 0, r.ModelUS) }},
-	{"slow_rank", func(_ runInfo, r Record) any { return int64(r.SlowRank) }},
+	{"slow_rank", func(_ runInfo, r Record) any { return known(r.SlowRank >= 0, int64(r.SlowRank)) }},
 	{"skew", func(_ runInfo, r Record) any { return known(r.Skew >= 1, r.Skew) }},
 	{"retries", func(_ runInfo, r Record) any { return int64(r.Retries) }},
 	{"group", func(_ runInfo, r Record) any { return r.Group }},
@@ -73,12 +73,17 @@ var columns = []column{
 	{"link_inter_GBps", func(run runInfo, _ Record) any { return known(run.h.LinkInterGBps > 0, run.h.LinkInterGBps) }},
 	// Util above 100%: the row's data sat in a cache (Record.FasterThanLink).
 	{"faster_than_link", func(_ runInfo, r Record) any { return r.FasterThanLink() }},
-	{"cache", func(run runInfo, _ Record) any { return cacheName(run.h) }},
+	{"cache", func(run runInfo, _ Record) any { return known(run.ours(), cacheName(run.h)) }},
 	// When the row's measurement ended, with -S; "run" above is its cycle
 	// (-N).
 	{"timestamp", func(run runInfo, r Record) any {
 		return known(run.h.Timestamps && !r.Ended.IsZero(), r.Ended.Format(TimestampFormat))
 	}},
+	// The tool that measured the row (hccl-test, or the tool whose log
+	// convert read), and what such a log says of a check that it does not
+	// count in wrong elements.
+	{"source", func(run runInfo, _ Record) any { return cmp.Or(run.h.Source, SourceOurs) }},
+	{"check_note", func(_ runInfo, r Record) any { return r.CheckNote }},
 }
 
 // TimestampFormat is the timestamp column of CSV and JSON (-S): local time
@@ -135,17 +140,29 @@ type runInfo struct {
 }
 
 func newRunInfo(h Header) runInfo {
-	return runInfo{h: h, id: RunID(h), started: h.Started.UTC().Format(time.RFC3339)}
+	ri := runInfo{h: h, id: RunID(h)}
+	if !h.Started.IsZero() { // a log of another tool may not say when
+		ri.started = h.Started.UTC().Format(time.RFC3339)
+	}
+	return ri
 }
 
-// RunID names a run in CSV, JSON lines and Go benchmark files. A Header has
-// no identifier of its own, so the id is derived from when and where the
-// run started: the start time in UTC to the millisecond (ISO 8601 basic
+// ours reports whether hccl-test measured the run, rather than another
+// tool whose log was read: the columns only hccl-test measures are empty
+// for the others' rows.
+func (ri runInfo) ours() bool { return ri.h.Source == "" || ri.h.Source == SourceOurs }
+
+// RunID names a run in CSV, JSON lines and Go benchmark files: h.RunID
+// when set (a log read from a file), else an id derived from when and where
+// the run started: the start time in UTC to the millisecond (ISO 8601 basic
 // format) and the host, as in "20261129T173012.345Z-node01". Milliseconds,
 // not seconds, so that two short runs started one after the other on one
 // host do not share an id; every sink derives the same id from the same
 // Header.
 func RunID(h Header) string {
+	if h.RunID != "" {
+		return h.RunID
+	}
 	id := h.Started.UTC().Format("20060102T150405.000Z")
 	if h.Host != "" {
 		id += "-" + h.Host
@@ -177,6 +194,9 @@ type CSV struct {
 	run runInfo
 	row []string // reused for every row
 	err error    // first error; later calls return it
+	// header says the header row is written: a second run (Begin again,
+	// as convert does for each test of a log) adds only its rows.
+	header bool
 }
 
 // NewCSV returns a CSV writing to w. If w has a Flush method (a
@@ -185,9 +205,15 @@ func NewCSV(w io.Writer) *CSV {
 	return &CSV{w: w, cw: csv.NewWriter(w), row: make([]string, len(columns))}
 }
 
-// Begin implements Sink: it writes the header row.
+// Begin implements Sink: it writes the header row, the first time it is
+// called. Called again, for another run, it writes nothing: the rows
+// that follow carry that run's metadata.
 func (c *CSV) Begin(h Header) error {
 	c.run = newRunInfo(h)
+	if c.header {
+		return c.err
+	}
+	c.header = true
 	return c.writeRow(columnNames())
 }
 

@@ -71,6 +71,10 @@ type Record struct {
 	// Ended is when the row's measurement ended (the timestamp that
 	// Header.Timestamps shows).
 	Ended time.Time
+	// CheckNote is what a log of another tool says of the row's check
+	// when it is not a count of wrong elements (Wrong is -1 then): "failed",
+	// "not checked", "max error 5e-07". "" for hccl-test's own rows.
+	CheckNote string
 }
 
 // Key identifies the row a record measures, the same in every run.
@@ -159,6 +163,12 @@ type Header struct {
 	// reused, "" reads as warm) or cold (sets rotated so that it came
 	// from memory, --cache cold).
 	Cache string
+	// Source is the tool that measured the run: "" (or SourceOurs) for
+	// hccl-test, else the tool whose log was read (ReadLog).
+	Source string
+	// RunID names the run where Started and Host cannot (a log read
+	// from a file); "" derives the id from them (see RunID).
+	RunID string
 }
 
 // Summary is what the footer reports about a finished (or interrupted) run.

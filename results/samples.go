@@ -16,12 +16,17 @@ import (
 	"golang.org/x/perf/benchunit"
 
 	"github.com/hccl-test/hccl-test/internal/boundedfile"
+	"github.com/hccl-test/hccl-test/results/peerlog"
 )
 
 // Samples are one file's measurements by row name and unit, as ReadSamples
 // reads them: the values of each (name, unit) in file order, one per run.
 type Samples struct {
 	Path string
+	// Source is the tool whose log the file is (nccl-tests, ...; see
+	// ReadLog), "" for a file hccl-test wrote. Such a log gives one mean
+	// per row and placement, not the runs of a row: see OneMean.
+	Source string
 	// Warnings are the lines of the file that did not parse, as
 	// *benchfmt.SyntaxError naming the path and line; the rest was read.
 	Warnings []error
@@ -48,7 +53,10 @@ func (s *Samples) add(name, unit string, v float64) {
 
 // ReadSamples reads the file at path, written by hccl-test --bench (the Go
 // benchmark format; any file benchstat reads) or --csv (recognized by its
-// header line, which starts with "schema_version,"). CSV rows get the names
+// header line, which starts with "schema_version,"), or the log of another
+// tool (nccl-tests, rccl-tests, hccl_test, nccom-test; see ReadLog),
+// recognized by a row in its first MiB, whose rows are named as CSV rows
+// are. CSV rows get the names
 // the Go benchmark lines give them, and file configuration is ignored, so the
 // two files of one run read the same. Units are tidied ("ns/op" reads as
 // "sec/op"); CSV columns become sec/op (time_us), algbw-GB/s and busbw-GB/s,
@@ -72,10 +80,29 @@ func ReadSamples(path string) (*Samples, error) {
 	head := make([]byte, len("schema_version,"))
 	n, _ := io.ReadFull(f, head)
 	r := io.MultiReader(bytes.NewReader(head[:n]), f)
-	if string(head[:n]) == "schema_version," {
+	switch {
+	case string(head[:n]) == "schema_version,":
 		err = s.readCSV(r)
-	} else {
-		err = s.readBench(r, f.Line)
+	default:
+		// Another tool's log shows itself in its first lines; the rest
+		// of the file is read only then (a Go benchmark file is streamed).
+		more := make([]byte, logPeek)
+		m, _ := io.ReadFull(f, more)
+		head = append(head[:n], more[:m]...)
+		if first := head[:bytes.LastIndexByte(head, '\n')+1]; peerlog.Looks(first) || (m < logPeek && peerlog.Looks(head)) {
+			var rest []byte
+			if rest, err = io.ReadAll(f); err == nil {
+				s.addLog(append(head, rest...))
+			}
+			break
+		}
+		line := func() int { // where benchfmt's scanner stopped
+			if n := longLine(head); n > 0 {
+				return n
+			}
+			return f.Line()
+		}
+		err = s.readBench(io.MultiReader(bytes.NewReader(head), f), line)
 	}
 	if ferr := f.Err(); ferr != nil { // too large, or stalled: what the parser made of it matters less
 		return nil, ferr
@@ -86,9 +113,45 @@ func ReadSamples(path string) (*Samples, error) {
 	case len(s.keys) == 0 && len(s.Warnings) > 0:
 		return nil, fmt.Errorf("%w (and no line read as a result)", s.Warnings[0])
 	case len(s.keys) == 0:
-		return nil, fmt.Errorf("%s: no measurements: neither Go benchmark lines nor hccl-test CSV rows", path)
+		return nil, fmt.Errorf("%s: no measurements: neither Go benchmark lines, hccl-test CSV rows nor rows of nccl-tests, rccl-tests, hccl_test or nccom-test output", path)
 	}
 	return s, nil
+}
+
+// longLine returns the number, from 1, of the first line of data that
+// holds bufio.MaxScanTokenSize bytes or more (the last one, cut, too), or
+// 0 when none does.
+func longLine(data []byte) int {
+	n := 0
+	for line := range bytes.Lines(data) {
+		if n++; len(bytes.TrimSuffix(line, []byte("\n"))) >= bufio.MaxScanTokenSize {
+			return n
+		}
+	}
+	return 0
+}
+
+// logPeek is how much of a file ReadSamples reads to tell another tool's
+// log from a Go benchmark file.
+const logPeek = 1 << 20
+
+// addLog adds the rows of another tool's log (see ReadLog), named as CSV
+// rows are: a row the log measured again (nccl-tests -N) is one more
+// measurement of it.
+func (s *Samples) addLog(data []byte) {
+	runs, _ := LogRuns(s.Path, data)
+	for _, run := range runs {
+		s.Source = run.Header.Source
+		b := &BenchFmt{h: run.Header}
+		for _, r := range run.Records {
+			name := b.name(r)
+			for _, v := range []benchfmt.Value{{Value: r.TimeUS * 1e-6, Unit: "sec/op"}, {Value: r.AlgBW, Unit: unitAlgBW}, {Value: r.BusBW, Unit: unitBusBW}} {
+				if CheckMeasurement(v.Value, v.Unit) == "" {
+					s.add(name, v.Unit, v.Value)
+				}
+			}
+		}
+	}
 }
 
 // readBench reads Go benchmark lines from r; line is the number of the line

@@ -53,6 +53,8 @@ func runWith(args []string, set *outputSet) int {
 			return runCompare(args[1:], stdout, stderr)
 		case "plot":
 			return runPlot(args[1:], stdout, stderr)
+		case "convert":
+			return runConvert(args[1:], set)
 		case "algorithms":
 			return runAlgorithms(args[1:], stdout, stderr)
 		case "scenario":

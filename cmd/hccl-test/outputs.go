@@ -45,24 +45,9 @@ func outputs(o options, p bench.Plan, set *outputSet, tableOut io.Writer) (sink 
 	if tableOnStdout {
 		outs = append([]output{{name: "the table on stdout", path: "-"}}, outs...)
 	}
-	var used []output
-	for _, out := range outs {
-		switch out.path {
-		case "":
-			continue
-		case "-":
-			out.id = set.stdoutID
-		default:
-			if out.id, err = identify(out.path); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", out.name, err)
-			}
-		}
-		for _, u := range used {
-			if out.id.same(u.id) && !out.id.keepsNothing() {
-				return nil, nil, fmt.Errorf("%s and %s are one file: give each output its own", u.name, out.name)
-			}
-		}
-		used = append(used, out)
+	used, err := distinctOutputs(outs, set)
+	if err != nil {
+		return nil, nil, err
 	}
 
 	var sinks []results.Sink
@@ -80,15 +65,9 @@ func outputs(o options, p bench.Plan, set *outputSet, tableOut io.Writer) (sink 
 			}
 			sinks = append(sinks, table)
 			continue
-		case out.path == "-":
-			w = set.stdout
-		case out.id.same(set.stderrID):
-			// The file behind stderr: written through stderr's writer, so
-			// that it is neither truncated nor written over.
-			w = set.stderr
 		default:
-			if w, err = set.create(out.name, out.path); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", out.name, err)
+			if w, err = openOutput(out, set); err != nil {
+				return nil, nil, err
 			}
 		}
 		if out.make == nil {
@@ -98,4 +77,48 @@ func outputs(o options, p bench.Plan, set *outputSet, tableOut io.Writer) (sink 
 		sinks = append(sinks, out.make(w))
 	}
 	return results.Multi(sinks...), profile, nil
+}
+
+// distinctOutputs identifies the files of outs that name one (a path not
+// "" ) and returns them, refusing two outputs on one file, whatever their
+// spelling.
+func distinctOutputs(outs []output, set *outputSet) ([]output, error) {
+	var used []output
+	for _, out := range outs {
+		switch out.path {
+		case "":
+			continue
+		case "-":
+			out.id = set.stdoutID
+		default:
+			var err error
+			if out.id, err = identify(out.path); err != nil {
+				return nil, fmt.Errorf("%s: %w", out.name, err)
+			}
+		}
+		for _, u := range used {
+			if out.id.same(u.id) && !out.id.keepsNothing() {
+				return nil, fmt.Errorf("%s and %s are one file: give each output its own", u.name, out.name)
+			}
+		}
+		used = append(used, out)
+	}
+	return used, nil
+}
+
+// openOutput opens out, one of distinctOutputs', as one of set's outputs:
+// stdout, the file behind stderr through stderr's writer (so that it is
+// neither truncated nor written over), or the file created.
+func openOutput(out output, set *outputSet) (io.Writer, error) {
+	switch {
+	case out.path == "-":
+		return set.stdout, nil
+	case out.id.same(set.stderrID):
+		return set.stderr, nil
+	}
+	w, err := set.create(out.name, out.path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", out.name, err)
+	}
+	return w, nil
 }

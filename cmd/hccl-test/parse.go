@@ -47,8 +47,9 @@ Examples:
   hccl-test -o all --placement both --link-bw hccs -b 1K -e 64M --stats
 
 Subcommands (each has its own --help):
-  hccl-test compare [--threshold 5%] OLD NEW   compare two --bench (or --csv) files
+  hccl-test compare [--threshold 5%] OLD NEW   compare two --bench (or --csv) files or logs
   hccl-test plot [-o out.png] FILE...          plot busbw and time against size
+  hccl-test convert [--csv F] LOG...           nccl-tests, hccl_test, ... logs as CSV
   hccl-test scenario FILE                      run a training step, name its critical domain
   hccl-test algorithms                         list the algorithms of every collective
 

@@ -32,6 +32,9 @@ const compareHelp = `Usage: %s compare [flags] OLD NEW
 
 Compares two files written with --bench (or --csv), row by row, with
 medians, confidence intervals and a Mann-Whitney U test, as benchstat does.
+Either file may be a log of nccl-tests, rccl-tests, hccl_test or nccom-test
+(see convert): one mean per row, whose change is shown marked "?", as no
+test can decide it with one measurement a side.
 
 Exit status: 0 no gate failed; 2 bad flags or files; 4 a row got worse by
 more than --threshold with significance, or a row of NEW has a median bus
@@ -184,7 +187,7 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "plot", err)
 	}
 	if *help {
-		fmt.Fprintf(stdout, "Usage: %s plot [-o out.png|out.svg] FILE...\n\nDraws bus bandwidth and time against size from files written with --csv\nor --bench: one line per file and per op, data type, reduction, root,\ngroup, bucket count, algorithm and placement, each point one measured row\n(of a row's --runs, the run with the median time), at most 64 lines.\n\nFlags:\n%s", programName, fs.FlagUsages())
+		fmt.Fprintf(stdout, "Usage: %s plot [-o out.png|out.svg] FILE...\n\nDraws bus bandwidth and time against size from files written with --csv\nor --bench, or logs of nccl-tests, rccl-tests, hccl_test or nccom-test\n(see convert): one line per file and per op, data type, reduction, root,\ngroup, bucket count, algorithm and placement, each point one measured row\n(of a row's --runs, the run with the median time), at most 64 lines.\n\nFlags:\n%s", programName, fs.FlagUsages())
 		return exitOK
 	}
 	if fs.NArg() == 0 {

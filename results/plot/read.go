@@ -50,7 +50,8 @@ type loader struct {
 const MaxSeries = 64
 
 // Load reads one or more files written by hccl-test with --csv or --bench,
-// telling the two apart by their content, and groups their rows into series
+// or logs of other tools (nccl-tests, rccl-tests, hccl_test, nccom-test,
+// each test of a log a run of the file), telling them apart by their content, and groups their rows into series
 // by Key: every file its own series, and within a file every combination
 // of op, type, reduction, root, group, buckets, algorithm, placement and
 // run (where files were concatenated) its own. The rows of one Key and
@@ -153,6 +154,7 @@ func (l *loader) load(data []byte, name string) error {
 		if len(l.samples) == before {
 			return fmt.Errorf("CSV without rows: %w", ErrNoData)
 		}
+	case l.readLog(data, name):
 	case strings.HasPrefix(first, "{"):
 		return errors.New("looks like JSON lines; plot reads the files of --csv or --bench")
 	default:
@@ -160,10 +162,31 @@ func (l *loader) load(data []byte, name string) error {
 			return err
 		}
 		if len(l.samples) == before {
-			return fmt.Errorf("no hccl-test rows in CSV or Go benchmark format: %w", ErrNoData)
+			return fmt.Errorf("no hccl-test rows in CSV or Go benchmark format, nor rows of nccl-tests, rccl-tests, hccl_test or nccom-test output: %w", ErrNoData)
 		}
 	}
 	return nil
+}
+
+// readLog reads data as the log of another tool (nccl-tests, rccl-tests,
+// hccl_test, nccom-test; see results.ReadLog) and reports whether it is
+// one: whether it has a row. Each test of the log is a run of the file.
+func (l *loader) readLog(data []byte, name string) bool {
+	runs, _ := results.LogRuns(name, data)
+	for _, run := range runs {
+		h := run.Header
+		for _, r := range run.Records {
+			s := sample{key: Key{Run: h.RunID, Op: r.Op, DType: r.DType, RedOp: cmp.Or(r.RedOp, "none"),
+				Backend: h.Backend, Ranks: h.Ranks, InPlace: r.InPlace}, bytes: r.Bytes, timeUS: r.TimeUS, busBW: r.BusBW}
+			if r.Root >= 0 {
+				s.key.Root = strconv.Itoa(r.Root)
+			}
+			if s.bytes > 0 {
+				l.samples = append(l.samples, s)
+			}
+		}
+	}
+	return len(runs) > 0
 }
 
 // firstLine returns the first line of data that is neither blank nor a

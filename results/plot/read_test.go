@@ -345,3 +345,37 @@ func TestLoadBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadLogs checks that plot reads other tools' logs: each test of a
+// log, each placement, its own series, size-0 rows left out.
+func TestLoadLogs(t *testing.T) {
+	for _, tc := range []struct {
+		files  []string
+		series int
+		points int // of the first series
+		label  string
+	}{
+		{[]string{"nccl-tests-concatenated.log"}, 6, 4, "allreduce run nccl-tests-concatenated.log#1 out-of-place"},
+		{[]string{"nccl-tests-mpirun.log"}, 2, 4, "reducescatter out-of-place"},
+		{[]string{"hccl_test.log"}, 1, 7, "allreduce"},
+		{[]string{"before.log", "after.log"}, 4, 9, "allreduce before.log out-of-place"},
+	} {
+		t.Run(strings.Join(tc.files, "+"), func(t *testing.T) {
+			var paths []string
+			for _, f := range tc.files {
+				paths = append(paths, filepath.Join("../testdata/logs", f))
+			}
+			d, err := Load(paths...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Series) != tc.series || len(d.Series[0].Points) != tc.points || d.Series[0].Label != tc.label {
+				t.Errorf("%d series, the first %q with %d points; want %d, %q with %d", len(d.Series), d.Series[0].Label,
+					len(d.Series[0].Points), tc.series, tc.label, tc.points)
+			}
+		})
+	}
+	if _, err := Load("../testdata/logs/no-rows.log"); !errors.Is(err, ErrNoData) {
+		t.Errorf("a log without rows: %v", err)
+	}
+}

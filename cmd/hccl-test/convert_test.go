@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// logPath returns the path of a test log of results' testdata.
+func logPath(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("../../results/testdata/logs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestConvertSubcommand converts logs to CSV on stdout and to files, and
+// checks the refusals: a log without rows, an output that is an input.
+func TestConvertSubcommand(t *testing.T) {
+	bin := buildBinary(t)
+	stdout, stderr, code := runBinary(t, bin, "convert", logPath(t, "nccl-tests-concatenated.log"), logPath(t, "hccl_test.log"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil {
+		t.Fatalf("CSV on stdout does not parse: %v\n%s", err, stdout)
+	}
+	if len(rows) != 1+24+7 {
+		t.Fatalf("%d CSV rows, want a header and 24 + 7 rows", len(rows))
+	}
+	col := func(name string) int { return slices.Index(rows[0], name) }
+	if got := rows[len(rows)-1]; got[col("source")] != "hccl_test" || got[col("busbw_GBps")] != "" || got[col("check_note")] != "not checked" ||
+		got[col("op")] != "allreduce" || got[col("size_bytes")] != "33554432" {
+		t.Errorf("last row (hccl_test) %q", got)
+	}
+
+	dir := t.TempDir()
+	benchOut, jsonOut := filepath.Join(dir, "x.txt"), filepath.Join(dir, "x.json")
+	if _, stderr, code := runBinary(t, bin, "convert", "--bench", benchOut, "--json", jsonOut, logPath(t, "nccl-tests-J.json")); code != 0 {
+		t.Fatalf("--bench --json: exit %d: %s", code, stderr)
+	}
+	bench, _ := os.ReadFile(benchOut)
+	json, _ := os.ReadFile(jsonOut)
+	if !strings.Contains(string(bench), "BenchmarkAllReduce/backend=nccl/ranks=8/dtype=fp32/redop=sum/size=128MiB/inplace=true ") ||
+		!strings.Contains(string(bench), "source: nccl-tests") || strings.Count(string(json), "\n") != 6 {
+		t.Errorf("bench:\n%s\njson:\n%s", bench, json)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no rows", []string{logPath(t, "no-rows.log")}, "no-rows.log: no rows of nccl-tests, rccl-tests, hccl_test or nccom-test output in its 5 lines"},
+		{"no log", nil, "want at least one log"},
+		{"output is the log", []string{"--csv", logPath(t, "before.log"), logPath(t, "before.log")}, "the output would replace it"},
+		{"two outputs on one file", []string{"--csv", "-", "--json", "-", logPath(t, "before.log")}, "are one file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runBinary(t, bin, append([]string{"convert"}, tc.args...)...)
+			if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and one line saying %q", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+	if st, err := os.Stat(logPath(t, "before.log")); err != nil || st.Size() == 0 {
+		t.Errorf("the refused output touched its log: %v", err)
+	}
+}
+
+// TestCompareAndPlotLogs runs compare on two all_reduce_perf logs (one
+// mean a side: the change shown, marked undecided, and the note saying
+// why; --threshold exits 5, undecided) and plot on them.
+func TestCompareAndPlotLogs(t *testing.T) {
+	bin := buildBinary(t)
+	before, after := logPath(t, "before.log"), logPath(t, "after.log")
+	stdout, stderr, code := runBinary(t, bin, "compare", before, after)
+	if code != 0 || !strings.Contains(stdout, "+25.00%? (p=1.000 n=1)") || !strings.Contains(stdout, "is a log of nccl-tests: one mean per row") {
+		t.Errorf("compare: exit %d, stderr %s\n%s", code, stderr, stdout)
+	}
+	_, stderr, code = runBinary(t, bin, "compare", "--threshold", "5%", before, after)
+	if code != exitUndecided || !strings.Contains(stderr, "too few measurements to decide") {
+		t.Errorf("compare --threshold 5%%: exit %d, want %d: %s", code, exitUndecided, stderr)
+	}
+	img := filepath.Join(t.TempDir(), "p.svg")
+	if _, stderr, code := runBinary(t, bin, "plot", "-o", img, before, after); code != 0 {
+		t.Errorf("plot: exit %d: %s", code, stderr)
+	}
+	if st, err := os.Stat(img); err != nil || st.Size() == 0 {
+		t.Errorf("plot wrote no image: %v", err)
+	}
+}

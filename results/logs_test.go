@@ -1,0 +1,131 @@
+package results
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func logRuns(t *testing.T, name string) []LogRun {
+	t.Helper()
+	runs, err := ReadLog(filepath.Join("testdata/logs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
+// TestLogRuns checks the runs and records made of logs: one run per test
+// of the file, its header from what the log says, and the figures it does
+// not give unknown.
+func TestLogRuns(t *testing.T) {
+	runs := logRuns(t, "nccl-tests-concatenated.log")
+	if len(runs) != 3 {
+		t.Fatalf("%d runs, want 3 (one per test)", len(runs))
+	}
+	for i, op := range []string{"allreduce", "allgather", "broadcast"} {
+		h := runs[i].Header
+		if !slices.Equal(h.Ops, []string{op}) || h.Source != "nccl-tests" || h.Backend != "nccl" || h.Ranks != 8 ||
+			h.Host != "node01" || h.Placement != "both" || RunID(h) != "nccl-tests-concatenated.log#"+string(rune('1'+i)) {
+			t.Errorf("run %d header %+v", i, h)
+		}
+	}
+	r := runs[2].Records[1]
+	if r.Root != 0 || !r.InPlace || r.Run != 1 || !math.IsNaN(r.Util) || !math.IsNaN(r.P50US) || r.Wrong != 0 {
+		t.Errorf("broadcast record %+v", r)
+	}
+
+	// rccl-tests' second cycle measures every row again: run 2.
+	cyc := logRuns(t, "rccl-tests-inplace.log")
+	if len(cyc) != 1 || cyc[0].Header.Runs != 2 || cyc[0].Records[3].Run != 2 || cyc[0].Header.Placement != "in" {
+		t.Errorf("cycles: %d runs, header %+v", len(cyc), cyc[0].Header)
+	}
+
+	hccl := logRuns(t, "hccl_test.log")[0]
+	if r := hccl.Records[5]; !math.IsNaN(r.BusBW) || r.Wrong != -1 || r.CheckNote != "failed" || r.Count != -1 {
+		t.Errorf("hccl_test record %+v", r)
+	}
+	if _, err := ReadLog("testdata/logs/no-rows.log"); err == nil || !strings.Contains(err.Error(), "no rows") {
+		t.Errorf("a log without rows: %v", err)
+	}
+}
+
+// TestLogCSV checks a converted log's CSV: the source column, and the
+// columns only hccl-test measures empty.
+func TestLogCSV(t *testing.T) {
+	var buf bytes.Buffer
+	c := NewCSV(&buf)
+	for _, run := range logRuns(t, "nccl-tests-concatenated.log") {
+		writeAll(t, c, run.Header, run.Records)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+24 {
+		t.Fatalf("%d rows, want the header once and 24 rows", len(rows))
+	}
+	col := func(name string) int { return slices.Index(rows[0], name) }
+	for name, want := range map[string]string{"source": "nccl-tests", "iters": "", "min_us": "", "slow_rank": "", "cache": "",
+		"started": "", "run_id": "nccl-tests-concatenated.log#3", "op": "broadcast", "root": "0", "util_pct": "", "check_note": ""} {
+		if got := rows[24][col(name)]; got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestCompareLogs checks that compare reads two nccl-tests logs, shows
+// the change of their means, and says what one mean a side cannot decide.
+func TestCompareLogs(t *testing.T) {
+	old, err := ReadSamples("testdata/logs/before.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := ReadSamples("testdata/logs/after.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Source != "nccl-tests" {
+		t.Errorf("source %q", old.Source)
+	}
+	cs := Compare(old, cur, CompareOptions{})
+	if len(cs) != 3*18 {
+		t.Fatalf("%d comparisons, want 18 rows in 3 units", len(cs))
+	}
+	var out bytes.Buffer
+	if err := WriteComparison(&out, cs, "before.log", "after.log"); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNotes(&out, old, cur, "before.log", "after.log"); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"AllReduce/backend=nccl/ranks=8/dtype=fp32/redop=sum/size=128MiB/inplace=true", "+25.00%? (p=1.000 n=1)",
+		"note: before.log is a log of nccl-tests: one mean per row", "fewer than 4 measurements a side"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, text)
+		}
+	}
+	if und := Undecided(cs, 0.05, 0.05); len(und) == 0 {
+		t.Error("a 25% slower time with one mean a side is not undecided")
+	}
+}
+
+// TestReadSamplesBenchNotLog checks that a Go benchmark file is not taken
+// for a log.
+func TestReadSamplesBenchNotLog(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.txt")
+	if err := os.WriteFile(path, []byte("BenchmarkAllReduce/size=1KiB 20 1000 ns/op\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSamples(path)
+	if err != nil || s.Source != "" {
+		t.Errorf("source %q, %v", s.Source, err)
+	}
+}
