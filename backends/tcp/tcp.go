@@ -29,6 +29,14 @@ var getenv = os.Getenv
 
 func init() { backends.Register(Backend{}) }
 
+// connectTimeout is o's connect timeout, or the default.
+func connectTimeout(o Options) time.Duration {
+	if o.ConnectTimeout <= 0 {
+		return DefaultConnectTimeout
+	}
+	return o.ConnectTimeout
+}
+
 // Backend runs one rank per process.
 type Backend struct{}
 
@@ -53,7 +61,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	if err != nil {
 		return err
 	}
-	r, launched, err := detectLaunch(getenv, o.Master)
+	r, launched, err := detectLaunch(getenv, o.Master, o.Bind)
 	if err != nil {
 		return err
 	}
@@ -91,7 +99,16 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var met func() // ends the meeting of a launched job, once set up
+	if r.meet != nil {
+		if started, met, err = meet(ctx, &r, connectTimeout(o)); err != nil {
+			return err
+		}
+	}
 	ep, err := setup(ctx, r, cfg, started)
+	if met != nil {
+		met()
+	}
 	if err == nil {
 		err = body(ctx, ep)
 		if err != nil {
@@ -112,11 +129,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	}
 	// Every rank has finished its last collective with rank 0; children
 	// only have to exit.
-	grace := o.ConnectTimeout
-	if grace <= 0 {
-		grace = DefaultConnectTimeout
-	}
-	if cerr := kids.wait(grace); cerr != nil {
+	if cerr := kids.wait(connectTimeout(o)); cerr != nil {
 		return fmt.Errorf("rank processes: %w", cerr)
 	}
 	return nil
