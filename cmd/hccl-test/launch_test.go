@@ -209,3 +209,21 @@ func TestLauncherRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpEnvironment: --help documents the variables the launcher errors
+// point at.
+func TestHelpEnvironment(t *testing.T) {
+	var help bytes.Buffer
+	if _, _, err := parseFlags([]string{"--help"}, &help); err != errHelpShown {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(help.String(), "\nEnvironment:\n")
+	if !ok {
+		t.Fatalf("no Environment section in --help:\n%s", help.String())
+	}
+	for _, v := range []string{"HCCL_TEST_SECRET", "MASTER_ADDR, MASTER_PORT", "HCCL_CONNECT_TIMEOUT", "SLURM_*", "PMI_*", "OMPI_*"} {
+		if !strings.Contains(section, "  "+v) && !strings.Contains(section, ", "+v) {
+			t.Errorf("--help's Environment section does not list %s", v)
+		}
+	}
+}

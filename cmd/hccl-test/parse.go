@@ -131,7 +131,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if *help {
 		fmt.Fprintf(helpOut, "Usage: %s [flags]\n\nSweeps collectives over sizes, data types and reductions, checks every result,\nand reports time, algbw, busbw and link utilization per row.\n\n", programName)
 		writeFlagHelp(helpOut, fs, helpSections)
-		fmt.Fprint(helpOut, examples)
+		fmt.Fprint(helpOut, envHelp, examples)
 		return p, o, errHelpShown
 	}
 	if err := refuseForeignFlags(fs, p.Backend); err != nil {
