@@ -227,3 +227,45 @@ func TestHelpEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestRealSrun starts a single-host Slurm (scripts/slurm-single-host.sh)
+// and runs a real `srun -n 4 hccl-test --backend tcp`, with nothing else
+// set up, and with -t 2 (two processes of two ranks).
+func TestRealSrun(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("a single-host Slurm needs root (slurmd)")
+	}
+	for _, b := range []string{"srun", "slurmctld", "slurmd", "munged"} {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("%s is not installed (apt-get install slurm-wlm munge)", b)
+		}
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	script, err := filepath.Abs("../../scripts/slurm-single-host.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("timeout", "60", script, "start", dir).CombinedOutput()
+	t.Cleanup(func() { _ = exec.Command(script, "stop", dir).Run() })
+	if err != nil {
+		t.Fatalf("starting Slurm: %v\n%s", err, out)
+	}
+	tmp := privateTemp(t)
+	env := cleanEnv("SLURM_CONF="+filepath.Join(dir, "slurm.conf"), "TMPDIR="+tmp)
+	for _, tc := range []struct {
+		tasks, ranks int
+		extra        []string
+	}{{4, 4, nil}, {2, 4, []string{"-t", "2"}}} {
+		t.Run(fmt.Sprintf("srun -n %d %s", tc.tasks, strings.Join(tc.extra, " ")), func(t *testing.T) {
+			p := start(t, "srun", env, "srun", args([]string{"-n", strconv.Itoa(tc.tasks), "--chdir", tmp, bin},
+				small, []string{"--op", "allreduce,allgather"}, tc.extra)...)
+			if code := p.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("srun exit %d\nstderr:\n%s\nstdout:\n%s", code, p.errOut.String(), p.out.String())
+			}
+			checkTable(t, p.out.String(), tc.ranks, 2*7, []string{"fp32"})
+			noBoards(t, tmp)
+		})
+	}
+	noLeftovers(t, bin)
+}
