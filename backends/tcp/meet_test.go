@@ -401,3 +401,20 @@ func TestPMIRankMissing(t *testing.T) {
 		t.Fatalf("got %v, want a timeout naming the barrier", err)
 	}
 }
+
+// TestPMISecretWithSpaces: a secret from HCCL_TEST_SECRET may hold what a
+// PMI value cannot (spaces, commas, =); it travels in hex.
+func TestPMISecretWithSpaces(t *testing.T) {
+	c := fakePMI(t, 2, false)
+	deadline := time.Now().Add(5 * time.Second)
+	want := "a b,c=d"
+	errc := make(chan error, 1)
+	go func() { errc <- c[0].publish(context.Background(), "[::1]:7", []byte(want), deadline) }()
+	addr, secret, err := c[1].await(context.Background(), deadline)
+	if err != nil || addr != "[::1]:7" || string(secret) != want {
+		t.Fatalf("await = %q %q %v", addr, secret, err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}

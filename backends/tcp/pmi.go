@@ -3,6 +3,7 @@ package tcp
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -114,13 +115,14 @@ func (p *pmi) start(deadline time.Time) error {
 	return nil
 }
 
-// publish is rank 0's side: put, then the barrier.
+// publish is rank 0's side: put (the address, a comma, the secret in hex),
+// then the barrier.
 func (p *pmi) publish(ctx context.Context, addr string, secret []byte, deadline time.Time) error {
 	defer p.watch(ctx)()
 	if err := p.start(deadline); err != nil {
 		return err
 	}
-	put := fmt.Sprintf("cmd=put kvsname=%s key=%s value=%s,%s", p.kvs, pmiKey, addr, secret)
+	put := fmt.Sprintf("cmd=put kvsname=%s key=%s value=%s,%s", p.kvs, pmiKey, addr, hex.EncodeToString(secret))
 	if _, err := p.do(deadline, put, "put_result"); err != nil {
 		return err
 	}
@@ -141,11 +143,12 @@ func (p *pmi) await(ctx context.Context, deadline time.Time) (string, []byte, er
 	if err != nil {
 		return "", nil, err
 	}
-	addr, secret, ok := strings.Cut(f["value"], ",")
-	if !ok || secret == "" || checkAddress(addr) != nil {
+	addr, hexSecret, _ := strings.Cut(f["value"], ",")
+	secret, err := hex.DecodeString(hexSecret)
+	if err != nil || len(secret) == 0 || checkAddress(addr) != nil {
 		return "", nil, fmt.Errorf("PMI: rank 0's rendezvous value %q is not an address and a secret", f["value"])
 	}
-	return addr, []byte(secret), nil
+	return addr, secret, nil
 }
 
 // close says goodbye to the process manager and closes the connection.
