@@ -65,3 +65,27 @@ func TestThreadsOverTCP(t *testing.T) {
 		})
 	}
 }
+
+// TestThreadsMemory: -t x -g ranks in a tcp process cost one process, not
+// one each, in the memory estimate.
+func TestThreadsMemory(t *testing.T) {
+	procBytes := func(args string) int64 {
+		t.Helper()
+		p, _, err := parseFlags(strings.Fields(args), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, part := range p.Memory().Parts {
+			if part.Name == "processes and rows" {
+				return part.Bytes
+			}
+		}
+		t.Fatalf("%s: no processes part in %+v", args, p.Memory())
+		return 0
+	}
+	base := "--backend tcp -b 1K -e 1K --link-bw 1GB/s "
+	eight, two := procBytes(base+"-p 8"), procBytes(base+"-p 2 -t 4")
+	if two*3 > eight {
+		t.Errorf("2 processes of 4 ranks estimated at %d bytes, 8 processes at %d: want about a quarter", two, eight)
+	}
+}
