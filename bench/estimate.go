@@ -58,7 +58,7 @@ func (p Plan) Memory() MemoryEstimate {
 	if p.Runs > 1 {
 		rows += recordBytes * p.rowCount()
 	}
-	e.Parts = append(e.Parts, kit.OverheadParts(p.Backend, p.Ranks, int(hosted), p.peersPerRank(), rows)...)
+	e.Parts = append(e.Parts, kit.OverheadParts(p.Backend, p.Ranks, int(hosted), p.PerProcess, p.peersPerRank(), rows)...)
 	return e
 }
 

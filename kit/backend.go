@@ -13,10 +13,11 @@ import (
 type WorldOptions struct {
 	// Links is the model of simulated links; nil takes the default.
 	Links *sim.LinkModel
-	// Master, Bind, ConnectTimeout and Args: see tcp.Options.
+	// Master, Bind, ConnectTimeout, Args and PerProcess: see tcp.Options.
 	Master, Bind   string
 	ConnectTimeout time.Duration
 	Args           []string
+	PerProcess     int
 }
 
 // BackendOptions returns backends.Config.Options for the backend registered
@@ -33,7 +34,7 @@ func BackendOptions(name string, w WorldOptions) any {
 		}
 		return o
 	case c.Rendezvous || c.Launches:
-		return tcp.Options{Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, Args: w.Args}
+		return tcp.Options{Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, Args: w.Args, PerProcess: w.PerProcess}
 	}
 	return nil
 }

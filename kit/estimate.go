@@ -78,13 +78,15 @@ func (e MemoryEstimate) String() string {
 }
 
 // OverheadParts returns what a run takes besides its payload and probes,
-// for hosted of a world of ranks ranks on backend, each exchanging with
-// peers peers and holding rows bytes of rows: the transport's links, the
-// ranks' goroutines and queues, and the processes.
-func OverheadParts(backend string, ranks, hosted, peers int, rows int64) []MemPart {
+// for hosted of a world of ranks ranks on backend, perProcess to a rank
+// process (0 or 1: one), each exchanging with peers peers and holding
+// rows bytes of rows: the transport's links, the ranks' goroutines and
+// queues, and the processes.
+func OverheadParts(backend string, ranks, hosted, perProcess, peers int, rows int64) []MemPart {
 	h, n, links := int64(hosted), int64(ranks), int64(peers)
 	perRank := n*pairBytes + links*tcpLinkBytes
-	procs := h // one process a rank: -p over tcp starts the others
+	// One process per perProcess ranks: -p over tcp starts the others.
+	procs := (h + int64(max(1, perProcess)) - 1) / int64(max(1, perProcess))
 	if c, _ := backends.CapsOf(backend); c.InProcess {
 		tables := int64(1)
 		if c.Simulated {

@@ -37,6 +37,9 @@ type World struct {
 	// Log receives the backend's own lines (those of the rank processes it
 	// starts); see backends.Config.
 	Log io.Writer
+	// PerProcess is how many ranks each rank process hosts (tcp: nccl-tests'
+	// threads x GPUs); 0 or 1 is one. See tcp.Options.PerProcess.
+	PerProcess int
 	// HostedRanks is how many ranks share this machine's memory; 0 means
 	// all of them (one process, or -p on one machine).
 	HostedRanks int
@@ -134,13 +137,14 @@ func (w World) Config(links *sim.LinkModel, retry bool) backends.Config {
 	return backends.Config{
 		Ranks: w.Ranks, Log: w.Log, Retry: retry,
 		Options: BackendOptions(w.Backend, WorldOptions{Links: links,
-			Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, Args: w.Args}),
+			Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, Args: w.Args, PerProcess: w.PerProcess}),
 	}
 }
 
 // ApplyLauncher takes the world size from the launcher that started this
-// process, if the backend supports launchers and one did. ranksGiven says
-// whether the user chose Ranks; a different choice is an error.
+// process, if the backend supports launchers and one did: its processes
+// times PerProcess. ranksGiven says whether the user chose Ranks; a
+// different choice is an error.
 func (w *World) ApplyLauncher(ranksGiven bool) error {
 	b, err := backends.Lookup(w.Backend)
 	if err != nil {
@@ -154,10 +158,11 @@ func (w *World) ApplyLauncher(ranksGiven bool) error {
 	if err != nil || !launched {
 		return err
 	}
-	if ranksGiven && w.Ranks != lw.Size {
-		return FieldErrorf("Ranks", " %d: this process was started by %s", w.Ranks, lw.Source)
+	per := max(1, w.PerProcess)
+	if ranksGiven && w.Ranks != lw.Size*per {
+		return FieldErrorf("Ranks", " %d: this process was started by %s", w.Ranks/per, lw.Source)
 	}
-	w.Ranks, w.HostedRanks, w.LaunchedRank = lw.Size, 1, lw.Rank
+	w.Ranks, w.HostedRanks, w.LaunchedRank = lw.Size*per, per, lw.Rank*per
 	return nil
 }
 

@@ -22,6 +22,6 @@ func (sc *Scenario) Memory(backend string, hosted int, noPayload bool) kit.Memor
 		}
 	}
 	e := kit.MemoryEstimate{Hosted: hosted, Parts: []kit.MemPart{{Name: "buffers and probes", Flag: "maxbytes", Bytes: bufs}}}
-	e.Parts = append(e.Parts, kit.OverheadParts(backend, sc.Ranks, hosted, peers, 0)...)
+	e.Parts = append(e.Parts, kit.OverheadParts(backend, sc.Ranks, hosted, 1, peers, 0)...)
 	return e
 }

@@ -26,15 +26,15 @@ func (Backend) CheckConfig(cfg backends.Config) error {
 			return fmt.Errorf("--master %q: %w", o.Master, err)
 		}
 	}
-	r, launched, err := detectLaunch(getenv, o.Master)
+	r, launched, err := detectLaunch(getenv, o.Master, o.Bind)
 	if err != nil {
 		return err
 	}
 	if !launched { // this process is rank 0 and starts the others
 		r = role{Rank: 0, Master: o.Master}
-		if r.Master == "" {
-			r.Master = "127.0.0.1:0"
-		}
+	}
+	if r.Master == "" { // rank 0 picks its port: started by hccl-test, or meeting in a file
+		r.Master = "127.0.0.1:0"
 	}
 	addr, err := listenAddress(r, o.Bind)
 	if err != nil {

@@ -10,13 +10,16 @@ import (
 )
 
 // Environment variables of the ranks hccl-test starts itself, and the
-// shared secret for ranks started by a launcher.
+// shared secret for ranks started by a launcher where the launcher gives
+// none (see deriveMeeting).
 const (
 	EnvRank   = "HCCL_TEST_RANK"
 	EnvSize   = "HCCL_TEST_WORLD_SIZE"
 	EnvMaster = "HCCL_TEST_MASTER"
 	// EnvSecret holds the job's shared secret. hccl-test -p sets it for its
-	// children; with a launcher, set it to the same value on every rank.
+	// children; with a launcher across hosts, set it to the same value on
+	// every rank (on one host, and under Open MPI or MPICH, the ranks
+	// share one without it).
 	EnvSecret = "HCCL_TEST_SECRET"
 	// envParentWatch tells a child that its stdin is a pipe from its
 	// parent, whose closing means the parent is gone.
@@ -30,6 +33,9 @@ type role struct {
 	Secret     []byte
 	Source     string // what started the rank, for messages
 	Child      bool   // started by hccl-test itself
+	// meet, when not nil, is where the ranks learn rank 0's address and
+	// the secret (Master is then "" and, but on rank 0, Secret too).
+	meet *meetSpec
 }
 
 // launchers lists, in order of precedence, the variables that launchers
@@ -49,8 +55,11 @@ func launchedWorld(getenv func(string) string) (backends.Launch, bool, error) {
 
 // detectLaunch reports whether this process is a rank started by a launcher
 // (or by hccl-test -p), and with what rendezvous address and secret. master
-// is --master, used when the launcher gives no rendezvous address.
-func detectLaunch(getenv func(string) string, master string) (role, bool, error) {
+// is --master, used when the launcher gives no rendezvous address; bind is
+// --bind. Where nothing gives the address, the rank meets the others as
+// deriveMeeting finds (the returned role's meet), and nothing in this
+// function waits.
+func detectLaunch(getenv func(string) string, master, bind string) (role, bool, error) {
 	l, ok, err := launchedWorld(getenv)
 	if !ok || err != nil {
 		return role{}, ok, err
@@ -65,16 +74,15 @@ func detectLaunch(getenv func(string) string, master string) (role, bool, error)
 	case getenv("MASTER_ADDR") != "" && getenv("MASTER_PORT") != "":
 		r.Master, from = net.JoinHostPort(getenv("MASTER_ADDR"), getenv("MASTER_PORT")), "MASTER_ADDR and MASTER_PORT"
 	default:
-		return role{}, true, fmt.Errorf("started by %s, which gives no rendezvous address: pass --master host:port (rank 0's, the same on every rank) or set MASTER_ADDR and MASTER_PORT", l.Source)
+		r, err := deriveMeeting(getenv, r, bind)
+		return r, true, err
 	}
 	if err := checkAddress(r.Master); err != nil {
 		return role{}, true, fmt.Errorf("%s %q: %w", from, r.Master, err)
 	}
-	secret := getenv(EnvSecret)
-	if secret == "" {
-		return role{}, true, fmt.Errorf("started by %s: set %s to the same secret on every rank (for example mpirun -x %s=$(openssl rand -hex 16))", l.Source, EnvSecret, EnvSecret)
+	if r.Secret, err = launchSecret(getenv, launcherName(getenv), l.Source); err != nil {
+		return role{}, true, err
 	}
-	r.Secret = []byte(secret)
 	return r, true, nil
 }
 
@@ -85,7 +93,7 @@ func (Backend) LaunchedWorld(cfg backends.Config) (backends.Launch, bool, error)
 	if err != nil {
 		return backends.Launch{}, false, err
 	}
-	if _, ok, err := detectLaunch(getenv, o.Master); !ok || err != nil {
+	if _, ok, err := detectLaunch(getenv, o.Master, o.Bind); !ok || err != nil {
 		return backends.Launch{}, ok, err
 	}
 	return launchedWorld(getenv)

@@ -20,6 +20,11 @@ type Options struct {
 	// ConnectTimeout limits setting the world up: the rendezvous, and
 	// connecting each link; 0 takes DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// PerProcess is how many ranks each rank process hosts, each its own
+	// endpoint (nccl-tests' threads x GPUs); 0 or 1 is one. Process p
+	// hosts ranks p x PerProcess to p x PerProcess + PerProcess - 1, so a
+	// launcher's n processes make a world of n x PerProcess ranks.
+	PerProcess int
 	// Args are the command-line arguments the ranks this process starts
 	// itself are given (the same program, the same flags).
 	Args []string
@@ -39,6 +44,9 @@ func options(cfg backends.Config) (Options, error) {
 		}
 	default:
 		return Options{}, backends.OptionsError(Name, v, "tcp.Options")
+	}
+	if o.PerProcess < 0 {
+		return Options{}, fmt.Errorf("ranks per process must not be negative, got %d", o.PerProcess)
 	}
 	if o.ConnectTimeout < 0 {
 		return Options{}, fmt.Errorf("connect timeout must not be negative, got %v", o.ConnectTimeout)

@@ -29,6 +29,14 @@ var getenv = os.Getenv
 
 func init() { backends.Register(Backend{}) }
 
+// connectTimeout is o's connect timeout, or the default.
+func connectTimeout(o Options) time.Duration {
+	if o.ConnectTimeout <= 0 {
+		return DefaultConnectTimeout
+	}
+	return o.ConnectTimeout
+}
+
 // Backend runs one rank per process.
 type Backend struct{}
 
@@ -42,9 +50,10 @@ func (Backend) Capabilities() backends.Caps {
 	return backends.Caps{Launches: true, Rendezvous: true, Hosts: true, Recovers: true}
 }
 
-// Run implements backends.Backend: it hosts this process's rank. Without a
-// launcher this process is rank 0 and starts ranks 1..n-1 as children, waits
-// for them at the end, and ends them if the run fails.
+// Run implements backends.Backend: it hosts this process's ranks (one, or
+// Options.PerProcess). Without a launcher this process hosts rank 0 and
+// starts the other rank processes as children, waits for them at the end,
+// and ends them if the run fails.
 func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -53,12 +62,16 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	if err != nil {
 		return err
 	}
-	r, launched, err := detectLaunch(getenv, o.Master)
+	r, launched, err := detectLaunch(getenv, o.Master, o.Bind)
 	if err != nil {
 		return err
 	}
-	if launched && r.Size != cfg.Ranks {
-		return fmt.Errorf("started by %s for %d ranks, but asked for %d", r.Source, r.Size, cfg.Ranks)
+	per := max(1, o.PerProcess)
+	if cfg.Ranks%per != 0 {
+		return fmt.Errorf("%d ranks cannot be hosted %d to a process", cfg.Ranks, per)
+	}
+	if launched && r.Size*per != cfg.Ranks {
+		return fmt.Errorf("started by %s for %d ranks (%d processes of %d), but asked for %d", r.Source, r.Size*per, r.Size, per, cfg.Ranks)
 	}
 	log := cfg.Log
 	if log == nil {
@@ -71,18 +84,19 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	case !launched || r.Child:
 		shareCPUs(cfg.Ranks) // every rank on this host
 	default:
-		shareCPUs(launchedLocalRanks(getenv))
+		shareCPUs(launchedLocalRanks(getenv) * per)
 	}
 	var kids *children
-	started := func(string) error { return nil }
+	var started func(string) error
 	if !launched {
-		r = role{Rank: 0, Size: cfg.Ranks, Master: o.Master, Secret: newSecret(), Source: "hccl-test"}
+		procs := cfg.Ranks / per
+		r = role{Rank: 0, Size: procs, Master: o.Master, Secret: newSecret(), Source: "hccl-test"}
 		if r.Master == "" {
 			r.Master = "127.0.0.1:0"
 		}
 		started = func(master string) error {
 			var err error
-			kids, err = spawn(cfg.Ranks, master, r.Secret, o.Args, log)
+			kids, err = spawn(procs, master, r.Secret, o.Args, log)
 			if err == nil {
 				kids.forwardSIGQUIT()
 			}
@@ -91,14 +105,13 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ep, err := setup(ctx, r, cfg, started)
-	if err == nil {
-		err = body(ctx, ep)
-		if err != nil {
-			ep.Abort(err)
+	met := func() {} // ends the meeting of a launched job, once set up
+	if r.meet != nil {
+		if started, met, err = meet(ctx, &r, connectTimeout(o)); err != nil {
+			return err
 		}
-		ep.Close()
 	}
+	err = runHosted(ctx, r, per, cfg, started, met, body)
 	if kids == nil {
 		return err
 	}
@@ -112,11 +125,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	}
 	// Every rank has finished its last collective with rank 0; children
 	// only have to exit.
-	grace := o.ConnectTimeout
-	if grace <= 0 {
-		grace = DefaultConnectTimeout
-	}
-	if cerr := kids.wait(grace); cerr != nil {
+	if cerr := kids.wait(connectTimeout(o)); cerr != nil {
 		return fmt.Errorf("rank processes: %w", cerr)
 	}
 	return nil

@@ -138,7 +138,7 @@ func TestDetectLaunch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok, err := detectLaunch(func(k string) string { return tc.env[k] }, tc.master)
+			got, ok, err := detectLaunch(func(k string) string { return tc.env[k] }, tc.master, "")
 			if ok != tc.ok {
 				t.Fatalf("launched = %v, want %v", ok, tc.ok)
 			}

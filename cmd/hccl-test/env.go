@@ -39,6 +39,28 @@ import (
 // processes it starts); HCCL_TEST_SPIN and HCCL_TEST_MPI_COLL
 // (backends/mpi).
 
+// envHelp is --help's section on the environment: the variables above,
+// and those the backends read.
+const envHelp = `
+Environment:
+  HCCL_EXEC_TIMEOUT, HCCL_CONNECT_TIMEOUT  seconds: the defaults of --timeout, --connect-timeout
+  HCCL_OP_RETRY_ENABLE, HCCL_OP_RETRY_PARAMS  HCCL's re-execution: the defaults of --retry,
+                        --retry-hold and --retry-interval
+  HCCL_ALGO             HCCL's choice of algorithm (level0:NA;level1:H-D_R) when --algo is not given
+  HCCL_TEST_SECRET      tcp: the job's shared secret, the same on every rank, where the launcher
+                        gives none: needed with --master or MASTER_ADDR (under Open MPI's mpirun,
+                        its per-job key serves instead) and under srun across nodes; not under
+                        mpirun (Open MPI, MPICH) or srun with every rank on one host, where rank 0
+                        hands its address and a fresh secret to the job's ranks alone
+  MASTER_ADDR, MASTER_PORT  tcp: rank 0's rendezvous address, as --master (torchrun sets them)
+  OMPI_*, PMI_*, SLURM_*, RANK/WORLD_SIZE  tcp: the rank and world size, from mpirun (Open MPI,
+                        MPICH), srun or torchrun; under srun across nodes, the first node of
+                        SLURM_STEP_NODELIST at port 20000 + (job x 32 + step) mod 10000 is rank 0's
+  HCCL_TEST_SPIN        tcp: how long a waiting rank polls its socket before sleeping (50us)
+  GOMAXPROCS            threads of Go code per process, 1 to the CPUs
+  HCCL_TEST_CPUPROFILE  write a CPU profile of the run to this file (go tool pprof)
+`
+
 // envCPUProfile names the file of a CPU profile of the run, for finding
 // where its time goes (go tool pprof).
 const envCPUProfile = "HCCL_TEST_CPUPROFILE"

@@ -12,6 +12,7 @@ var fieldFlags = map[kit.Field]string{
 	// World
 	"Backend":        "--backend",
 	"Ranks":          "--ranks",
+	"PerProcess":     "--nthreads",
 	"Master":         "--master",
 	"Bind":           "--bind",
 	"ConnectTimeout": "--connect-timeout",

@@ -29,7 +29,7 @@ var helpSections = []helpSection{
 	{"Sweep", []string{"op LIST", "datatype LIST", "redop LIST", "minbytes SIZE", "maxbytes SIZE",
 		"stepfactor X", "stepbytes SIZE", "iters N", "benchtime DURATION", "warmup-iters N", "check 0|1", "root RANK",
 		"placement out|in|both", "cache warm|cold", "runs N", "run-cycles N"}},
-	{"Backend and launch", []string{"backend NAME", "ranks N", "timeout DURATION",
+	{"Backend and launch", []string{"backend NAME", "ranks N", "nthreads N", "ngpus N", "timeout DURATION",
 		"connect-timeout DURATION", "master HOST:PORT", "bind ADDR|IFACE", "topology SPEC",
 		"link-bw RATE|PRESET|auto"}},
 	{"Algorithms", []string{"algo NAME[,NAME...]"}},
