@@ -30,6 +30,9 @@ type NCCLJSONRun struct {
 	// (null, and their host "").
 	Pid       int
 	InProcess bool
+	// PerProcess is how many ranks each process hosts when they are not
+	// all in one (tcp's -t x -g); 0 or 1 is one.
+	PerProcess int
 }
 
 // NCCLJSON writes nccl-tests' JSON report (its -J FILE), schema version 3:
@@ -83,7 +86,14 @@ func (j *NCCLJSON) Begin(h Header) error {
 	if h.Check {
 		check = 1
 	}
-	fmt.Fprintf(b, `"nthreads":1,"ngpus":%d,"minimum_bytes":%d,"maximum_bytes":%d,`, h.Ranks, j.run.MinBytes, j.run.MaxBytes)
+	// As nccl-tests: one device entry per process (its first rank), and
+	// ngpus ranks in each; every rank is a goroutine of rank 0's process
+	// when InProcess.
+	per := max(1, j.run.PerProcess)
+	if j.run.InProcess {
+		per = max(1, h.Ranks)
+	}
+	fmt.Fprintf(b, `"nthreads":1,"ngpus":%d,"minimum_bytes":%d,"maximum_bytes":%d,`, per, j.run.MinBytes, j.run.MaxBytes)
 	if j.run.StepBytes > 0 {
 		fmt.Fprintf(b, `"step_bytes":%d,`, j.run.StepBytes)
 	} else {
@@ -92,18 +102,18 @@ func (j *NCCLJSON) Begin(h Header) error {
 	fmt.Fprintf(b, `"warmup_iters":%d,"iterations":%d,"aggregated_iterations":1,"validation":%d,"graph":0,`+
 		`"blocking_collectives":"false","per_iter_timing":"false","per_iter_skip":0,"parallel_init":"false","devices":[`,
 		h.Warmup, h.Iters, check)
-	for r := range h.Ranks {
-		if r > 0 {
+	for p := range max(1, (h.Ranks+per-1)/per) {
+		if p > 0 {
 			b.WriteByte(',')
 		}
-		// Rank 0 writes the report: its process and host are known, and
-		// every rank's when they all are goroutines of it.
+		// Rank 0 writes the report: only its own process and host are
+		// known here.
 		pid, host := "null", ""
-		if r == 0 || j.run.InProcess {
+		if p == 0 {
 			pid, host = strconv.Itoa(j.run.Pid), h.Host
 		}
-		fmt.Fprintf(b, `{"rank":%d,"group":0,"pid":%s,"hostname":%s,"device":%d,"device_hex":"","device_info":%s}`,
-			r, pid, jstr(host), r, jstr("CPU, --backend "+h.Backend))
+		fmt.Fprintf(b, `{"rank":%d,"group":0,"pid":%s,"hostname":%s,"device":0,"device_hex":"","device_info":%s}`,
+			p*per, pid, jstr(host), jstr("CPU, --backend "+h.Backend))
 	}
 	b.WriteString(`]},"results":[`)
 	return j.flushBuf()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"testing"
@@ -132,8 +133,9 @@ func TestNCCLJSON(t *testing.T) {
 		c.PerIterTiming != "false" || c.ParallelInit != "false" {
 		t.Errorf("config %+v", c)
 	}
-	if len(c.Devices) != 8 || c.Devices[7].Rank != 7 || c.Devices[7].Pid == nil || *c.Devices[7].Pid != 42 || c.Devices[0].Hostname != "node01" {
-		t.Errorf("devices %+v", c.Devices)
+	// As nccl-tests: one entry per process, ngpus ranks in each.
+	if len(c.Devices) != 1 || c.Devices[0].Rank != 0 || c.Devices[0].Pid == nil || *c.Devices[0].Pid != 42 || c.Devices[0].Hostname != "node01" {
+		t.Errorf("devices %+v: want one process of 8 ranks", c.Devices)
 	}
 	if len(rep.Results) != 4 {
 		t.Fatalf("%d results, want 4 (the pair of one size in one)", len(rep.Results))
@@ -205,5 +207,41 @@ func TestNCCLJSONEndsObject(t *testing.T) {
 	}
 	if rep.AvgBusBW.Bandwidth == nil || *rep.AvgBusBW.Bandwidth != 0 || rep.OutOfBounds.Okay != "true" {
 		t.Errorf("footer %+v %+v", rep.AvgBusBW, rep.OutOfBounds)
+	}
+}
+
+func TestNCCLJSONDevicesPerProcess(t *testing.T) {
+	// nccl-tests lists one device entry per process, the first of its
+	// ngpus ranks; convert reads ranks back as processes x nthreads x
+	// ngpus, so the report must say the world it measured either way.
+	cases := []struct {
+		name      string
+		run       NCCLJSONRun
+		wantRanks []int
+		wantGPUs  int
+	}{
+		{"one process of 8 ranks", NCCLJSONRun{InProcess: true}, []int{0}, 8},
+		{"8 processes of one rank", NCCLJSONRun{}, []int{0, 1, 2, 3, 4, 5, 6, 7}, 1},
+		{"4 processes of 2 ranks", NCCLJSONRun{PerProcess: 2}, []int{0, 2, 4, 6}, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			recs := []Record{{Op: "allreduce", DType: "fp16", RedOp: "sum", Root: -1, Bytes: 1 << 20, Count: 1 << 19,
+				Iters: 20, TimeUS: 500, AlgBW: 2.097, BusBW: 3.67, Util: math.NaN()}}
+			writeAll(t, NewNCCLJSON(&buf, c.run), fmtHeader(), recs)
+			rep := decodeNCCL(t, buf.Bytes())
+			var ranks []int
+			for _, d := range rep.Config.Devices {
+				ranks = append(ranks, d.Rank)
+			}
+			if !slices.Equal(ranks, c.wantRanks) || rep.Config.NGPUs != c.wantGPUs {
+				t.Errorf("devices of ranks %v, ngpus %d; want %v, %d", ranks, rep.Config.NGPUs, c.wantRanks, c.wantGPUs)
+			}
+			runs, _ := LogRuns("j.json", buf.Bytes())
+			if len(runs) != 1 || runs[0].Header.Ranks != 8 || len(runs[0].Records) != 1 || runs[0].Records[0].TimeUS != 500 {
+				t.Fatalf("read back: %+v", runs)
+			}
+		})
 	}
 }

@@ -96,7 +96,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	check := new(int)
 	fs.VarP(newCount(check, 1), "check", "c", "1: check every row's result (outside the timed region); 0: don't")
 	fs.VarP(newCount(&p.Root, p.Root), "root", "r", "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
-	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init and hccl_test's the NPUs per node; here it is the ranks); over tcp, of rank processes")
+	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init and hccl_test's the NPUs per node; here it is the ranks); over tcp with -t or -g, the rank processes")
 	threads := addThreadFlags(fs) // -t, -g (threads.go)
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
 	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest), native (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"; or several, comma-separated (auto,ring,rd), each row measured with each in turn. Without --algo, HCCL_ALGO in HCCL's form (level0:NA;level1:H-D_R) chooses")

@@ -123,7 +123,7 @@ func ncclJSONRun(p bench.Plan) results.NCCLJSONRun {
 	return results.NCCLJSONRun{
 		Args: append([]string{programName}, p.Args...), Env: env,
 		MinBytes: p.MinBytes, MaxBytes: p.MaxBytes, StepFactor: p.StepFactor, StepBytes: p.StepBytes,
-		Pid: os.Getpid(), InProcess: caps.InProcess,
+		Pid: os.Getpid(), InProcess: caps.InProcess, PerProcess: p.PerProcess,
 	}
 }
 
