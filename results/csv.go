@@ -74,6 +74,22 @@ var columns = []column{
 	// Util above 100%: the row's data sat in a cache (Record.FasterThanLink).
 	{"faster_than_link", func(_ runInfo, r Record) any { return r.FasterThanLink() }},
 	{"cache", func(run runInfo, _ Record) any { return cacheName(run.h) }},
+	// How each row was measured: -a, -m, -z, -c N, -u, and -C's figure.
+	{"average", func(run runInfo, _ Record) any { return cmp.Or(run.h.Average, "max") }},
+	{"agg_iters", func(run runInfo, _ Record) any { return int64(max(run.h.AggIters, 1)) }},
+	{"blocking", func(run runInfo, _ Record) any { return int64(run.h.Blocking) }},
+	{"check_iters", func(run runInfo, _ Record) any { return int64(checkIters(run.h)) }},
+	{"unalign", func(run runInfo, _ Record) any { return int64(run.h.Unalign) }},
+	{"cpu_us", func(run runInfo, r Record) any { return known(run.h.CPUTime, r.CPUUS) }},
+}
+
+// checkIters returns the checked runs of each row of the run: 0 without a
+// check, else at least 1.
+func checkIters(h Header) int {
+	if !h.Check {
+		return 0
+	}
+	return max(h.CheckIters, 1)
 }
 
 // known returns v if ok, else nil: the value of a field that is unknown
