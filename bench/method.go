@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/results"
 )
 
 // Method is how a row is measured, with nccl-tests' meaning of its flags
@@ -244,7 +245,7 @@ func (p Plan) methodDescription() string {
 		parts = append(parts, fmt.Sprintf("%d checked runs a row on inputs filled anew, stopping at the first with a wrong element (-c %d)", c, c))
 	}
 	if p.Unalign > 0 {
-		parts = append(parts, fmt.Sprintf("buffers start %d elements past their aligned base (-u %d)", p.Unalign, p.Unalign))
+		parts = append(parts, fmt.Sprintf("buffers start %s past their aligned base (-u %d)", results.Count(p.Unalign, "element"), p.Unalign))
 	}
 	return strings.Join(parts, "; ")
 }
