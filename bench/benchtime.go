@@ -66,13 +66,15 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 	var waited, work, cpu time.Duration
 	n := p.Iters
 	for round := 0; ; round++ {
-		w := r.waited(comm)
 		for len(samples) < n {
 			if p.Blocking == BlockingIterBarrier {
 				if err := r.barrier(ctx); err != nil {
 					return nil, fmt.Errorf("barrier before an iteration (-z 3): %w", err)
 				}
 			}
+			// The waits and the CPU time are of the iteration alone, as
+			// its time is, without -z 3's barrier.
+			w := r.waited(comm)
 			var used time.Duration
 			if p.CPUTime {
 				used = kit.ProcessCPU()
@@ -84,10 +86,10 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 			if p.CPUTime {
 				cpu += kit.ProcessCPU() - used
 			}
+			waited += r.waited(comm) - w
 			samples = append(samples, d.Seconds()/float64(ops))
 			work += d
 		}
-		waited += r.waited(comm) - w
 		if p.BenchTime <= 0 {
 			break
 		}
@@ -101,7 +103,8 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 		n = next
 	}
 	samples = append(samples, make([]float64, sampleExtras)...)
-	samples[n+extraWaited] = waited.Seconds()
+	// Per op, as the times are (-m).
+	samples[n+extraWaited] = waited.Seconds() / float64(ops)
 	if p.CPUTime {
 		// The process's CPU time is that of every rank it hosts (shm's
 		// goroutines), which each read over the same stretch: each takes
