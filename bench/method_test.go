@@ -334,3 +334,29 @@ func TestMethodValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockingSim measures a small broadcast on the sim backend, whose
+// virtual time repeats exactly: back to back (-z 0) the root issues its
+// next op before the others have received the last, and an iteration's
+// time is the mean of the ops' overlapping stretches; a barrier after
+// each op (-z 1, timed) or before each iteration (-z 3) makes every op
+// start with every rank, so each takes its whole latency.
+func TestBlockingSim(t *testing.T) {
+	times := map[Blocking]float64{}
+	for _, z := range []Blocking{BlockingNone, BlockingOpBarrier, BlockingWait, BlockingIterBarrier} {
+		p := DefaultPlan()
+		p.Backend, p.Ranks, p.Algo = "sim", 8, "ring"
+		p.Ops, p.MinBytes, p.MaxBytes = []coll.Op{coll.Broadcast}, 1024, 1024
+		p.Iters, p.Warmup, p.LinkGBps, p.LinkSource = 5, 1, 10, "given"
+		p.AggIters, p.Blocking = 2, z
+		var c capture
+		if _, err := Run(context.Background(), p, &c); err != nil {
+			t.Fatal(err)
+		}
+		times[z] = c.records[0].TimeUS
+	}
+	if !(times[BlockingOpBarrier] > times[BlockingNone]) || !(times[BlockingIterBarrier] > times[BlockingNone]) ||
+		times[BlockingWait] != times[BlockingNone] {
+		t.Errorf("times by -z: %v; want 1 and 3 above 0, and 2 the same as 0", times)
+	}
+}
