@@ -49,6 +49,12 @@ func (p Plan) agreedFields() []string {
 		f("inject", p.InjectText),
 		f("seed", p.Seed),
 		f("sim-data", !p.NoPayload),
+		f("average", p.Average),
+		f("agg_iters", p.aggIters()),
+		f("blocking", int(p.Blocking)),
+		f("report_cputime", p.CPUTime),
+		f("check_iters", p.checkRuns()),
+		f("unalign", p.Unalign),
 	}
 }
 

@@ -52,26 +52,44 @@ func (p Plan) maxRowIters() int {
 	return p.Iters
 }
 
-// timedIterations runs the row's timed iterations (call times one) on
-// this rank and returns their times in seconds, followed by room for the
-// sampleExtras values, with the time this rank waited on its peers (in
-// comm) during them already at extraWaited.
-func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call func() (time.Duration, error)) ([]float64, error) {
+// timedIterations runs the row's timed iterations on this rank, each
+// call(ops) with ops p.aggIters() (-m), and returns their times in
+// seconds per op, followed by room for the sampleExtras values, with the
+// time this rank waited on its peers (in comm) during them already at
+// extraWaited and, with -C, its share of the process's CPU time per op at
+// extraCPU. With -z 3 a barrier precedes each iteration, outside its time
+// and its CPU time.
+func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call func(ops int) (time.Duration, error)) ([]float64, error) {
 	p := r.plan
+	ops := p.aggIters()
 	samples := make([]float64, 0, p.Iters+sampleExtras)
-	var waited, work time.Duration
+	var waited, work, cpu time.Duration
 	n := p.Iters
 	for round := 0; ; round++ {
-		w := r.waited(comm)
 		for len(samples) < n {
-			d, err := call()
+			if p.Blocking == BlockingIterBarrier {
+				if err := r.barrier(ctx); err != nil {
+					return nil, fmt.Errorf("barrier before an iteration (-z 3): %w", err)
+				}
+			}
+			// The waits and the CPU time are of the iteration alone, as
+			// its time is, without -z 3's barrier.
+			w := r.waited(comm)
+			var used time.Duration
+			if p.CPUTime {
+				used = kit.ProcessCPU()
+			}
+			d, err := call(ops)
 			if err != nil {
 				return nil, err
 			}
-			samples = append(samples, d.Seconds())
+			if p.CPUTime {
+				cpu += kit.ProcessCPU() - used
+			}
+			waited += r.waited(comm) - w
+			samples = append(samples, d.Seconds()/float64(ops))
 			work += d
 		}
-		waited += r.waited(comm) - w
 		if p.BenchTime <= 0 {
 			break
 		}
@@ -85,7 +103,14 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 		n = next
 	}
 	samples = append(samples, make([]float64, sampleExtras)...)
-	samples[n+extraWaited] = waited.Seconds()
+	// Per op, as the times are (-m).
+	samples[n+extraWaited] = waited.Seconds() / float64(ops)
+	if p.CPUTime {
+		// The process's CPU time is that of every rank it hosts (shm's
+		// goroutines), which each read over the same stretch: each takes
+		// its share.
+		samples[n+extraCPU] = cpu.Seconds() / float64(n*ops) / float64(computeRanks(p))
+	}
 	return samples, nil
 }
 

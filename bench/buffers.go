@@ -4,7 +4,8 @@ import "github.com/hccl-test/hccl-test/kit"
 
 // poolNeed returns the size of each of the two buffers that one rank of a
 // group of n ranks allocates (kit.BufferPool.Ensure) for every row of p:
-// the largest row's send or receive side.
+// the largest row's send or receive side, and the bytes -u moves its
+// start by.
 func (p Plan) poolNeed(n int) int64 {
 	var need int64
 	for _, op := range p.Ops {
@@ -14,5 +15,5 @@ func (p Plan) poolNeed(n int) int64 {
 			need = max(need, s, r)
 		}
 	}
-	return need
+	return need + p.unalignBytes()
 }

@@ -125,7 +125,7 @@ func (r *rankRunner) timeProbe(ctx context.Context, bufs *kit.BufferPool, row Ro
 
 // probeRow measures row with algo on bufs, warmup untimed and at least
 // iters timed iterations, as a measured row with no check and nothing
-// beside it. Off virtual time it runs at least probeMinTime of timed work
+// beside it, measured the default way (-a, -m, -z, -C, -u do not act). Off virtual time it runs at least probeMinTime of timed work
 // too, as --benchtime does (benchtime.go), so that a probe of small
 // messages (calibration's alpha) is not a handful of samples that a few
 // scheduler wake-ups decide.
@@ -138,6 +138,7 @@ func (r *rankRunner) probeRow(ctx context.Context, bufs *kit.BufferPool, row Row
 	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false
 	probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only
 	probe.plan.BenchTime = 0
+	probe.plan.Method = Method{} // probes measure as the tool does by default
 	if !capsOf(r.plan.Backend).Simulated {
 		probe.plan.BenchTime = probeMinTime
 	}

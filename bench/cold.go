@@ -52,16 +52,26 @@ func rowHalf(row Row, n int) int64 {
 // Buckets): with a warm cache the one pool, with a cold one as many sets
 // cut from the cold region as kit.ColdSets asks for the row, as many as
 // the region holds.
+//
+// With -u every set starts Unalign elements of the row's data type past
+// its base, which the sizes above leave room for.
 func (r *rankRunner) bufferSets(row Row, rank, n int) [][]*coll.Args {
+	off := r.plan.Unalign * row.DType.Size()
 	if len(r.bufs.Cold.Mem) == 0 {
-		return [][]*coll.Args{r.bufs.Buckets(row, rank, n)}
+		return [][]*coll.Args{unaligned(r.bufs, off).Buckets(row, rank, n)}
 	}
-	half := max(rowHalf(row, n), 1)
+	half := max(rowHalf(row, n)+int64(off), 1)
 	k := kit.ColdSets(r.llc, 2*half, r.plan.HostedRanksOrAll())
 	k = max(min(k, r.bufs.Cold.Sets(half)), 1)
 	sets := make([][]*coll.Args, k)
 	for i := range sets {
-		sets[i] = r.bufs.Cold.Set(i, half).Buckets(row, rank, n)
+		sets[i] = unaligned(r.bufs.Cold.Set(i, half), off).Buckets(row, rank, n)
 	}
 	return sets
+}
+
+// unaligned returns the view of bp's two buffers that starts off bytes
+// past theirs (-u).
+func unaligned(bp *kit.BufferPool, off int) *kit.BufferPool {
+	return &kit.BufferPool{A: bp.A[off:], B: bp.B[off:]}
 }

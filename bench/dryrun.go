@@ -52,9 +52,10 @@ func (p Plan) DryRun(w io.Writer) error {
 		steps := 2 * p.Ranks
 		bytes := float64(r.Bytes) * float64(max(2, r.Op.Blocks(p.Ranks)))
 		one := float64(steps)*estimateStep.Seconds() + bytes/(estimateGBps*1e9)
-		iters := p.Warmup + p.Iters + estimateOverrun
+		// -m issues aggIters ops a timed iteration; -c N, N checked runs.
+		iters := p.Warmup + p.Iters*p.aggIters() + p.checkRuns() + estimateOverrun
 		// --benchtime: the timed iterations take at least its time.
-		estSecs += max(float64(iters)*one, float64(p.Warmup+estimateOverrun)*one+p.BenchTime.Seconds())
+		estSecs += max(float64(iters)*one, float64(p.Warmup+p.checkRuns()+estimateOverrun)*one+p.BenchTime.Seconds())
 	}
 	estSecs *= float64(runs)
 	est := fmt.Sprintf("about %v", limits.DurationOf(estSecs).Round(time.Second))
@@ -76,6 +77,7 @@ func (p Plan) DryRun(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "# backend %s  ranks %d  algo %s  runs %d  iters %s  warmup %d  check %s\n",
 		p.Backend, p.Ranks, p.AlgoString(), runs, iters, p.Warmup, check)
+	fmt.Fprintf(&b, "# measured: %s\n", p.methodDescription())
 	fmt.Fprintf(&b, "# ops: %s\n", strings.Join(ops, ", "))
 	fmt.Fprintf(&b, "# datatypes: %s\n", strings.Join(dts, " "))
 	fmt.Fprintf(&b, "# redops (reducing ops only): %s\n", strings.Join(reds, " "))

@@ -78,7 +78,8 @@ func memoryReport(e MemoryEstimate) string {
 }
 
 // bufferNeed returns the larger of the two buffers one rank of a group of
-// n ranks allocates for the plan's largest row (kit.BufferPool.Ensure).
+// n ranks allocates for the plan's largest row (kit.BufferPool.Ensure),
+// with the bytes -u moves its start by.
 func (p Plan) bufferNeed(n int) int64 {
 	var need int64
 	for _, op := range p.Ops {
@@ -88,7 +89,7 @@ func (p Plan) bufferNeed(n int) int64 {
 			need = max(need, s, r)
 		}
 	}
-	return need
+	return need + p.unalignBytes()
 }
 
 // calibrates reports whether the ranks calibrate the cost model before

@@ -12,23 +12,23 @@ import (
 // calls it does not check, and in the checked call when it found nothing.
 func TestCombineInjectedCorruption(t *testing.T) {
 	// Two ranks, one iteration: time, wrong, waited, corrupted outside
-	// the checked call, corrupted in it.
+	// the checked call, corrupted in it, CPU time.
 	tests := []struct {
 		name               string
-		r0, r1             [5]float64
+		r0, r1             [6]float64
 		wantWrong, wantInj int64
 	}{
-		{"no fault", [5]float64{1, 0, 0, 0, 0}, [5]float64{1, 0, 0, 0, 0}, 0, 0},
-		{"in a timed call", [5]float64{1, 0, 0, 2, 0}, [5]float64{1, 0, 0, 1, 0}, 3, 3},
-		{"in the checked call, seen", [5]float64{1, 5, 0, 0, 1}, [5]float64{1, 0, 0, 0, 0}, 5, 0},
-		{"in the checked call, hidden", [5]float64{1, 0, 0, 0, 1}, [5]float64{1, 0, 0, 0, 0}, 1, 1},
-		{"seen and unseen", [5]float64{1, 4, 0, 1, 1}, [5]float64{1, 0, 0, 0, 0}, 5, 1},
-		{"not checked", [5]float64{1, -1, 0, 0, 0}, [5]float64{1, -1, 0, 0, 0}, -1, 0},
+		{"no fault", [6]float64{1, 0, 0, 0, 0, 0}, [6]float64{1, 0, 0, 0, 0, 0}, 0, 0},
+		{"in a timed call", [6]float64{1, 0, 0, 2, 0, 0}, [6]float64{1, 0, 0, 1, 0, 0}, 3, 3},
+		{"in the checked call, seen", [6]float64{1, 5, 0, 0, 1, 0}, [6]float64{1, 0, 0, 0, 0, 0}, 5, 0},
+		{"in the checked call, hidden", [6]float64{1, 0, 0, 0, 1, 0}, [6]float64{1, 0, 0, 0, 0, 0}, 1, 1},
+		{"seen and unseen", [6]float64{1, 4, 0, 1, 1, 0}, [6]float64{1, 0, 0, 0, 0, 0}, 5, 1},
+		{"not checked", [6]float64{1, -1, 0, 0, 0, 0}, [6]float64{1, -1, 0, 0, 0, 0}, -1, 0},
 	}
 	row := Row{Op: coll.AllReduce, DType: dtype.FP32, RedOp: dtype.Max, Count: 4, Bytes: 16}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := combine(row, append(tc.r0[:], tc.r1[:]...), 2, 1, 0)
+			rec := combine(row, append(tc.r0[:], tc.r1[:]...), 2, 1, 0, AverageMax)
 			if rec.Wrong != tc.wantWrong || rec.Injected != tc.wantInj {
 				t.Errorf("wrong %d (%d injected), want %d (%d)", rec.Wrong, rec.Injected, tc.wantWrong, tc.wantInj)
 			}

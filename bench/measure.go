@@ -8,6 +8,8 @@ import (
 
 	"github.com/montanaflynn/stats"
 
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
 )
@@ -53,37 +55,44 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	r.gate.Open(wd.Context(), p.Timeout)
 	defer r.gate.Close()
 	corrupted := r.gate.Corrupted()
-	// One iteration is one collective, or with --fusion one per bucket,
-	// back to back, timed by r.now (clock.go): the backend's virtual clock
-	// where it simulates (sim), else the wall clock. The watchdog stays on
-	// the wall clock.
-	call := func() (time.Duration, error) {
-		set := sets[next%len(sets)]
-		next++
+	// An op is one collective, or with --fusion one per bucket, back to
+	// back; a timed iteration is p.aggIters() ops (-m), each on the next
+	// buffer set, with a barrier after each with -z 1. They are timed by
+	// r.now (clock.go): the backend's virtual clock where it simulates
+	// (sim), else the wall clock. The watchdog stays on the wall clock.
+	call := func(ops int) (time.Duration, error) {
 		start := r.now()
-		var err error
-		for _, args := range set {
-			wd.Arm(time.Now())
-			algo, err = comm.Run(wd.Context(), row.Algo, args)
-			if err != nil {
-				break
+		for range ops {
+			set := sets[next%len(sets)]
+			next++
+			for _, args := range set {
+				wd.Arm(time.Now())
+				var err error
+				if algo, err = comm.Run(wd.Context(), row.Algo, args); err != nil {
+					wd.Disarm()
+					return 0, err
+				}
+			}
+			wd.Disarm()
+			if p.Blocking == BlockingOpBarrier {
+				if err := r.barrier(ctx); err != nil {
+					return 0, fmt.Errorf("barrier after an op (-z 1): %w", err)
+				}
 			}
 		}
-		elapsed := r.now() - start
-		wd.Disarm()
-		return elapsed, err
+		return r.now() - start, nil
 	}
 	for range p.Warmup {
-		if _, err := call(); err != nil {
+		if _, err := call(1); err != nil {
 			return results.Record{}, fmt.Errorf("warm-up: %w", err)
 		}
 	}
 	if err := r.barrier(ctx); err != nil {
 		return results.Record{}, err
 	}
-	// samples holds this rank's iteration times in seconds, then the
-	// sampleExtras values (extraWrong...): the vector rank 0 gathers. With
-	// --benchtime the count is the row's own (benchtime.go).
+	// samples holds this rank's iteration times in seconds, each per op,
+	// then the sampleExtras values (extraWrong...): the vector rank 0
+	// gathers. With --benchtime the count is the row's own (benchtime.go).
 	samples, err := r.timedIterations(ctx, comm, call)
 	if err != nil {
 		return results.Record{}, err
@@ -102,19 +111,12 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		overlap = o
 	}
 	unchecked := r.gate.Corrupted() - corrupted
-	if p.Check {
-		// The checked call runs on the set the rotation reaches next.
-		checked := sets[next%len(sets)]
-		for _, args := range checked {
-			kit.Poison(args.Recv)
-			kit.FillInputs(args, pattern, rank)
-		}
-		if _, err := call(); err != nil {
-			return results.Record{}, fmt.Errorf("checked run: %w", err)
-		}
-		var wrong int64
-		for _, args := range checked {
-			wrong += kit.CountWrong(args, row, pattern, rank, n)
+	if runs := p.checkRuns(); runs > 0 {
+		// A checked run runs on the set the rotation reaches next.
+		nextSet := func() []*coll.Args { return sets[next%len(sets)] }
+		wrong, err := r.checkRuns(ctx, checkRun{runs: runs, row: row, pattern: pattern, rank: rank, n: n}, nextSet, call)
+		if err != nil {
+			return results.Record{}, err
 		}
 		samples[iters+extraWrong] = float64(wrong)
 		samples[iters+extraInCheck] = float64(r.gate.Corrupted() - corrupted - unchecked)
@@ -124,11 +126,60 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	if err != nil || r.comm.Rank() != 0 {
 		return results.Record{}, err
 	}
-	rec := combine(row, all, r.comm.Size(), iters, r.linkFor(row.Group))
+	rec := combine(row, all, r.comm.Size(), iters, r.linkFor(row.Group), r.plan.Average)
 	rec.Algo = algo
 	rec.Retries = r.comm.Reruns() - reruns
 	overlap.fill(&rec)
 	return rec, nil
+}
+
+// checkRun is what the checked runs of a row need: how many, the row, its
+// input pattern, and this rank's place in the row's group.
+type checkRun struct {
+	runs    int
+	row     Row
+	pattern dtype.Pattern
+	rank, n int
+}
+
+// checkRuns makes c.runs checked runs of the row on this rank, outside
+// the timed region: each on the buffer set nextSet names, its receive
+// side poisoned and its inputs filled anew, with the pattern shifted by
+// the run's index so that each run checks other values (kit.FillShifted),
+// then one op (call). It returns the elements this rank found wrong in the
+// first run where any rank found one, or 0: after each run but the last
+// the ranks agree whether any found one, and stop there, as nccl-tests'
+// check loop does.
+func (r *rankRunner) checkRuns(ctx context.Context, c checkRun, nextSet func() []*coll.Args,
+	call func(ops int) (time.Duration, error)) (int64, error) {
+	for run := range c.runs {
+		checked := nextSet()
+		for _, args := range checked {
+			kit.Poison(args.Recv)
+			kit.FillShifted(args, c.pattern, c.rank, run)
+		}
+		if _, err := call(1); err != nil {
+			if c.runs > 1 {
+				return 0, fmt.Errorf("checked run %d of %d: %w", run+1, c.runs, err)
+			}
+			return 0, fmt.Errorf("checked run: %w", err)
+		}
+		var wrong int64
+		for _, args := range checked {
+			wrong += kit.CountWrongShifted(args, c.row, c.pattern, c.rank, c.n, run)
+		}
+		if run == c.runs-1 {
+			return wrong, nil
+		}
+		most, err := r.ctl().AllReduceFloats(ctx, dtype.Max, []float64{float64(wrong)})
+		if err != nil {
+			return 0, fmt.Errorf("agreeing on checked run %d of %d: %w", run+1, c.runs, err)
+		}
+		if most[0] > 0 {
+			return wrong, nil
+		}
+	}
+	return 0, nil
 }
 
 // salvageTimeout bounds the gathering of a row's plain timing after its
@@ -154,7 +205,7 @@ func (r *rankRunner) salvagePlain(ctx context.Context, row Row, algo string, sam
 	if err != nil || r.comm.Rank() != 0 {
 		return results.Record{}
 	}
-	rec := combine(row, all, r.comm.Size(), len(samples)-sampleExtras, r.linkFor(row.Group))
+	rec := combine(row, all, r.comm.Size(), len(samples)-sampleExtras, r.linkFor(row.Group), r.plan.Average)
 	rec.Algo = algo
 	return rec
 }
@@ -185,28 +236,39 @@ const (
 	extraWaited           // seconds spent waiting on peers in the timed iterations
 	extraUnchecked        // messages --inject corrupted in calls the check does not see
 	extraInCheck          // messages --inject corrupted in the checked call
+	extraCPU              // this rank's share of the process's CPU seconds per op (-C); 0 without
 	sampleExtras          // how many values follow the times
 )
 
 // combine turns every rank's samples (rank-major, iters times and the
 // sampleExtras each) into the row's record. The row's statistics are of
-// one series, each iteration's time with its slowest rank counting (the op
-// is done when the last rank is done): time is its mean, and min, p50,
-// p99, max and stddev are of the same series, so min <= time <= max. The
+// one series, each iteration's time combined over the ranks by avg (by
+// default its slowest rank counting: the op is done when the last rank is
+// done; -a picks rank 0, the mean or the fastest instead): time is its
+// mean, and min, p50, p99, max and stddev are of the same series, so min
+// <= time <= max. The CPU time per op (-C) is combined over the ranks by
+// avg too. The
 // straggler figures (slow, skew) are of per-rank busy time instead. With
 // groups, every rank of the world counts (all groups run at once) and the
 // bus factor is the group's.
-func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Record {
+func combine(row Row, all []float64, n, iters int, linkGBps float64, avg Average) results.Record {
 	perIter := make([]float64, iters)
 	busy := make([]float64, n)
+	ranks, cpu := make([]float64, n), make([]float64, n)
 	var wrong, unchecked, inCheck int64
+	for i := range perIter {
+		for rk := range n {
+			ranks[rk] = all[rk*(iters+sampleExtras)+i]
+		}
+		perIter[i] = avg.of(ranks)
+	}
 	for rk := range n {
 		s := all[rk*(iters+sampleExtras) : (rk+1)*(iters+sampleExtras)]
 		var total float64
-		for i, d := range s[:iters] {
-			perIter[i] = max(perIter[i], d)
+		for _, d := range s[:iters] {
 			total += d
 		}
+		cpu[rk] = s[iters+extraCPU]
 		busy[rk] = max(total-s[iters+extraWaited], 0)
 		if s[iters+extraWrong] < 0 {
 			wrong = -1
@@ -247,6 +309,7 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64) results.Rec
 		Wrong:    wrong, Injected: injected, Util: math.NaN(),
 		Group: row.Group, GroupSize: row.GroupSize, Buckets: row.Buckets,
 	}
+	rec.CPUUS = avg.of(cpu) * 1e6
 	rec.SlowRank, rec.Skew = straggler(busy, mean*float64(iters))
 	if mean > 0 {
 		rec.AlgBW = float64(row.Bytes) / mean / 1e9

@@ -38,7 +38,8 @@ const LinkAuto = "auto"
 // Plan is everything a sweep needs, in the parts a user thinks of it in:
 // where it runs (World), what it measures (Sweep), the faults it injects
 // (Faults), the domains it runs in (Domains), the links it is measured
-// against (Links) and what it reports (Outputs). World and Faults are the
+// against (Links), what it reports (Outputs) and how a row is measured
+// (Method). World and Faults are the
 // kit's, shared with the step scenarios. The parts are embedded, so p.Ranks
 // is p.World.Ranks. DefaultPlan gives the defaults; Validate says
 // what is wrong with a plan before any rank starts.
@@ -49,6 +50,7 @@ type Plan struct {
 	Domains
 	Links
 	Outputs
+	Method
 }
 
 // config is the backend configuration of the plan.
@@ -82,7 +84,7 @@ func (p Plan) Validate() error {
 		p.World.ValidateTimeouts, p.Links.Validate, p.validateInterLink, p.validateCounts,
 		p.validateInject, p.Faults.Validate, p.validateRetryBackend,
 		p.validateGroupLayout, p.Domains.validateGroups, p.validateGroupRuns, p.Domains.validateRanges,
-		p.validateFusion, p.validateSim, p.World.ValidateMaster, p.validateBackend, p.validateAlgos,
+		p.validateFusion, p.validateSim, p.validateMethod, p.World.ValidateMaster, p.validateBackend, p.validateAlgos,
 		// Counted before the estimate, which counts the rows.
 		p.checkMemory,
 	)

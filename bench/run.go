@@ -233,6 +233,8 @@ func (r *rankRunner) header() results.Header {
 		TotalRows: len(p.Rows()) * max(p.runCount(), 0), Cycles: p.Cycles, Timestamps: p.Timestamps,
 		LinkGBps: p.LinkGBps, LinkSource: p.LinkSource,
 		Simulated: p.simDescription(), Cache: p.Cache.String(),
+		Method: p.methodDescription(), Average: p.Average.String(), AggIters: p.aggIters(),
+		Blocking: int(p.Blocking), CPUTime: p.CPUTime, CheckIters: p.checkRuns(), Unalign: p.Unalign,
 	}
 	h.Host, _ = os.Hostname()
 	switch {

@@ -63,7 +63,7 @@ func TestCombineOneSeries(t *testing.T) {
 				}
 				all = append(all, make([]float64, sampleExtras)...)
 			}
-			rec := combine(row, all, 2, iters, 0)
+			rec := combine(row, all, 2, iters, 0, AverageMax)
 			checkOneSeries(t, rec, 2)
 			if math.Abs(rec.TimeUS-tc.wantMean) > 1e-9 {
 				t.Errorf("time %v, want the mean of the per-iteration maxima %v", rec.TimeUS, tc.wantMean)

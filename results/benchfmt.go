@@ -65,6 +65,8 @@ const (
 	// unitOverlapped is the time of an iteration overlapped with compute
 	// (--overlap).
 	unitOverlapped = "overlapped-ns/op"
+	// unitCPU is the process CPU time per op (-C).
+	unitCPU = "cpu-ns/op"
 )
 
 // Begin implements Sink: it writes the unit metadata and the comment lines.
@@ -99,6 +101,16 @@ func (b *BenchFmt) Begin(h Header) error {
 			b.config = append(b.config, benchfmt.Config{Key: kv[0], Value: []byte(v), File: true})
 		}
 	}
+	// How the rows were measured, where it is not the default, so that
+	// benchstat tells such files apart.
+	for _, kv := range [][3]string{
+		{"average", cmp.Or(h.Average, "max"), "max"}, {"agg_iters", strconv.Itoa(max(h.AggIters, 1)), "1"},
+		{"blocking", strconv.Itoa(h.Blocking), "0"}, {"unalign", strconv.Itoa(h.Unalign), "0"},
+	} {
+		if kv[1] != kv[2] {
+			b.config = append(b.config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
+		}
+	}
 	return b.flush()
 }
 
@@ -115,6 +127,9 @@ func (b *BenchFmt) Write(r Record) error {
 			v.Value = roundSig(v.Value, 4)
 			values = append(values, v)
 		}
+	}
+	if b.h.CPUTime && r.CPUUS > 0 {
+		values = append(values, benchfmt.Value{Value: max(roundSig(r.CPUUS*1000, 5), 1), Unit: unitCPU})
 	}
 	if r.ComputeUS > 0 && !math.IsNaN(r.TotalUS) {
 		values = append(values, benchfmt.Value{Value: max(roundSig(r.TotalUS*1000, 5), 1), Unit: unitOverlapped})

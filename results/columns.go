@@ -17,6 +17,24 @@ type tableColumn struct {
 
 // tableColumns returns the columns the table shows under h, in their order,
 // each with its one-line explanation.
+// timeColumn explains the time column: how the ranks' times of an
+// iteration combine (-a), and with -m that an iteration is several ops.
+func timeColumn(h Header) string {
+	ranks := map[string]string{
+		"rank0": "rank 0's",
+		"mean":  "the mean of the ranks'",
+		"min":   "its fastest rank's",
+	}[h.Average]
+	if ranks == "" {
+		ranks = "its slowest rank's (the op is done when the last rank is done)"
+	}
+	s := "mean time of one op in us over the timed iterations, an iteration's time being " + ranks
+	if h.AggIters > 1 {
+		s += fmt.Sprintf(", divided by the %d ops it issued", h.AggIters)
+	}
+	return s
+}
+
 func tableColumns(h Header) []tableColumn {
 	var cs []tableColumn
 	if h.Cycles {
@@ -32,7 +50,7 @@ func tableColumns(h Header) []tableColumn {
 		tableColumn{"redop", "the reduction; none for collectives that do not reduce"},
 		tableColumn{"root", "the root rank; -1 for collectives without one"},
 		tableColumn{"algo", "the algorithm that ran; auto:NAME where auto chose NAME among the algorithms asked for"},
-		tableColumn{"time", "mean time of one op in us over the timed iterations, an iteration's time being its slowest rank's (the op is done when the last rank is done)"},
+		tableColumn{"time", timeColumn(h)},
 		tableColumn{"algbw", "size / time, in GB/s (1 GB = 1e9 bytes)"},
 		tableColumn{"busbw", "algbw x the bus factor (allreduce 2(n-1)/n; allgather, reducescatter, alltoall, gather, scatter (n-1)/n; others 1), comparable with a link's bandwidth"},
 		tableColumn{"util", "busbw / link bandwidth, in %; - when no link bandwidth is known; " + FasterMark + " after it: above 100%, the row moved data faster than its link (see below)"},
@@ -41,6 +59,9 @@ func tableColumns(h Header) []tableColumn {
 		tableColumn{"skew", fmt.Sprintf("slow's busy time over the least busy rank's: a few when healthy, large with a slow rank or link; "+
 			"- where slow was busy under %.0f%% of the time (the ranks spent it in waits, as on shm, whose receivers copy inside theirs: the ratio of the rest is noise)", 100*SkewReadable)},
 	)
+	if h.CPUTime {
+		cs = append(cs, tableColumn{"cputime", "the process's CPU time (user+system) per op in us over the timed iterations, its share per rank it hosts, combined over the ranks as time is"})
+	}
 	if h.Retry != "" {
 		cs = append(cs, tableColumn{"retry", "calls of the row (warm-up, timed, checked) that failed on a transport error and were run again"})
 	}

@@ -84,6 +84,22 @@ var columns = []column{
 	// count in wrong elements.
 	{"source", func(run runInfo, _ Record) any { return cmp.Or(run.h.Source, SourceOurs) }},
 	{"check_note", func(_ runInfo, r Record) any { return r.CheckNote }},
+	// How each row was measured: -a, -m, -z, -c N, -u, and -C's figure.
+	{"average", func(run runInfo, _ Record) any { return known(run.ours(), cmp.Or(run.h.Average, "max")) }},
+	{"agg_iters", func(run runInfo, _ Record) any { return known(run.ours(), int64(max(run.h.AggIters, 1))) }},
+	{"blocking", func(run runInfo, _ Record) any { return known(run.ours(), int64(run.h.Blocking)) }},
+	{"check_iters", func(run runInfo, _ Record) any { return known(run.ours(), int64(checkIters(run.h))) }},
+	{"unalign", func(run runInfo, _ Record) any { return known(run.ours(), int64(run.h.Unalign)) }},
+	{"cpu_us", func(run runInfo, r Record) any { return known(run.h.CPUTime, r.CPUUS) }},
+}
+
+// checkIters returns the checked runs of each row of the run: 0 without a
+// check, else at least 1.
+func checkIters(h Header) int {
+	if !h.Check {
+		return 0
+	}
+	return max(h.CheckIters, 1)
 }
 
 // TimestampFormat is the timestamp column of CSV and JSON (-S): local time

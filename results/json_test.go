@@ -14,7 +14,7 @@ import (
 // jsonStrings are the columns whose JSON values are strings; in_place is a
 // boolean and every other column a number.
 var jsonStrings = []string{"run_id", "started", "host", "tool_version", "backend",
-	"algo_requested", "placement_mode", "link_source", "op", "dtype", "redop", "algo", "group", "topology", "cache", "source", "check_note"}
+	"algo_requested", "placement_mode", "link_source", "op", "dtype", "redop", "algo", "group", "topology", "cache", "source", "check_note", "average"}
 
 // jsonWant turns an expected CSV field into the value encoding/json decodes
 // from the expected JSON: null for an unknown (empty) number.

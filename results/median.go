@@ -85,6 +85,7 @@ func median(rs []Record) Record {
 	out.P99US = pick(func(r Record) float64 { return r.P99US })
 	out.MaxUS = pick(func(r Record) float64 { return r.MaxUS })
 	out.StdDevUS = pick(func(r Record) float64 { return r.StdDevUS })
+	out.CPUUS = pick(func(r Record) float64 { return r.CPUUS })
 	out.Wrong = 0
 	for _, r := range rs {
 		if r.Wrong < 0 {

@@ -75,6 +75,10 @@ type Record struct {
 	// when it is not a count of wrong elements (Wrong is -1 then): "failed",
 	// "not checked", "max error 5e-07". "" for hccl-test's own rows.
 	CheckNote string
+	// CPUUS is the process CPU time per op (user and system, each
+	// process's share per rank it hosts), combined over the ranks as
+	// TimeUS is, in microseconds (-C); 0 when not measured.
+	CPUUS float64
 }
 
 // Key identifies the row a record measures, the same in every run.
@@ -169,6 +173,25 @@ type Header struct {
 	// RunID names the run where Started and Host cannot (a log read
 	// from a file); "" derives the id from them (see RunID).
 	RunID string
+	// Method says how each row was measured (-a, -m, -z, -C, -c N, -u),
+	// for the table; "" for a run that predates them.
+	Method string
+	// Average is how the ranks' times of an iteration combined (-a): max
+	// ("" reads as max), rank0, mean or min.
+	Average string
+	// AggIters is the ops issued back to back per timed iteration (-m),
+	// whose time was divided by it; 0 reads as 1.
+	AggIters int
+	// Blocking is nccl-tests' -z mode the iterations ran with (0 to 3).
+	Blocking int
+	// CPUTime: rows carry their CPU time per op (Record.CPUUS, -C).
+	CPUTime bool
+	// CheckIters is the checked runs per row (-c N); 0 reads as 1 when
+	// Check is on.
+	CheckIters int
+	// Unalign is the elements every buffer started past its aligned base
+	// (-u).
+	Unalign int
 }
 
 // Summary is what the footer reports about a finished (or interrupted) run.

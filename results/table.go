@@ -63,6 +63,9 @@ func (t *Table) Begin(h Header) error {
 	} else {
 		t.printf("# sweep %s  iters %d  warmup %d\n", h.Sweep, h.Iters, h.Warmup)
 	}
+	if h.Method != "" {
+		t.printf("# measured: %s\n", h.Method)
+	}
 	if cacheName(h) == "cold" {
 		t.printf("# cache cold: each row rotates through buffer sets that are together twice the last-level cache, so each iteration's data comes from memory\n")
 	}
@@ -122,6 +125,10 @@ func (t *Table) Begin(h Header) error {
 
 func (t *Table) groupColumns() (names, units string) {
 	names, units = "      time   algbw   busbw   util  #wrong  slow   skew", "      (us)  (GB/s)  (GB/s)    (%)          rank    (x)"
+	if t.h.CPUTime {
+		names += "   cputime"
+		units += "      (us)"
+	}
 	if t.h.Retry != "" {
 		names += "  retry"
 		units += "       "
@@ -263,6 +270,9 @@ func (t *Table) group(r Record) string {
 		skew = fmt.Sprintf("%6.1f", min(r.Skew, 9999))
 	}
 	s := fmt.Sprintf("  %8s  %6.2f  %6.2f  %s%s %s  %4d  %s", formatUS(r.TimeUS), r.AlgBW, r.BusBW, util, mark, wrong, r.SlowRank, skew)
+	if t.h.CPUTime {
+		s += "  " + formatUS(r.CPUUS)
+	}
 	if t.h.Retry != "" {
 		s += fmt.Sprintf("  %5d", r.Retries)
 	}

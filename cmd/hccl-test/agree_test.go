@@ -22,6 +22,12 @@ func TestTCPRanksDisagree(t *testing.T) {
 			"the ranks do not agree on the plan: rank 2 has maxbytes=131072 where rank 0 has maxbytes=65536 (ranks that differ from rank 0: 2)"},
 		{"op", [3][]string{{"--op", "allreduce,broadcast"}, {"--op", "allreduce"}, {"--op", "allreduce"}},
 			"the ranks do not agree on the plan: rank 1 has op=[allreduce] where rank 0 has op=[allreduce broadcast] (ranks that differ from rank 0: 1-2)"},
+		{"agg_iters", [3][]string{nil, {"-m", "4"}, nil},
+			"the ranks do not agree on the plan: rank 1 has agg_iters=4 where rank 0 has agg_iters=1 (ranks that differ from rank 0: 1)"},
+		{"blocking and checks", [3][]string{{"-z", "3", "-c", "2"}, {"-z", "3"}, {"-z", "3", "-c", "2"}},
+			"the ranks do not agree on the plan: rank 1 has check_iters=1 where rank 0 has check_iters=2 (ranks that differ from rank 0: 1)"},
+		{"unalign", [3][]string{nil, nil, {"-u", "1"}},
+			"the ranks do not agree on the plan: rank 2 has unalign=1 where rank 0 has unalign=0 (ranks that differ from rank 0: 2)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			master := freeAddr(t)

@@ -68,6 +68,13 @@ var fieldFlags = map[kit.Field]string{
 	"Cycles":       "-N",
 	"Timestamps":   "-S",
 	"ReportMemory": "-M",
+	// Method: nccl-tests' spellings, as --warmup_iters.
+	"Average":    "--average",
+	"AggIters":   "--agg_iters",
+	"Blocking":   "--blocking",
+	"CPUTime":    "--report_cputime",
+	"CheckIters": "--check",
+	"Unalign":    "--unalign",
 }
 
 // fieldShortFlags is the short form of the flags that have one, for the

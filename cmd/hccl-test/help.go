@@ -27,8 +27,10 @@ type helpSection struct {
 // section.
 var helpSections = []helpSection{
 	{"Sweep", []string{"op LIST", "datatype LIST", "redop LIST", "minbytes SIZE", "maxbytes SIZE",
-		"stepfactor X", "stepbytes SIZE", "iters N", "benchtime DURATION", "warmup-iters N", "check 0|1", "root RANK",
+		"stepfactor X", "stepbytes SIZE", "iters N", "benchtime DURATION", "warmup-iters N", "check N", "root RANK",
 		"placement out|in|both", "cache warm|cold", "runs N", "run-cycles N"}},
+	{"Measurement (nccl-tests' -a -m -z -C -u)", []string{"average 0-3", "agg-iters N", "blocking 0-3",
+		"report-cputime 0|1", "unalign N"}},
 	{"Backend and launch", []string{"backend NAME", "ranks N", "nthreads N", "ngpus N", "timeout DURATION",
 		"connect-timeout DURATION", "master HOST:PORT", "bind ADDR|IFACE", "topology SPEC",
 		"link-bw RATE|PRESET|auto"}},

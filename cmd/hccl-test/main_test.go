@@ -100,7 +100,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--placement", "sideways"}, "sideways"},
 		{[]string{"--link-bw", "fast"}, "fast"},
 		{[]string{"-T", "soon"}, "soon"},
-		{[]string{"-c", "2"}, "--check"},
+		{[]string{"-c", "-2"}, "--check"}, // -c 2 is two checked runs (-c N, as nccl-tests)
 		{[]string{"-r", "9"}, "--root"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"extra"}, "extra"},

@@ -94,7 +94,8 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.Var((*benchtimeValue)(&p.BenchTime), "benchtime", "run each row for at least this much timed work too (1s, 300ms), the slowest rank counting: the ranks agree on each row's count, which the CSV's iters reports (at most 1000000 a row; not on --backend sim, whose virtual time does not vary)")
 	fs.VarP(newCount(&p.Warmup, p.Warmup), "warmup-iters", "w", "untimed iterations per row before the timed ones")
 	check := new(int)
-	fs.VarP(newCount(check, 1), "check", "c", "1: check every row's result (outside the timed region); 0: don't")
+	fs.VarP(newCount(check, 1), "check", "c", "checked runs per row, after the timed ones (outside the timed region): 0 none; N on inputs filled anew each, stopping at the first with a wrong element, whose count the row reports (as nccl-tests' -c)")
+	measure := addMeasureFlags(fs) // -a, -m, -z, -C, -u (measureflags.go)
 	fs.VarP(newCount(&p.Root, p.Root), "root", "r", "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
 	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init and hccl_test's the NPUs per node; here it is the ranks); over tcp with -t or -g, the rank processes")
 	threads := addThreadFlags(fs) // -t, -g (threads.go)
@@ -185,11 +186,12 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if fs.Changed("stepbytes") && p.StepBytes == 0 {
 		return p, o, fmt.Errorf("--stepbytes 0: the size would never grow")
 	}
-	switch *check {
-	case 0, 1:
-		p.Check = *check == 1
-	default:
-		return p, o, fmt.Errorf("--check %d: want 1 (check) or 0 (don't)", *check)
+	if *check < 0 {
+		return p, o, fmt.Errorf("--check %d: want 0 (don't check) or the checked runs per row (1 or more)", *check)
+	}
+	p.Check, p.CheckIters = *check > 0, *check
+	if err := measure.apply(&p.Method); err != nil {
+		return p, o, err
 	}
 	if p.Placements, err = bench.ParsePlacements(*placement); err != nil {
 		return p, o, fmt.Errorf("--placement: %w", err)

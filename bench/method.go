@@ -1,0 +1,251 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/results"
+)
+
+// Method is how a row is measured, with nccl-tests' meaning of its flags
+// (-a, -m, -z, -C, -c N, -u): how the ranks' times of an iteration make
+// the row's, how many ops an iteration issues and what synchronises them,
+// whether CPU time is reported too, how many checked runs follow the timed
+// ones, and how far the buffers start from their aligned base. The zero
+// Method is the tool's default measurement.
+type Method struct {
+	// Average is how the ranks' times of one iteration combine into the
+	// iteration's time (-a); the zero value, AverageMax, is the slowest
+	// rank.
+	Average Average
+	// AggIters > 1 issues that many ops back to back in each timed
+	// iteration, whose time is then divided by their count (-m); 0 or 1:
+	// one op.
+	AggIters int
+	// Blocking is nccl-tests' -z: what synchronises the ops of the timed
+	// iterations (BlockingNone .. BlockingIterBarrier).
+	Blocking Blocking
+	// CPUTime also reports each row's process CPU time per op (user and
+	// system, from getrusage), beside its wall time (-C).
+	CPUTime bool
+	// CheckIters, when Sweep.Check is on, is how many checked runs a row
+	// makes after its timed ones, each on inputs filled anew (-c N); 0 or
+	// 1: one. The checks stop after the first run that found a wrong
+	// element, whose count the row reports.
+	CheckIters int
+	// Unalign starts every buffer this many elements of the row's data
+	// type past its aligned base (-u), the memory estimate counting them.
+	Unalign int
+}
+
+// Average is how the ranks' times of one iteration combine (Method.Average).
+type Average int
+
+// The combinations of -a. nccl-tests numbers them 0 rank 0, 1 mean, 2
+// min, 3 max (AverageFlag); the zero value here is the tool's default.
+const (
+	// AverageMax: the slowest rank, as the op is done when the last rank
+	// is done (-a 3).
+	AverageMax Average = iota
+	// AverageRank0: rank 0's own time, as hccl_test prints it (-a 0).
+	AverageRank0
+	// AverageMean: the mean over the ranks (-a 1, nccl-tests' default).
+	AverageMean
+	// AverageMin: the fastest rank (-a 2).
+	AverageMin
+)
+
+// averageFlags maps -a's numbers to the combinations.
+var averageFlags = [...]Average{AverageRank0, AverageMean, AverageMin, AverageMax}
+
+// ParseAverage returns the combination nccl-tests' -a n names.
+func ParseAverage(n int) (Average, error) {
+	if n < 0 || n >= len(averageFlags) {
+		return AverageMax, fmt.Errorf("%d: want 0 (rank 0), 1 (mean over ranks), 2 (min) or 3 (max)", n)
+	}
+	return averageFlags[n], nil
+}
+
+// Flag returns a's number for -a.
+func (a Average) Flag() int {
+	for i, v := range averageFlags {
+		if v == a {
+			return i
+		}
+	}
+	return -1
+}
+
+// String names a as the CSV's average column does: max, rank0, mean, min.
+func (a Average) String() string {
+	switch a {
+	case AverageRank0:
+		return "rank0"
+	case AverageMean:
+		return "mean"
+	case AverageMin:
+		return "min"
+	case AverageMax:
+		return "max"
+	}
+	return fmt.Sprintf("Average(%d)", int(a))
+}
+
+// describe says what a does, for the header.
+func (a Average) describe() string {
+	switch a {
+	case AverageRank0:
+		return "rank 0's time of each iteration (-a 0)"
+	case AverageMean:
+		return "the mean over the ranks of each iteration's time (-a 1)"
+	case AverageMin:
+		return "the fastest rank's time of each iteration (-a 2)"
+	}
+	return "the slowest rank's time of each iteration (-a 3)"
+}
+
+// of combines the ranks' times v of one iteration.
+func (a Average) of(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	out := v[0]
+	switch a {
+	case AverageRank0:
+	case AverageMean:
+		for _, x := range v[1:] {
+			out += x
+		}
+		out /= float64(len(v))
+	case AverageMin:
+		for _, x := range v[1:] {
+			out = min(out, x)
+		}
+	default:
+		for _, x := range v[1:] {
+			out = max(out, x)
+		}
+	}
+	return out
+}
+
+// Blocking is nccl-tests' -z for ranks that are CPU threads or processes
+// (Method.Blocking). There, 0 launches every op on a GPU stream without
+// waiting and waits once at the end, 2 waits for each op, 1 waits and
+// joins a barrier after each op, 3 joins a barrier (untimed) after each
+// iteration. A rank here runs one op at a time on its communicator and
+// an op returns when its part is done: there is no stream to queue on, so
+// 0 and 2 time the same thing.
+type Blocking int
+
+// The modes of -z, by nccl-tests' numbers.
+const (
+	// BlockingNone issues the ops back to back with no synchronisation
+	// between them (the default).
+	BlockingNone Blocking = iota
+	// BlockingOpBarrier joins a barrier of every rank after each op,
+	// inside the timed region.
+	BlockingOpBarrier
+	// BlockingWait waits for each op before issuing the next: here the
+	// same as BlockingNone.
+	BlockingWait
+	// BlockingIterBarrier joins a barrier of every rank before each timed
+	// iteration, outside its time, so that every iteration starts with
+	// the ranks together.
+	BlockingIterBarrier
+)
+
+// describe says what b does here, for the header.
+func (b Blocking) describe() string {
+	switch b {
+	case BlockingOpBarrier:
+		return "a barrier after each op, timed with it (-z 1)"
+	case BlockingWait:
+		return "ops back to back, each waited for (-z 2, the same as 0 here)"
+	case BlockingIterBarrier:
+		return "an untimed barrier before each iteration (-z 3)"
+	}
+	return "ops back to back (-z 0)"
+}
+
+// MaxAggIters bounds -m.
+const MaxAggIters = 10_000
+
+// MaxUnalign bounds -u, in elements.
+const MaxUnalign = 1 << 20
+
+// MaxCheckIters bounds -c.
+const MaxCheckIters = 10_000
+
+// Validate reports the first thing wrong with m as a *kit.FieldError.
+func (m Method) Validate() error {
+	switch {
+	case m.Average < AverageMax || m.Average > AverageMin:
+		return kit.FieldErrorf("Average", " %d: want 0 to 3", m.Average.Flag())
+	case m.AggIters < 0 || m.AggIters > MaxAggIters:
+		return kit.FieldErrorf("AggIters", " %d: want 1 to %d ops per iteration", m.AggIters, MaxAggIters)
+	case m.Blocking < BlockingNone || m.Blocking > BlockingIterBarrier:
+		return kit.FieldErrorf("Blocking", " %d: want 0 to 3", int(m.Blocking))
+	case m.CheckIters < 0 || m.CheckIters > MaxCheckIters:
+		return kit.FieldErrorf("CheckIters", " %d: want 0 to %d checked runs per row", m.CheckIters, MaxCheckIters)
+	case m.Unalign < 0 || m.Unalign > MaxUnalign:
+		return kit.FieldErrorf("Unalign", " %d: want 0 to %d elements", m.Unalign, MaxUnalign)
+	}
+	return nil
+}
+
+// validateMethod checks m against the rest of the plan: CPU time is the
+// simulator's own on a backend in virtual time. The rest composes: with
+// --fusion an op is every bucket, --benchtime counts every op's time, and
+// --overlap's own iterations run one op each, as Blocking none.
+func (p Plan) validateMethod() error {
+	if err := p.Method.Validate(); err != nil {
+		return err
+	}
+	if p.CPUTime && capsOf(p.Backend).Simulated {
+		return kit.FieldErrorf("CPUTime", ": the %s backend's times are virtual, and its CPU time is the simulator's", p.Backend)
+	}
+	return nil
+}
+
+// aggIters is the ops of one timed iteration: AggIters, at least 1.
+func (m Method) aggIters() int { return max(m.AggIters, 1) }
+
+// checkRuns is the checked runs of a row: 0 without a check, else
+// CheckIters, at least 1.
+func (p Plan) checkRuns() int {
+	if !p.Check {
+		return 0
+	}
+	return max(p.CheckIters, 1)
+}
+
+// unalignBytes is the most bytes Unalign moves a buffer's start by: that
+// many elements of the largest data type swept.
+func (p Plan) unalignBytes() int64 {
+	var size int
+	for _, dt := range p.DTypes {
+		size = max(size, dt.Size())
+	}
+	return int64(p.Unalign) * int64(size)
+}
+
+// methodDescription says how the rows are measured, for the header.
+func (p Plan) methodDescription() string {
+	parts := []string{"time is " + p.Average.describe()}
+	if m := p.aggIters(); m > 1 {
+		parts = append(parts, fmt.Sprintf("each iteration issues %d ops back to back and its time is divided by %d (-m %d)", m, m, m))
+	}
+	parts = append(parts, p.Blocking.describe())
+	if p.CPUTime {
+		parts = append(parts, "cputime beside it: the process's CPU time (user+system) over the timed iterations per op and rank it hosts, combined as time is (-C)")
+	}
+	if c := p.checkRuns(); c > 1 {
+		parts = append(parts, fmt.Sprintf("%d checked runs a row on inputs filled anew, stopping at the first with a wrong element (-c %d)", c, c))
+	}
+	if p.Unalign > 0 {
+		parts = append(parts, fmt.Sprintf("buffers start %s past their aligned base (-u %d)", results.Count(p.Unalign, "element"), p.Unalign))
+	}
+	return strings.Join(parts, "; ")
+}
