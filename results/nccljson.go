@@ -82,10 +82,6 @@ func (j *NCCLJSON) Begin(h Header) error {
 	b.Reset()
 	fmt.Fprintf(b, `{"version":%d,"start_time":%s,"args":%s,"env":%s,"nccl_version":null,"config":{`,
 		NCCLJSONVersion, jstr(h.Started.Format(ncclTime)), jstrs(j.run.Args), jstrs(j.run.Env))
-	check := 0
-	if h.Check {
-		check = 1
-	}
 	// As nccl-tests: one device entry per process (its first rank), and
 	// ngpus ranks in each; every rank is a goroutine of rank 0's process
 	// when InProcess.
@@ -99,9 +95,11 @@ func (j *NCCLJSON) Begin(h Header) error {
 	} else {
 		fmt.Fprintf(b, `"step_factor":%s,`, jnum(j.run.StepFactor))
 	}
-	fmt.Fprintf(b, `"warmup_iters":%d,"iterations":%d,"aggregated_iterations":1,"validation":%d,"graph":0,`+
-		`"blocking_collectives":"false","per_iter_timing":"false","per_iter_skip":0,"parallel_init":"false","devices":[`,
-		h.Warmup, h.Iters, check)
+	// validation is -c's count of checked runs; blocking_collectives is
+	// nccl-tests' -z 1 (a barrier after each op).
+	fmt.Fprintf(b, `"warmup_iters":%d,"iterations":%d,"aggregated_iterations":%d,"validation":%d,"graph":0,`+
+		`"blocking_collectives":%q,"per_iter_timing":"false","per_iter_skip":0,"parallel_init":"false","devices":[`,
+		h.Warmup, h.Iters, max(h.AggIters, 1), checkIters(h), strconv.FormatBool(h.Blocking == 1))
 	for p := range max(1, (h.Ranks+per-1)/per) {
 		if p > 0 {
 			b.WriteByte(',')

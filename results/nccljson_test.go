@@ -245,3 +245,24 @@ func TestNCCLJSONDevicesPerProcess(t *testing.T) {
 		})
 	}
 }
+
+func TestNCCLJSONMethod(t *testing.T) {
+	// The config says how the rows were measured: -m, -c N and -z 1.
+	h := fmtHeader()
+	h.AggIters, h.CheckIters, h.Blocking = 4, 3, 1
+	var buf bytes.Buffer
+	writeAll(t, NewNCCLJSON(&buf, NCCLJSONRun{InProcess: true}), h, nil)
+	var rep struct {
+		Config struct {
+			Agg      int    `json:"aggregated_iterations"`
+			Check    int    `json:"validation"`
+			Blocking string `json:"blocking_collectives"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if c := rep.Config; c.Agg != 4 || c.Check != 3 || c.Blocking != "true" {
+		t.Errorf("config %+v, want aggregated_iterations 4, validation 3, blocking true", c)
+	}
+}
