@@ -82,11 +82,37 @@ func TestLogCSV(t *testing.T) {
 // TestCompareLogs checks that compare reads two nccl-tests logs, shows
 // the change of their means, and says what one mean a side cannot decide.
 func TestCompareLogs(t *testing.T) {
-	old, err := ReadSamples("testdata/logs/before.log")
+	// The logs themselves, and the CSV convert makes of them, compare the
+	// same: one mean a side, marked and noted.
+	asCSV := func(t *testing.T, name string) string {
+		var buf bytes.Buffer
+		c := NewCSV(&buf)
+		for _, run := range logRuns(t, name) {
+			writeAll(t, c, run.Header, run.Records)
+		}
+		path := filepath.Join(t.TempDir(), name+".csv")
+		if err := os.WriteFile(path, buf.Bytes(), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, form := range []string{"log", "converted CSV"} {
+		t.Run(form, func(t *testing.T) {
+			before, after := "testdata/logs/before.log", "testdata/logs/after.log"
+			if form != "log" {
+				before, after = asCSV(t, "before.log"), asCSV(t, "after.log")
+			}
+			compareLogs(t, before, after)
+		})
+	}
+}
+
+func compareLogs(t *testing.T, before, after string) {
+	old, err := ReadSamples(before)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur, err := ReadSamples("testdata/logs/after.log")
+	cur, err := ReadSamples(after)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -253,11 +253,24 @@ func (s *Samples) readCSV(r io.Reader) error {
 				return "" // a column added after the file was written
 			})
 			rows = append(rows, r)
+			// Rows convert read from another tool's log are one mean
+			// each, as the log itself (see Compare's Means).
+			if src := get(row, col, "source"); src != "" && src != SourceOurs {
+				s.Source = src
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", s.Path, line, err)
 		}
 	}
+}
+
+// get returns the field of row in column c, "" when the header has none.
+func get(row []string, col map[string]int, c string) string {
+	if i, ok := col[c]; ok && i < len(row) {
+		return row[i]
+	}
+	return ""
 }
 
 // csvRow is the part of a CSV row that Samples keeps.
