@@ -46,28 +46,43 @@ const (
 )
 
 type sendReq struct {
-	buf   []byte
-	peer  int           // destination rank, for errors
-	mu    sync.Mutex    // guards state and err
-	done  chan struct{} // closed when the receiver has finished with buf
+	buf  []byte
+	peer int        // destination rank, for errors
+	mu   sync.Mutex // guards state, err and done
+	// fin is set, after state and err, when the send has ended (sendDone
+	// or sendAbandoned): a sender polling it reads err without the lock.
+	fin atomic.Bool
+	// done is made only when the sender parks, and closed when the send
+	// ends: most sends on an idle processor end while their sender polls,
+	// and a channel per send was a tenth of a small message's cost.
+	done  chan struct{}
 	state int
 	err   error
 	spin  bool // poll before parking (World.spin)
 	call  backends.Call
 }
 
+// endLocked ends the send in state (sendDone or sendAbandoned) with err,
+// waking a parked sender. s.mu must be held.
+func (s *sendReq) endLocked(state int, err error) {
+	s.state, s.err = state, err
+	s.fin.Store(true)
+	if s.done != nil {
+		close(s.done)
+	}
+}
+
 func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 	if err := e.check(peer); err != nil {
 		return failed{fmt.Errorf("send to rank %d: %w", peer, err)}
 	}
-	s := &sendReq{buf: buf, peer: peer, done: make(chan struct{}), spin: e.w.spin, call: e.call}
+	s := &sendReq{buf: buf, peer: peer, spin: e.w.spin, call: e.call}
 	l := e.w.link(e.rank, peer)
 	l.mu.Lock()
 	if err := l.dropped; err != nil {
 		// Failed as a request of its own kind, which says what it was.
 		l.mu.Unlock()
-		s.state, s.err = sendAbandoned, fmt.Errorf("send to rank %d: %w", peer, err)
-		close(s.done)
+		s.endLocked(sendAbandoned, fmt.Errorf("send to rank %d: %w", peer, err)) // not yet shared
 		return s
 	}
 	l.sends[l.nextSend] = s
@@ -85,35 +100,39 @@ func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 // Wait blocks until the receiver has read buf.
 func (s *sendReq) Wait(ctx context.Context) error {
 	if s.spin {
-		spinUntil(func() bool {
-			select {
-			case <-s.done:
-				return true
-			default:
-				return false
-			}
-		})
+		spinUntil(s.fin.Load)
 	}
+	if s.fin.Load() {
+		return s.err
+	}
+	s.mu.Lock()
+	if s.fin.Load() {
+		s.mu.Unlock()
+		return s.err
+	}
+	if s.done == nil {
+		s.done = make(chan struct{})
+	}
+	done := s.done
+	s.mu.Unlock()
 	select {
-	case <-s.done:
+	case <-done:
 		return s.err
 	case <-ctx.Done():
 	}
 	s.mu.Lock()
 	switch s.state {
 	case sendPosted:
-		s.state = sendAbandoned
-		s.err = fmt.Errorf("send to rank %d: %w", s.peer, backends.ContextError(ctx))
-		close(s.done)
+		s.endLocked(sendAbandoned, fmt.Errorf("send to rank %d: %w", s.peer, backends.ContextError(ctx)))
 		s.mu.Unlock()
 		return s.err
-	case sendAbandoned:
+	case sendAbandoned, sendDone:
 		s.mu.Unlock()
 		return s.err
 	}
 	s.mu.Unlock()
 	// The receiver is copying; that ends without waiting on anyone.
-	<-s.done
+	<-done
 	return s.err
 }
 
@@ -231,10 +250,8 @@ func (r *recvReq) take(ctx context.Context) (*sendReq, error) {
 
 func (s *sendReq) finish(err error) {
 	s.mu.Lock()
-	s.state = sendDone
-	s.err = err
+	s.endLocked(sendDone, err)
 	s.mu.Unlock()
-	close(s.done)
 }
 
 // failed is a request that failed when it was posted.

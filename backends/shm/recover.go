@@ -76,9 +76,7 @@ func (l *link) drop(err error) {
 		delete(l.sends, k)
 		s.mu.Lock()
 		if s.state == sendPosted {
-			s.state = sendAbandoned
-			s.err = fmt.Errorf("send to rank %d: %w", s.peer, err)
-			close(s.done)
+			s.endLocked(sendAbandoned, fmt.Errorf("send to rank %d: %w", s.peer, err))
 		}
 		s.mu.Unlock()
 	}
