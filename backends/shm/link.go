@@ -22,10 +22,15 @@ type link struct {
 	sends map[uint64]*sendReq
 	// nextSend and nextRecv are the next tickets to hand out.
 	nextSend, nextRecv uint64
-	// posted is closed, and replaced, when a send is posted while the
-	// receiver is parked on it (waiting).
-	posted  chan struct{}
+	// bell rings (holds a token) when a send is posted, or the link
+	// dropped, while the receiver is parked on it (waiting). A ring may
+	// be stale: a woken receiver looks again. One channel for the link's
+	// life, where closing and replacing one made a channel per wake-up.
+	bell    chan struct{}
 	waiting bool
+	// sendBell rings when a send whose sender is parked on it ends
+	// (sendReq.parked): the sender's doorbell, as bell is the receiver's.
+	sendBell chan struct{}
 	// sent mirrors nextSend for receivers that poll without the lock.
 	sent atomic.Uint64
 	// dropped, once set (DropLink), fails every send and receive on the
@@ -34,7 +39,15 @@ type link struct {
 }
 
 func newLink() *link {
-	return &link{sends: map[uint64]*sendReq{}, posted: make(chan struct{})}
+	return &link{sends: map[uint64]*sendReq{}, bell: make(chan struct{}, 1), sendBell: make(chan struct{}, 1)}
+}
+
+// ring leaves a token in bell unless one is there already.
+func ring(bell chan struct{}) {
+	select {
+	case bell <- struct{}{}:
+	default:
+	}
 }
 
 // Send states.
@@ -52,14 +65,15 @@ type sendReq struct {
 	// fin is set, after state and err, when the send has ended (sendDone
 	// or sendAbandoned): a sender polling it reads err without the lock.
 	fin atomic.Bool
-	// done is made only when the sender parks, and closed when the send
-	// ends: most sends on an idle processor end while their sender polls,
-	// and a channel per send was a tenth of a small message's cost.
-	done  chan struct{}
-	state int
-	err   error
-	spin  bool // poll before parking (World.spin)
-	call  backends.Call
+	// parked is set while the sender waits on bell (its link's sendBell),
+	// which the send's end then rings. A channel per send, closed at its
+	// end, was a tenth of a small message's cost.
+	parked bool
+	bell   chan struct{}
+	state  int
+	err    error
+	spin   bool // poll before parking (World.spin)
+	call   backends.Call
 }
 
 // endLocked ends the send in state (sendDone or sendAbandoned) with err,
@@ -67,8 +81,9 @@ type sendReq struct {
 func (s *sendReq) endLocked(state int, err error) {
 	s.state, s.err = state, err
 	s.fin.Store(true)
-	if s.done != nil {
-		close(s.done)
+	if s.parked {
+		s.parked = false
+		ring(s.bell)
 	}
 }
 
@@ -76,8 +91,8 @@ func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 	if err := e.check(peer); err != nil {
 		return failed{fmt.Errorf("send to rank %d: %w", peer, err)}
 	}
-	s := &sendReq{buf: buf, peer: peer, spin: e.w.spin, call: e.call}
 	l := e.w.link(e.rank, peer)
+	s := &sendReq{buf: buf, peer: peer, spin: e.w.spin, call: e.call, bell: l.sendBell}
 	l.mu.Lock()
 	if err := l.dropped; err != nil {
 		// Failed as a request of its own kind, which says what it was.
@@ -89,9 +104,8 @@ func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 	l.nextSend++
 	l.sent.Store(l.nextSend)
 	if l.waiting {
-		close(l.posted)
-		l.posted = make(chan struct{})
 		l.waiting = false
+		ring(l.bell)
 	}
 	l.mu.Unlock()
 	return s
@@ -102,38 +116,39 @@ func (s *sendReq) Wait(ctx context.Context) error {
 	if s.spin {
 		spinUntil(s.fin.Load)
 	}
-	if s.fin.Load() {
-		return s.err
+	for !s.park() {
+		select {
+		case <-s.bell:
+		case <-ctx.Done():
+			s.mu.Lock()
+			if s.state == sendPosted {
+				s.endLocked(sendAbandoned, fmt.Errorf("send to rank %d: %w", s.peer, backends.ContextError(ctx)))
+			}
+			s.mu.Unlock()
+			// Ended, or the receiver is copying, which ends without
+			// waiting on anyone.
+			for !s.park() {
+				<-s.bell
+			}
+			return s.err
+		}
 	}
-	s.mu.Lock()
-	if s.fin.Load() {
-		s.mu.Unlock()
-		return s.err
-	}
-	if s.done == nil {
-		s.done = make(chan struct{})
-	}
-	done := s.done
-	s.mu.Unlock()
-	select {
-	case <-done:
-		return s.err
-	case <-ctx.Done():
-	}
-	s.mu.Lock()
-	switch s.state {
-	case sendPosted:
-		s.endLocked(sendAbandoned, fmt.Errorf("send to rank %d: %w", s.peer, backends.ContextError(ctx)))
-		s.mu.Unlock()
-		return s.err
-	case sendAbandoned, sendDone:
-		s.mu.Unlock()
-		return s.err
-	}
-	s.mu.Unlock()
-	// The receiver is copying; that ends without waiting on anyone.
-	<-done
 	return s.err
+}
+
+// park reports whether the send has ended; if not, it marks the sender
+// parked, so that the end rings its bell.
+func (s *sendReq) park() bool {
+	if s.fin.Load() {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fin.Load() {
+		return true
+	}
+	s.parked = true
+	return false
 }
 
 type recvReq struct {
@@ -238,10 +253,9 @@ func (r *recvReq) take(ctx context.Context) (*sendReq, error) {
 			return s, nil
 		}
 		l.waiting = true
-		posted := l.posted
 		l.mu.Unlock()
 		select {
-		case <-posted:
+		case <-l.bell:
 		case <-ctx.Done():
 			return nil, backends.ContextError(ctx)
 		}

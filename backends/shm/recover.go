@@ -81,9 +81,8 @@ func (l *link) drop(err error) {
 		s.mu.Unlock()
 	}
 	if l.waiting {
-		close(l.posted)
-		l.posted = make(chan struct{})
 		l.waiting = false
+		ring(l.bell)
 	}
 }
 
