@@ -19,7 +19,7 @@ import (
 type link struct {
 	mu sync.Mutex // guards the fields below
 	// sends holds posted sends not yet taken, by ticket.
-	sends map[uint64]*sendReq
+	sends sendQueue
 	// nextSend and nextRecv are the next tickets to hand out.
 	nextSend, nextRecv uint64
 	// bell rings (holds a token) when a send is posted, or the link
@@ -39,7 +39,7 @@ type link struct {
 }
 
 func newLink() *link {
-	return &link{sends: map[uint64]*sendReq{}, bell: make(chan struct{}, 1), sendBell: make(chan struct{}, 1)}
+	return &link{bell: make(chan struct{}, 1), sendBell: make(chan struct{}, 1)}
 }
 
 // ring leaves a token in bell unless one is there already.
@@ -100,7 +100,7 @@ func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 		s.endLocked(sendAbandoned, fmt.Errorf("send to rank %d: %w", peer, err)) // not yet shared
 		return s
 	}
-	l.sends[l.nextSend] = s
+	l.sends.push(s)
 	l.nextSend++
 	l.sent.Store(l.nextSend)
 	if l.waiting {
@@ -246,9 +246,8 @@ func (r *recvReq) take(ctx context.Context) (*sendReq, error) {
 			l.mu.Unlock()
 			return nil, err
 		}
-		s, ok := l.sends[r.ticket]
+		s, ok := l.sends.take(r.ticket)
 		if ok {
-			delete(l.sends, r.ticket)
 			l.mu.Unlock()
 			return s, nil
 		}
