@@ -44,12 +44,10 @@ type pollReader struct {
 	// running and polling when the data lands, with no wake-up. With
 	// posted nil the reader parks in the network poller instead.
 	posted func()
-	// spin is how long this reader polls for its next message: up to
-	// spinBudget while polling pays, nothing once it does not (see
-	// spinFor); waits counts the waits since polling stopped, to try it
-	// again now and then.
-	spin  time.Duration
-	waits int
+	// credit says whether polling pays (see spinFor); waits counts the
+	// waits since it stopped, to try it again now and then.
+	credit int
+	waits  int
 }
 
 // preempted is the gap between two polls that says the host ran something
@@ -57,42 +55,55 @@ type pollReader struct {
 const preempted = 10 * time.Microsecond
 
 // probeEvery is how often, in waits, a reader that has stopped polling
-// polls again (for spinBudget/8) to see whether it pays once more.
+// polls again to see whether it pays once more.
 const probeEvery = 16
 
-// spinFor returns how long to poll for the message now awaited. On a host
-// whose other work keeps the peer from running, polls run out without
-// data, end with data only in their second half, or are cut short by the
-// host's scheduler: any of these stops polling (polled) until a probe
-// wins again, and each early win adds an eighth of spinBudget back (won).
-// Measured over loopback with two ranks on a loaded two-CPU host, a fixed
-// 50us made a 1 KiB allreduce's median 4 times that of not polling.
+// Polling's credit: an early win adds one, up to maxCredit; a poll that
+// runs out, is cut short by the host, or ends with data only in its second
+// half takes lostCredit; at zero the reader stops polling until a probe
+// wins early, which restores probeCredit.
+const (
+	maxCredit   = 8
+	lostCredit  = 4
+	probeCredit = 4
+)
+
+// spinFor returns how long to poll for the message now awaited:
+// spinBudget while polling pays, else nothing but for a probe every
+// probeEvery waits. On a host whose other work keeps the peer from
+// running, polls run out, end with data only late, or are cut short by the
+// scheduler, and polling only adds to the CPUs' queue: measured over
+// loopback with two ranks on a loaded two-CPU host, a fixed 50us made a
+// 1 KiB allreduce's median 4 times that of not polling. Where a poll
+// rarely loses, as on an idle host, the credit keeps it polling.
 func (p *pollReader) spinFor() time.Duration {
-	if p.spin > 0 {
-		return p.spin
+	if p.credit > 0 {
+		return spinBudget
 	}
 	p.waits++
 	if p.waits%probeEvery == 0 {
-		return spinBudget / 8
+		return spinBudget
 	}
 	return 0
 }
 
-// polled records a poll that ran out without data.
+// polled records a poll that ran out without data, or was cut short.
 func (p *pollReader) polled() {
-	p.spin = 0
+	p.credit = max(0, p.credit-lostCredit)
 }
 
 // won records a poll of d that ended with data, left time before it
 // would have run out. Data that came only in the poll's second half
-// counts as a poll run out: the wait was mostly the peer not running.
+// counts as a poll lost: the wait was mostly the peer not running.
 func (p *pollReader) won(left, d time.Duration) {
-	if left < d/2 {
+	switch {
+	case left < d/2:
 		p.polled()
-		return
+	case p.credit == 0:
+		p.credit, p.waits = probeCredit, 0
+	default:
+		p.credit = min(maxCredit, p.credit+1)
 	}
-	p.spin = min(spinBudget, p.spin+spinBudget/8)
-	p.waits = 0
 }
 
 // newPollReader wraps conn, or returns conn itself when it is not a
@@ -106,7 +117,7 @@ func newPollReader(conn net.Conn, state func() (bool, bool, bool), writing func(
 	if err != nil {
 		return conn
 	}
-	return &pollReader{rc: rc, state: state, writing: writing, posted: posted, spin: spinBudget}
+	return &pollReader{rc: rc, state: state, writing: writing, posted: posted, credit: maxCredit}
 }
 
 func (p *pollReader) Read(b []byte) (int, error) {

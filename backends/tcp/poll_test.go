@@ -1,53 +1,54 @@
 package tcp
 
-import (
-	"testing"
-	"time"
-)
+import "testing"
 
-// TestAdaptiveSpin checks how long a reader polls after a history of
-// polls that ended with data early (won with most of the time left), late
-// (won with little left) or not at all (polled).
+// TestAdaptiveSpin checks whether a reader polls after a history of polls
+// that ended with data early (won with most of the time left), late (won
+// with little left) or not at all (lost), and that a reader that has
+// stopped probes now and then.
 func TestAdaptiveSpin(t *testing.T) {
 	budget := spinBudget
 	if budget <= 0 {
 		t.Skip("polling is off (HCCL_TEST_SPIN=0)")
 	}
-	// A stopped reader's probe polls for budget/8.
-	poll := func(p *pollReader) time.Duration { return max(p.spin, budget/8) }
-	early := func(p *pollReader) { p.won(poll(p), poll(p)) }
-	late := func(p *pollReader) { p.won(0, poll(p)) }
+	early := func(p *pollReader) { p.won(budget, budget) }
+	late := func(p *pollReader) { p.won(budget/4, budget) }
 	lost := (*pollReader).polled
 	tests := []struct {
 		name    string
 		history []func(*pollReader)
-		want    time.Duration
+		polls   bool
 	}{
-		{"fresh", nil, budget},
-		{"early wins keep polling", []func(*pollReader){early, early, early}, budget},
-		{"a poll run out stops it", []func(*pollReader){early, lost}, 0},
-		{"a late win stops it", []func(*pollReader){late}, 0},
-		{"a probe that wins resumes", []func(*pollReader){lost, early}, budget / 8},
-		{"a probe that wins late does not", []func(*pollReader){lost, late}, 0},
-		{"wins grow it back", []func(*pollReader){lost, early, early, early}, 3 * budget / 8},
+		{"fresh", nil, true},
+		{"early wins", []func(*pollReader){early, early, early}, true},
+		{"one poll lost of many", []func(*pollReader){early, lost, early, early, lost}, true},
+		{"two in a row lost", []func(*pollReader){lost, lost}, false},
+		{"late wins count as lost", []func(*pollReader){late, late}, false},
+		{"lost half the time", []func(*pollReader){early, lost, early, lost, early, lost, early, lost}, false},
+		{"a probe that wins resumes", []func(*pollReader){lost, lost, early}, true},
+		{"a probe that wins late does not", []func(*pollReader){lost, lost, late}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &pollReader{spin: budget}
+			p := &pollReader{credit: maxCredit}
 			for _, f := range tc.history {
 				f(p)
 			}
-			if p.spin != tc.want {
-				t.Fatalf("polls for %v, want %v", p.spin, tc.want)
+			if got := p.spinFor() > 0; got != tc.polls {
+				t.Fatalf("polls: %v, want %v (credit %d)", got, tc.polls, p.credit)
 			}
 		})
 	}
-	// Stopped, it probes once every probeEvery waits.
+	// Stopped, it probes, for the whole budget, once every probeEvery waits.
 	p := &pollReader{}
 	probes := 0
 	for range 10 * probeEvery {
-		if p.spinFor() > 0 {
+		switch d := p.spinFor(); d {
+		case 0:
+		case budget:
 			probes++
+		default:
+			t.Fatalf("a probe polls for %v, want %v", d, budget)
 		}
 	}
 	if probes != 10 {
