@@ -14,6 +14,10 @@
 # MPI's time / our time, which is also our busbw / MPI's busbw; above 1 means
 # ours is faster.
 #
+# This answers how our algorithms compare with Open MPI's inside one
+# harness. Which tool is faster as each is measured by its users (Open MPI's
+# own benchmark, Gloo's, iperf3) is scripts/vs-peers.sh's question.
+#
 #   scripts/vs-mpi.sh
 #   REPS=3 scripts/vs-mpi.sh                 # best of 3 per row and side
 #   HCCL_TEST=/tmp/hccl-test-mpi scripts/vs-mpi.sh

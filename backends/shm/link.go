@@ -19,13 +19,18 @@ import (
 type link struct {
 	mu sync.Mutex // guards the fields below
 	// sends holds posted sends not yet taken, by ticket.
-	sends map[uint64]*sendReq
+	sends sendQueue
 	// nextSend and nextRecv are the next tickets to hand out.
 	nextSend, nextRecv uint64
-	// posted is closed, and replaced, when a send is posted while the
-	// receiver is parked on it (waiting).
-	posted  chan struct{}
+	// bell rings (holds a token) when a send is posted, or the link
+	// dropped, while the receiver is parked on it (waiting). A ring may
+	// be stale: a woken receiver looks again. One channel for the link's
+	// life, where closing and replacing one made a channel per wake-up.
+	bell    chan struct{}
 	waiting bool
+	// sendBell rings when a send whose sender is parked on it ends
+	// (sendReq.parked): the sender's doorbell, as bell is the receiver's.
+	sendBell chan struct{}
 	// sent mirrors nextSend for receivers that poll without the lock.
 	sent atomic.Uint64
 	// dropped, once set (DropLink), fails every send and receive on the
@@ -34,7 +39,15 @@ type link struct {
 }
 
 func newLink() *link {
-	return &link{sends: map[uint64]*sendReq{}, posted: make(chan struct{})}
+	return &link{bell: make(chan struct{}, 1), sendBell: make(chan struct{}, 1)}
+}
+
+// ring leaves a token in bell unless one is there already.
+func ring(bell chan struct{}) {
+	select {
+	case bell <- struct{}{}:
+	default:
+	}
 }
 
 // Send states.
@@ -46,37 +59,53 @@ const (
 )
 
 type sendReq struct {
-	buf   []byte
-	peer  int           // destination rank, for errors
-	mu    sync.Mutex    // guards state and err
-	done  chan struct{} // closed when the receiver has finished with buf
-	state int
-	err   error
-	spin  bool // poll before parking (World.spin)
-	call  backends.Call
+	buf  []byte
+	peer int        // destination rank, for errors
+	mu   sync.Mutex // guards state, err and done
+	// fin is set, after state and err, when the send has ended (sendDone
+	// or sendAbandoned): a sender polling it reads err without the lock.
+	fin atomic.Bool
+	// parked is set while the sender waits on bell (its link's sendBell),
+	// which the send's end then rings. A channel per send, closed at its
+	// end, was a tenth of a small message's cost.
+	parked bool
+	bell   chan struct{}
+	state  int
+	err    error
+	spin   bool // poll before parking (World.spin)
+	call   backends.Call
+}
+
+// endLocked ends the send in state (sendDone or sendAbandoned) with err,
+// waking a parked sender. s.mu must be held.
+func (s *sendReq) endLocked(state int, err error) {
+	s.state, s.err = state, err
+	s.fin.Store(true)
+	if s.parked {
+		s.parked = false
+		ring(s.bell)
+	}
 }
 
 func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 	if err := e.check(peer); err != nil {
 		return failed{fmt.Errorf("send to rank %d: %w", peer, err)}
 	}
-	s := &sendReq{buf: buf, peer: peer, done: make(chan struct{}), spin: e.w.spin, call: e.call}
 	l := e.w.link(e.rank, peer)
+	s := &sendReq{buf: buf, peer: peer, spin: e.w.spin, call: e.call, bell: l.sendBell}
 	l.mu.Lock()
 	if err := l.dropped; err != nil {
 		// Failed as a request of its own kind, which says what it was.
 		l.mu.Unlock()
-		s.state, s.err = sendAbandoned, fmt.Errorf("send to rank %d: %w", peer, err)
-		close(s.done)
+		s.endLocked(sendAbandoned, fmt.Errorf("send to rank %d: %w", peer, err)) // not yet shared
 		return s
 	}
-	l.sends[l.nextSend] = s
+	l.sends.push(s)
 	l.nextSend++
 	l.sent.Store(l.nextSend)
 	if l.waiting {
-		close(l.posted)
-		l.posted = make(chan struct{})
 		l.waiting = false
+		ring(l.bell)
 	}
 	l.mu.Unlock()
 	return s
@@ -85,36 +114,41 @@ func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 // Wait blocks until the receiver has read buf.
 func (s *sendReq) Wait(ctx context.Context) error {
 	if s.spin {
-		spinUntil(func() bool {
-			select {
-			case <-s.done:
-				return true
-			default:
-				return false
-			}
-		})
+		spinUntil(s.fin.Load)
 	}
-	select {
-	case <-s.done:
-		return s.err
-	case <-ctx.Done():
+	for !s.park() {
+		select {
+		case <-s.bell:
+		case <-ctx.Done():
+			s.mu.Lock()
+			if s.state == sendPosted {
+				s.endLocked(sendAbandoned, fmt.Errorf("send to rank %d: %w", s.peer, backends.ContextError(ctx)))
+			}
+			s.mu.Unlock()
+			// Ended, or the receiver is copying, which ends without
+			// waiting on anyone.
+			for !s.park() {
+				<-s.bell
+			}
+			return s.err
+		}
+	}
+	return s.err
+}
+
+// park reports whether the send has ended; if not, it marks the sender
+// parked, so that the end rings its bell.
+func (s *sendReq) park() bool {
+	if s.fin.Load() {
+		return true
 	}
 	s.mu.Lock()
-	switch s.state {
-	case sendPosted:
-		s.state = sendAbandoned
-		s.err = fmt.Errorf("send to rank %d: %w", s.peer, backends.ContextError(ctx))
-		close(s.done)
-		s.mu.Unlock()
-		return s.err
-	case sendAbandoned:
-		s.mu.Unlock()
-		return s.err
+	defer s.mu.Unlock()
+	if s.fin.Load() {
+		return true
 	}
-	s.mu.Unlock()
-	// The receiver is copying; that ends without waiting on anyone.
-	<-s.done
-	return s.err
+	s.parked = true
+	return false
 }
 
 type recvReq struct {
@@ -212,17 +246,15 @@ func (r *recvReq) take(ctx context.Context) (*sendReq, error) {
 			l.mu.Unlock()
 			return nil, err
 		}
-		s, ok := l.sends[r.ticket]
+		s, ok := l.sends.take(r.ticket)
 		if ok {
-			delete(l.sends, r.ticket)
 			l.mu.Unlock()
 			return s, nil
 		}
 		l.waiting = true
-		posted := l.posted
 		l.mu.Unlock()
 		select {
-		case <-posted:
+		case <-l.bell:
 		case <-ctx.Done():
 			return nil, backends.ContextError(ctx)
 		}
@@ -231,10 +263,8 @@ func (r *recvReq) take(ctx context.Context) (*sendReq, error) {
 
 func (s *sendReq) finish(err error) {
 	s.mu.Lock()
-	s.state = sendDone
-	s.err = err
+	s.endLocked(sendDone, err)
 	s.mu.Unlock()
-	close(s.done)
 }
 
 // failed is a request that failed when it was posted.

@@ -43,7 +43,7 @@ func (e *endpoint) Recover(ctx context.Context, seq uint64) error {
 func (l *link) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	clear(l.sends)
+	l.sends.reset()
 	l.nextSend, l.nextRecv = 0, 0
 	l.sent.Store(0)
 	l.waiting = false
@@ -72,20 +72,16 @@ func (l *link) drop(err error) {
 		return
 	}
 	l.dropped = err
-	for k, s := range l.sends {
-		delete(l.sends, k)
+	l.sends.drain(func(s *sendReq) {
 		s.mu.Lock()
 		if s.state == sendPosted {
-			s.state = sendAbandoned
-			s.err = fmt.Errorf("send to rank %d: %w", s.peer, err)
-			close(s.done)
+			s.endLocked(sendAbandoned, fmt.Errorf("send to rank %d: %w", s.peer, err))
 		}
 		s.mu.Unlock()
-	}
+	})
 	if l.waiting {
-		close(l.posted)
-		l.posted = make(chan struct{})
 		l.waiting = false
+		ring(l.bell)
 	}
 }
 

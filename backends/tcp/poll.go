@@ -44,6 +44,66 @@ type pollReader struct {
 	// running and polling when the data lands, with no wake-up. With
 	// posted nil the reader parks in the network poller instead.
 	posted func()
+	// credit says whether polling pays (see spinFor); waits counts the
+	// waits since it stopped, to try it again now and then.
+	credit int
+	waits  int
+}
+
+// preempted is the gap between two polls that says the host ran something
+// else in between: one poll (a read and a yield) takes about a microsecond.
+const preempted = 10 * time.Microsecond
+
+// probeEvery is how often, in waits, a reader that has stopped polling
+// polls again to see whether it pays once more.
+const probeEvery = 16
+
+// Polling's credit: an early win adds one, up to maxCredit; a poll that
+// runs out, is cut short by the host, or ends with data only in its second
+// half takes lostCredit; at zero the reader stops polling until a probe
+// wins early, which restores probeCredit.
+const (
+	maxCredit   = 8
+	lostCredit  = 4
+	probeCredit = 4
+)
+
+// spinFor returns how long to poll for the message now awaited:
+// spinBudget while polling pays, else nothing but for a probe every
+// probeEvery waits. On a host whose other work keeps the peer from
+// running, polls run out, end with data only late, or are cut short by the
+// scheduler, and polling only adds to the CPUs' queue: measured over
+// loopback with two ranks on a loaded two-CPU host, a fixed 50us made a
+// 1 KiB allreduce's median 4 times that of not polling. Where a poll
+// rarely loses, as on an idle host, the credit keeps it polling.
+func (p *pollReader) spinFor() time.Duration {
+	if p.credit > 0 {
+		return spinBudget
+	}
+	p.waits++
+	if p.waits%probeEvery == 0 {
+		return spinBudget
+	}
+	return 0
+}
+
+// polled records a poll that ran out without data, or was cut short.
+func (p *pollReader) polled() {
+	p.credit = max(0, p.credit-lostCredit)
+}
+
+// won records a poll of d that ended with data, left time before it
+// would have run out. Data that came only in the poll's second half
+// counts as a poll lost: the wait was mostly the peer not running.
+func (p *pollReader) won(left, d time.Duration) {
+	switch {
+	case left < d/2:
+		p.polled()
+	case p.credit == 0:
+		p.credit, p.waits = probeCredit, 0
+	default:
+		p.credit = min(maxCredit, p.credit+1)
+	}
 }
 
 // newPollReader wraps conn, or returns conn itself when it is not a
@@ -57,7 +117,7 @@ func newPollReader(conn net.Conn, state func() (bool, bool, bool), writing func(
 	if err != nil {
 		return conn
 	}
-	return &pollReader{rc: rc, state: state, writing: writing, posted: posted}
+	return &pollReader{rc: rc, state: state, writing: writing, posted: posted, credit: maxCredit}
 }
 
 func (p *pollReader) Read(b []byte) (int, error) {
@@ -66,7 +126,8 @@ func (p *pollReader) Read(b []byte) (int, error) {
 	}
 	var n int
 	var rerr error
-	var until time.Time
+	var until, last time.Time
+	var polling time.Duration // how long this wait polls
 	err := p.rc.Read(func(fd uintptr) bool {
 		for {
 			n, rerr = rawRead(fd, b)
@@ -74,6 +135,9 @@ func (p *pollReader) Read(b []byte) (int, error) {
 				continue
 			}
 			if rerr != syscall.EAGAIN {
+				if !until.IsZero() && rerr == nil && n > 0 {
+					p.won(time.Until(until), polling)
+				}
 				return true
 			}
 			posted, filling, ended := p.state()
@@ -96,11 +160,22 @@ func (p *pollReader) Read(b []byte) (int, error) {
 			}
 			now := time.Now()
 			if until.IsZero() {
-				until = now.Add(spinBudget)
-			}
-			if now.After(until) {
+				polling = p.spinFor()
+				if polling <= 0 {
+					return false
+				}
+				until = now.Add(polling)
+			} else if now.Sub(last) > preempted {
+				// The host took the CPU away mid-poll: other work
+				// wants it, and polling only adds to the queue.
+				p.polled()
 				return false
 			}
+			if now.After(until) {
+				p.polled()
+				return false
+			}
+			last = now
 			runtime.Gosched()
 		}
 	})
