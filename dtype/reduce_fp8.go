@@ -15,14 +15,16 @@ import "sync"
 // f8OpTable holds op(a, b) at index a<<8 | b.
 type f8OpTable [1 << 16]uint8
 
-// f8Tables holds the tables of both formats, indexed [format][op] with
-// format 0 for E4M3 and 1 for E5M2; Avg and MulSum share Sum's.
-type f8Tables [2][Min + 1]*f8OpTable
+// f8Tables holds one table per format (0 for E4M3, 1 for E5M2) and op,
+// each built on first use: a table takes about 3 ms to build, which a
+// process that never reduces fp8 need not pay, and only the ops a run
+// uses take cache. It is a package-level variable rather than set by an
+// init function, so that it is ready before the kernel tables
+// (portableReducers) that capture it.
+var f8Tables = makeF8Tables()
 
-// f8TablesOnce builds the tables on first use: building all eight takes
-// milliseconds, which a process that never reduces fp8 need not pay.
-var f8TablesOnce = sync.OnceValue(func() *f8Tables {
-	var t f8Tables
+// makeF8Tables returns the builders of f8Tables.
+func makeF8Tables() (t [2][Min + 1]func() *f8OpTable) {
 	ops := [...]func(x, y float32) float32{
 		Sum:  func(x, y float32) float32 { return x + y },
 		Prod: func(x, y float32) float32 { return x * y },
@@ -31,18 +33,20 @@ var f8TablesOnce = sync.OnceValue(func() *f8Tables {
 	}
 	for fi, dt := range [...]DType{F8E4M3, F8E5M2} {
 		for op := Sum; op <= Min; op++ {
-			tbl := new(f8OpTable)
-			for a := range 256 {
-				x := f8ToF32(dt, uint8(a))
-				for b := range 256 {
-					tbl[a<<8|b] = f32ToF8(dt, ops[op](x, f8ToF32(dt, uint8(b))))
+			t[fi][op] = sync.OnceValue(func() *f8OpTable {
+				tbl := new(f8OpTable)
+				for a := range 256 {
+					x := f8ToF32(dt, uint8(a))
+					for b := range 256 {
+						tbl[a<<8|b] = f32ToF8(dt, ops[op](x, f8ToF32(dt, uint8(b))))
+					}
 				}
-			}
-			t[fi][op] = tbl
+				return tbl
+			})
 		}
 	}
-	return &t
-})
+	return t
+}
 
 // f32ToF8 narrows f to fp8 type dt.
 func f32ToF8(dt DType, f float32) uint8 {
@@ -58,11 +62,12 @@ func f8Kernel(dt DType, op ReduceOp) ReduceFunc {
 	if dt == F8E5M2 {
 		fi = 1
 	}
+	table := f8Tables[fi][op]
 	return func(dst, a, b []byte) {
 		if len(a) < len(dst) || len(b) < len(dst) {
 			badLength(len(dst), min(len(a), len(b)), 1)
 		}
-		tbl := f8TablesOnce()[fi][op]
+		tbl := table()
 		a, b = a[:len(dst)], b[:len(dst)]
 		for i := range dst {
 			dst[i] = tbl[uint16(a[i])<<8|uint16(b[i])]
