@@ -24,6 +24,7 @@ type Comm struct {
 	scratch    []byte
 	scratchMem *scratchMem // the memory scratch is mapped in, once it is
 	preMul     []byte      // MulSum's multiplied input (mulsum.go), in scratchMem
+	preMulArgs Args        // the Sum call a MulSum call runs as (mulsum.go)
 	saved      []byte      // the input of an in-place call, kept for a re-run
 	retry      Retry       // re-execution policy (SetRetry)
 	reruns     int         // calls run again so far
