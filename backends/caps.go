@@ -1,5 +1,7 @@
 package backends
 
+import "github.com/hccl-test/hccl-test/dtype"
+
 // Caps says what a backend's worlds are, so that callers choose by what a
 // backend does (which flags mean something on it, which checks apply, what
 // a run of it costs in memory) instead of by its name. A backend answers it
@@ -16,6 +18,11 @@ type Caps struct {
 	// Native: its transports run whole collectives with the library's own
 	// (Native), which coll's "native" algorithm hands calls to.
 	Native bool
+	// NativeDTypes and NativeRedOps list the data types and reductions
+	// the Native collectives serve, so that a plan asking for another is
+	// refused before any rank starts; nil serves every one.
+	NativeDTypes []dtype.DType
+	NativeRedOps []dtype.ReduceOp
 	// InProcess: every rank is a goroutine of this process, and messages
 	// move through its memory.
 	InProcess bool

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/internal/listarg"
 	"github.com/hccl-test/hccl-test/kit"
@@ -78,6 +79,11 @@ func (p Plan) validateAlgos() error {
 	if p.asks(coll.Native) && !capsOf(p.Backend).Native {
 		return kit.FieldErrorf("Algo", " native: runs MPI's own collectives, so it needs %s mpi (a build with -tags mpi, under mpirun)", kit.Field("Backend"))
 	}
+	if p.asks(coll.Native) {
+		if err := p.validateNative(capsOf(p.Backend)); err != nil {
+			return err
+		}
+	}
 	for _, op := range p.Ops {
 		for _, algo := range p.AlgosFor(op) {
 			if !coll.Supports(op, algo) {
@@ -86,4 +92,35 @@ func (p Plan) validateAlgos() error {
 		}
 	}
 	return nil
+}
+
+// validateNative checks that the backend's own collectives serve every
+// data type, and every reduction of a collective that reduces, that the
+// plan sweeps (MPI's have no fp8 and no mulsum).
+func (p Plan) validateNative(c backends.Caps) error {
+	for _, dt := range p.DTypes {
+		if c.NativeDTypes != nil && !slices.Contains(c.NativeDTypes, dt) {
+			return kit.FieldErrorf("Algo", " native: %s's own collectives have no %v (they have: %s); use another %s or another %s",
+				p.Backend, dt, joinNames(c.NativeDTypes), kit.Field("DTypes"), kit.Field("Algo"))
+		}
+	}
+	if !slices.ContainsFunc(p.Ops, coll.Op.Reduces) {
+		return nil
+	}
+	for _, op := range p.RedOps {
+		if c.NativeRedOps != nil && !slices.Contains(c.NativeRedOps, op) {
+			return kit.FieldErrorf("Algo", " native: %s's own collectives have no %v reduction (they have: %s); use another %s or another %s",
+				p.Backend, op, joinNames(c.NativeRedOps), kit.Field("RedOps"), kit.Field("Algo"))
+		}
+	}
+	return nil
+}
+
+// joinNames joins the names of vs with spaces.
+func joinNames[T fmt.Stringer](vs []T) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.String()
+	}
+	return strings.Join(names, " ")
 }

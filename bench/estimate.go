@@ -2,10 +2,12 @@ package bench
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 	"unsafe"
 
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/units"
@@ -27,23 +29,28 @@ func (p Plan) Memory() MemoryEstimate {
 	add := func(name, flag string, perRank int64) {
 		e.Parts = append(e.Parts, MemPart{Name: name, Flag: flag, Bytes: kit.SatMul(perRank, hosted)})
 	}
-	var bufs, scratch, saved int64
+	var bufs, scratch, saved, premul int64
 	for _, g := range p.groupList() {
 		need := p.bufferNeed(p.GroupSize(g))
 		bufs = max(bufs, kit.SatMul(2, need))
 		// Each communicator reserves scratch space for its largest row
-		// (coll.Comm.Reserve), and with --retry keeps a copy of the input.
+		// (coll.Comm.Reserve), and with --retry keeps a copy of the input;
+		// with mulsum, the multiplied input (coll.Comm.ReservePreMul).
 		scratch = kit.SatAdd(scratch, kit.SatMul(2, need))
 		if p.Retry > 0 {
 			saved = kit.SatAdd(saved, need)
 		}
+		if p.sweepsMulSum() {
+			premul = kit.SatAdd(premul, need)
+		}
 	}
 	if p.NoPayload {
-		bufs, scratch, saved = 0, 0, 0
+		bufs, scratch, saved, premul = 0, 0, 0, 0
 	}
 	add("sweep buffers", "maxbytes", bufs)
 	add("algorithm scratch", "maxbytes", scratch)
 	add("retry copies", "retry", saved)
+	add("mulsum's multiplied inputs", "redop", premul)
 	add("cold-cache buffer sets", "cache", p.coldRegionBytes())
 	if p.LinkSource == LinkAuto && p.Ranks > 1 {
 		add("link probe", "link-bw", 2*probeSize(p.Ranks))
@@ -156,4 +163,10 @@ func (p Plan) checkMemory() error {
 	}
 	args := append([]any{value, units.HumanSize(need), e.Hosted, big.Name, units.HumanSize(p.MemLimit)}, hintArgs...)
 	return kit.FieldErrorf(field, " %v: the run needs about %s of memory for %d ranks on this machine (%s the most), more than the %s available: "+hint, args...)
+}
+
+// sweepsMulSum reports whether the plan reduces with mulsum, whose
+// multiplied inputs take memory of their own.
+func (p Plan) sweepsMulSum() bool {
+	return slices.Contains(p.RedOps, dtype.MulSum) && slices.ContainsFunc(p.Ops, coll.Op.Reduces)
 }

@@ -207,6 +207,9 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 	for _, g := range r.plan.groupList() {
 		c := r.groups[g]
 		c.Reserve(int(r.plan.bufferNeed(c.Size())))
+		if r.plan.sweepsMulSum() {
+			c.ReservePreMul(int(r.plan.bufferNeed(c.Size())))
+		}
 	}
 	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
 		r.cal = kit.SimCalibration(*links, r.plan.DTypes)

@@ -23,6 +23,8 @@ type Comm struct {
 	rank, size int
 	scratch    []byte
 	scratchMem *scratchMem // the memory scratch is mapped in, once it is
+	preMul     []byte      // MulSum's multiplied input (mulsum.go), in scratchMem
+	preMulArgs Args        // the Sum call a MulSum call runs as (mulsum.go)
 	saved      []byte      // the input of an in-place call, kept for a re-run
 	retry      Retry       // re-execution policy (SetRetry)
 	reruns     int         // calls run again so far
@@ -164,13 +166,18 @@ func (c *Comm) scratchBuf(n int) []byte {
 		return noPayloadScratch.Get(n)
 	}
 	if cap(c.scratch) < n {
-		if c.scratchMem == nil {
-			c.scratchMem = new(scratchMem)
-			runtime.AddCleanup(c, (*scratchMem).release, c.scratchMem)
-		}
-		c.scratch = c.scratchMem.grow(n)
+		c.scratch = c.scratchMemory().grow(n)
 	}
 	return c.scratch[:n]
+}
+
+// scratchMemory returns the Comm's scratchMem, made on first use.
+func (c *Comm) scratchMemory() *scratchMem {
+	if c.scratchMem == nil {
+		c.scratchMem = new(scratchMem)
+		runtime.AddCleanup(c, (*scratchMem).release, c.scratchMem)
+	}
+	return c.scratchMem
 }
 
 // scratchMem holds the mappings of a Comm's scratch space, released

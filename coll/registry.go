@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/dtype"
 )
 
 // Func runs one collective on one rank. It may assume that its Args passed
@@ -201,7 +202,11 @@ func (c *Comm) runOnce(ctx context.Context, name string, a *Args) (string, error
 	}
 	c.live.begin(c.calls, a, alg)
 	defer c.live.end()
-	err = run(ctx, c, a)
+	if a.RedOp == dtype.MulSum && a.Op.Reduces() && used != Native {
+		err = run(ctx, c, c.preMultiplied(a))
+	} else {
+		err = run(ctx, c, a)
+	}
 	if err == nil {
 		// Every request of the call is done: the rank can stop here
 		// without leaving a peer waiting on it.

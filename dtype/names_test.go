@@ -24,3 +24,24 @@ func TestNamesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestAliases checks the other tools' spellings of the types.
+func TestAliases(t *testing.T) {
+	tests := map[string]DType{
+		"half": FP16, "bfloat16": BF16, "bfp16": BF16, "float": FP32, "double": FP64,
+		"f8e4m3": F8E4M3, "f8e5m2": F8E5M2, // nccl-tests
+		"fp8e4m3": F8E4M3, "FP8E5M2": F8E5M2, // hccl_test
+		"float8_e4m3fn": F8E4M3, "float8_e5m2": F8E5M2, // PyTorch
+	}
+	for s, want := range tests {
+		if got, err := Parse(s); err != nil || got != want {
+			t.Errorf("Parse(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	if got, err := ParseOp("mulsum"); err != nil || got != MulSum {
+		t.Errorf("ParseOp(mulsum) = %v, %v", got, err)
+	}
+	if _, err := Parse("fp8"); err == nil {
+		t.Errorf("Parse(fp8) accepted a name that does not say which fp8")
+	}
+}

@@ -16,8 +16,9 @@ const Period = 509
 // exact in DType for every reduction order: every partial result of a sum
 // or product stays an integer in [0, L], where L is the largest integer such
 // that all of [0, L] is exactly representable in DType (127 for int8, 2048
-// for fp16, 256 for bf16, 2^24 for fp32 and, to keep patterns alike, for
-// the 32- and 64-bit integers; 2^53 for fp64). So the result a collective
+// for fp16, 256 for bf16, 16 for f8e4m3, 8 for f8e5m2, 2^24 for fp32 and,
+// to keep patterns alike, for the 32- and 64-bit integers; 2^53 for fp64).
+// For MulSum the same holds of the pre-multiplied inputs and their sums. So the result a collective
 // computes can be checked bit for bit, whatever algorithm it used.
 //
 // A Pattern is a plain value; its methods are safe for concurrent use.
@@ -42,6 +43,10 @@ func exactLimit(dt DType) int64 {
 		return 2048
 	case BF16:
 		return 256
+	case F8E4M3:
+		return 16 // 1.111b × 2^3 = 15 and 2^4: 17 needs a fourth mantissa bit
+	case F8E5M2:
+		return 8
 	case FP64:
 		return 1 << 53
 	}
@@ -65,6 +70,10 @@ func mix(rank, j int) uint64 {
 //     hold a level that depends on i only, the others a hash of (rank, i).
 //     If L < Ranks: a 1 for between L/2 and L of the ranks (how many and
 //     which depend on i), 0 for the rest.
+//   - MulSum: as Sum with the weight W = sum of PreMulScalar over the
+//     ranks (ceil(Ranks/2) + 2*floor(Ranks/2)) in place of Ranks, so that
+//     the pre-multiplied inputs sum to at most L: in [0, L/W]; if L < W, a
+//     1 for between L/4 and L/2 of the ranks.
 //   - Prod: 1 or 2, with at most floor(log2 L) twos per index over all
 //     ranks, the count and the ranks holding them varying with i.
 //   - Max, Min: in [0, min(L, 1000)], a per-index base plus a per-rank
@@ -91,8 +100,12 @@ func (p Pattern) Value(rank, i int) float64 {
 		span := w / 4
 		base := int64(mix(-1, j) % uint64(w-span+1))
 		return float64(base + int64(mix(rank, j)%uint64(span+1)))
-	default: // Sum, Avg
-		if m := uint64(lim / n); m >= 1 {
+	default: // Sum, Avg, MulSum
+		w := n
+		if p.Op == MulSum {
+			w = mulSumWeight(p.Ranks)
+		}
+		if m := uint64(lim / w); m >= 1 {
 			// Half the ranks, chosen per index, hold a per-index level and
 			// the rest noise, so that sums and averages (truncated ones
 			// too) spread over the range instead of all sitting near the
@@ -103,6 +116,9 @@ func (p Pattern) Value(rank, i int) float64 {
 			return float64(mix(-1, j) % (m + 1))
 		}
 		c := lim - int64(j)%(lim/2+1)
+		if p.Op == MulSum {
+			c /= 2 // a 1 on an odd rank counts 2
+		}
 		if (int64(j)+int64(rank))%n < c {
 			return 1
 		}
@@ -110,8 +126,14 @@ func (p Pattern) Value(rank, i int) float64 {
 	}
 }
 
+// mulSumWeight returns the sum of PreMulScalar over ranks 0..ranks-1.
+func mulSumWeight(ranks int) int64 {
+	return int64((ranks+1)/2 + 2*(ranks/2))
+}
+
 // Reduced returns the expected result element i: Op over ranks 0..Ranks-1
-// of Value(rank, i), computed in float64 without the kernels. For Avg it is
+// of Value(rank, i), computed in float64 without the kernels. For MulSum
+// it is the sum of PreMulScalar(rank) × Value(rank, i). For Avg it is
 // the sum divided by Ranks as DivideBy defines it: truncated for integers,
 // rounded to nearest-even in DType for floats (the value Encode would
 // store). The result is exact in DType.
@@ -120,6 +142,8 @@ func (p Pattern) Reduced(i int) float64 {
 	for r := 1; r < p.Ranks; r++ {
 		v := p.Value(r, i)
 		switch p.Op {
+		case MulSum:
+			acc += float64(PreMulScalar(r)) * v
 		case Prod:
 			acc *= v
 		case Max:

@@ -15,6 +15,7 @@ var limits = map[DType]float64{
 	Int8: 127, Uint8: 255, Int16: 32767, Uint16: 65535,
 	Int32: 1 << 24, Uint32: 1 << 24, Int64: 1 << 24, Uint64: 1 << 24,
 	FP16: 2048, BF16: 256, FP32: 1 << 24, FP64: 1 << 53,
+	F8E4M3: 16, F8E5M2: 8,
 }
 
 // TestPatternValueRules checks the value rules over one period. Values are
@@ -33,9 +34,10 @@ func TestPatternValueRules(t *testing.T) {
 					reduced := map[float64]bool{}
 					rankVaries := ranks == 1
 					for j := range Period {
-						sum, prod, twos, v0 := 0.0, 1.0, 0, 0.0
+						sum, prod, twos, v0, weighted := 0.0, 1.0, 0, 0.0, 0.0
 						for r := range ranks {
 							v := p.Value(r, j)
+							weighted += float64(1+r%2) * v // odd ranks pre-multiply by 2
 							if v != math.Trunc(v) || v < 0 || v > lim {
 								t.Fatalf("Value(%d, %d) = %v, not an integer in [0, %v]", r, j, v, lim)
 							}
@@ -56,6 +58,10 @@ func TestPatternValueRules(t *testing.T) {
 						case Sum, Avg:
 							if sum > lim {
 								t.Fatalf("index %d: sum %v > L = %v", j, sum, lim)
+							}
+						case MulSum:
+							if weighted > lim {
+								t.Fatalf("index %d: sum of pre-multiplied inputs %v > L = %v", j, weighted, lim)
 							}
 						case Prod:
 							if prod > lim || twos > int(math.Log2(lim)) || prod != math.Ldexp(1, twos) {
@@ -130,6 +136,9 @@ func TestPatternReducedMatchesKernels(t *testing.T) {
 					for rank := range bufs {
 						bufs[rank] = make([]byte, n*dt.Size())
 						p.Fill(bufs[rank], rank, first)
+						if op == MulSum {
+							PreMultiply(dt, bufs[rank], bufs[rank], rank)
+						}
 					}
 					results := map[string][]byte{
 						"sequential": foldSequential(dt, op, bufs, r.Perm(ranks)),

@@ -21,7 +21,7 @@ type ReduceFunc func(dst, a, b []byte)
 //go:generate go run ./internal/asmgen -out reduce_amd64.s -stubs reduce_amd64_stubs.go -pkg dtype
 
 // kernelTable holds one kernel per (dtype, op), indexed [dtype][op].
-type kernelTable [FP64 + 1][Avg + 1]ReduceFunc
+type kernelTable [lastDType + 1][lastOp + 1]ReduceFunc
 
 // kernelsEnv is the environment variable that picks the kernels, read once
 // when the package is initialized: "portable" makes Reducer return the
@@ -57,10 +57,11 @@ func chooseKernels(env string) kernelTable {
 	return t
 }
 
-// portableTable returns the portable Go kernels. Avg is the Sum kernel.
+// portableTable returns the portable Go kernels. Avg and MulSum use the
+// Sum kernel.
 func portableTable() (t kernelTable) {
 	set := func(dt DType, sum, prod, max, min ReduceFunc) {
-		t[dt] = [Avg + 1]ReduceFunc{Sum: sum, Prod: prod, Max: max, Min: min, Avg: sum}
+		t[dt] = [lastOp + 1]ReduceFunc{Sum: sum, Prod: prod, Max: max, Min: min, Avg: sum, MulSum: sum}
 	}
 	set(Int8, viewed(sumKernel[int8]), viewed(prodKernel[int8]), viewed(maxKernel[int8]), viewed(minKernel[int8]))
 	set(Uint8, viewed(sumKernel[uint8]), viewed(prodKernel[uint8]), viewed(maxKernel[uint8]), viewed(minKernel[uint8]))
@@ -74,12 +75,16 @@ func portableTable() (t kernelTable) {
 	set(FP64, viewed(sumKernel[float64]), viewed(prodKernel[float64]), viewed(maxKernel[float64]), viewed(minKernel[float64]))
 	set(FP16, f16Sum, f16Prod, f16Max, f16Min)
 	set(BF16, bf16Sum, bf16Prod, bf16Max, bf16Min)
+	for _, dt := range []DType{F8E4M3, F8E5M2} {
+		set(dt, f8Kernel(dt, Sum), f8Kernel(dt, Prod), f8Kernel(dt, Max), f8Kernel(dt, Min))
+	}
 	return t
 }
 
 // Reducer returns the kernel that applies op to elements of type dt. For Avg
 // it returns the Sum kernel: the caller sums all contributions and then calls
-// DivideBy once. The lookup is a table index, cheap enough to do per call,
+// DivideBy once. For MulSum it returns the Sum kernel too: the caller
+// multiplies each rank's input by its scalar first (PreMultiply). The lookup is a table index, cheap enough to do per call,
 // but callers usually fetch the kernel once per collective. Reducer panics if
 // dt or op is invalid.
 //
@@ -225,6 +230,10 @@ func DivideBy(dt DType, buf []byte, n int) {
 		h := asSlice[uint16](buf, len(buf))
 		for i, x := range h {
 			h[i] = f64ToBF16(float64(BF16ToF32(x)) / float64(n))
+		}
+	case F8E4M3, F8E5M2:
+		for i, x := range buf {
+			buf[i] = f64ToF8(dt, float64(f8ToF32(dt, x))/float64(n))
 		}
 	case FP32:
 		f := asSlice[float32](buf, len(buf))

@@ -46,7 +46,7 @@ func simdTable(portable *kernelTable) (t kernelTable) {
 	set := func(dt DType, op ReduceOp, k asmKernel) {
 		t[dt][op] = simd(k, portable[dt][op], dt.Size())
 		if op == Sum {
-			t[dt][Avg] = t[dt][Sum]
+			t[dt][Avg], t[dt][MulSum] = t[dt][Sum], t[dt][Sum]
 		}
 	}
 	for _, dt := range []DType{Int8, Uint8} {

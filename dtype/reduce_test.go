@@ -49,7 +49,7 @@ func store(dt DType, b []byte, i int, v uint64) {
 // unsigned values of the type's width.
 func refInt(dt DType, op ReduceOp, x, y uint64) uint64 {
 	switch op {
-	case Sum, Avg:
+	case Sum, Avg, MulSum:
 		return x + y
 	case Prod:
 		return x * y
@@ -69,7 +69,7 @@ func refInt(dt DType, op ReduceOp, x, y uint64) uint64 {
 // +0 is larger than -0.
 func refFloat[F float32 | float64](op ReduceOp, x, y F) F {
 	switch op {
-	case Sum, Avg:
+	case Sum, Avg, MulSum:
 		return x + y
 	case Prod:
 		return x * y
@@ -109,6 +109,10 @@ func refElem(dt DType, op ReduceOp, a, b []byte, i int) (uint64, bool) {
 	case FP64:
 		r := refFloat(op, math.Float64frombits(x), math.Float64frombits(y))
 		return math.Float64bits(r), r != r
+	case F8E4M3, F8E5M2:
+		f := fp8RefOf(dt)
+		r := refFloat(op, float32(f.value(uint8(x))), float32(f.value(uint8(y))))
+		return uint64(f.nearest(float64(r))), r != r
 	}
 	return refInt(dt, op, x, y) & (1<<(8*dt.Size()) - 1), false
 }
@@ -122,8 +126,18 @@ func isNaNBits(dt DType, v uint64) bool {
 		return f != f
 	case FP64:
 		return math.IsNaN(math.Float64frombits(v))
+	case F8E4M3, F8E5M2:
+		return math.IsNaN(fp8RefOf(dt).value(uint8(v)))
 	}
 	return false
+}
+
+// fp8RefOf returns the reference of fp8 type dt.
+func fp8RefOf(dt DType) fp8Ref {
+	if dt == F8E4M3 {
+		return fp8Refs[0]
+	}
+	return fp8Refs[1]
 }
 
 // randomElems fills n elements: random bits for integers (so sums and
@@ -252,6 +266,10 @@ func TestDivideBy(t *testing.T) {
 		{FP16, 3, []float64{1, 2048, -7}, []float64{0x1.554p-2, 682.5, -2.333984375}},
 		{FP16, 2, []float64{0x1p-24, 0x3p-24}, []float64{0, 0x1p-23}}, // ties to even in the subnormals
 		{BF16, 3, []float64{1, 256}, []float64{0x1.56p-2, 85.5}},
+		{F8E4M3, 3, []float64{1, 16, 448, -2}, []float64{0.34375, 5.5, 144, -0.6875}},
+		{F8E4M3, 2, []float64{0x1p-9, 0x3p-9}, []float64{0, 0x1p-8}}, // ties to even in the subnormals
+		{F8E5M2, 3, []float64{1, 8, 57344}, []float64{0.3125, 2.5, 20480}},
+		{F8E5M2, 5, []float64{math.Inf(1)}, []float64{0x1.8p13}}, // Inf is stored as 57344; 11468.8 rounds to 12288
 		{FP32, 3, []float64{1, 16777216}, []float64{float64(float32(1.0 / 3)), float64(float32(16777216.0 / 3))}},
 		{FP32, 7, []float64{math.Inf(-1)}, []float64{math.Inf(-1)}},
 		{FP64, 3, []float64{1, -1 << 53}, []float64{1.0 / 3, -(1 << 53) / 3.0}},
@@ -274,5 +292,42 @@ func TestDivideBy(t *testing.T) {
 	Encode(FP16, nan, 0, math.NaN())
 	if DivideBy(FP16, nan, 5); !math.IsNaN(Decode(FP16, nan, 0)) {
 		t.Errorf("fp16 NaN / 5 is not NaN")
+	}
+}
+
+// TestPreMultiply checks PreMultiply against the Prod kernel with the
+// scalar nccl-tests gives each rank (1 on even ranks, 2 on odd ones).
+func TestPreMultiply(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, dt := range All() {
+		for rank := range 4 {
+			for _, inPlace := range []bool{false, true} {
+				const n = 77
+				src := randomElems(r, dt, n)
+				scalars := make([]byte, len(src))
+				for i := range n {
+					Encode(dt, scalars, i, float64(1+rank%2))
+				}
+				want := make([]byte, len(src))
+				Reducer(dt, Prod)(want, src, scalars)
+				dst := make([]byte, len(src))
+				if inPlace {
+					dst = bytes.Clone(src)
+					PreMultiply(dt, dst, dst, rank)
+				} else {
+					PreMultiply(dt, dst, src, rank)
+				}
+				for i := range n {
+					g, w := load(dt, dst, i), load(dt, want, i)
+					if g != w && !(isNaNBits(dt, g) && isNaNBits(dt, w)) {
+						t.Fatalf("%v rank %d in-place %v: element %d: %#x * %d = %#x, want %#x",
+							dt, rank, inPlace, i, load(dt, src, i), PreMulScalar(rank), g, w)
+					}
+				}
+			}
+		}
+	}
+	if PreMulScalar(0) != 1 || PreMulScalar(1) != 2 || PreMulScalar(6) != 1 || PreMulScalar(7) != 2 {
+		t.Errorf("PreMulScalar is not 1 on even ranks and 2 on odd ones")
 	}
 }

@@ -16,9 +16,11 @@ var byteOrder = binary.NativeEndian
 // and keep its low bits, so values outside the type's range but inside
 // int64 or uint64 wrap (300 stores 44 in a uint8); NaN, ±Inf and larger
 // values have no defined integer result. Float types get v rounded to
-// nearest, ties to even. For fp16 and bf16 that is one correct rounding of
-// the float64, not the two of float32(v) then 16 bits (which can differ on
-// near-ties); exact values such as Pattern's are unaffected either way.
+// nearest, ties to even. For fp16, bf16 and fp8 that is one correct
+// rounding of the float64, not the two of float32(v) then 16 or 8 bits
+// (which can differ on near-ties); exact values such as Pattern's are
+// unaffected either way. fp8 saturates to its largest finite value, and
+// stores a NaN as 0x7f (see F32ToF8E4M3).
 // Encode panics if element i does not fit in buf or dt is invalid.
 func Encode(dt DType, buf []byte, i int, v float64) {
 	s := dt.Size()
@@ -43,6 +45,8 @@ func Encode(dt DType, buf []byte, i int, v float64) {
 		byteOrder.PutUint32(e, math.Float32bits(float32(v)))
 	case FP64:
 		byteOrder.PutUint64(e, math.Float64bits(v))
+	case F8E4M3, F8E5M2:
+		e[0] = f64ToF8(dt, v)
 	}
 }
 
@@ -79,6 +83,8 @@ func Decode(dt DType, buf []byte, i int) float64 {
 		return float64(BF16ToF32(byteOrder.Uint16(e)))
 	case FP32:
 		return float64(math.Float32frombits(byteOrder.Uint32(e)))
+	case F8E4M3, F8E5M2:
+		return float64(f8ToF32(dt, e[0]))
 	default: // FP64
 		return math.Float64frombits(byteOrder.Uint64(e))
 	}
@@ -103,6 +109,8 @@ func roundFloat(dt DType, v float64) float64 {
 		return float64(BF16ToF32(f64ToBF16(v)))
 	case FP32:
 		return float64(float32(v))
+	case F8E4M3, F8E5M2:
+		return float64(f8ToF32(dt, f64ToF8(dt, v)))
 	}
 	return v
 }

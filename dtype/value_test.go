@@ -140,3 +140,37 @@ func TestRoundFromFloat64(t *testing.T) {
 		})
 	}
 }
+
+func TestEncodeDecodeFP8(t *testing.T) {
+	tests := []struct {
+		dt    DType
+		in    float64
+		bits  uint8
+		value float64
+	}{
+		{F8E4M3, 1, 0x38, 1},
+		{F8E4M3, 17, 0x58, 16}, // 17: tie between 16 and 18, to even
+		{F8E4M3, -448, 0xfe, -448},
+		{F8E4M3, 1000, 0x7e, 448}, // saturates
+		{F8E4M3, math.Inf(-1), 0xfe, -448},
+		{F8E5M2, 9, 0x48, 8},
+		{F8E5M2, 1e6, 0x7b, 57344},
+		{F8E5M2, -0x1p-16, 0x81, -0x1p-16},
+	}
+	for _, tc := range tests {
+		buf := make([]byte, 3)
+		Encode(tc.dt, buf, 1, tc.in)
+		if buf[1] != tc.bits || buf[0] != 0 || buf[2] != 0 {
+			t.Errorf("%v: Encode(%v) stored % x, want 00 %02x 00", tc.dt, tc.in, buf, tc.bits)
+		}
+		if got := Decode(tc.dt, buf, 1); got != tc.value {
+			t.Errorf("%v: Decode = %v, want %v", tc.dt, got, tc.value)
+		}
+	}
+	nan := []byte{0}
+	for _, dt := range []DType{F8E4M3, F8E5M2} {
+		if Encode(dt, nan, 0, math.NaN()); nan[0] != 0x7f || !math.IsNaN(Decode(dt, nan, 0)) {
+			t.Errorf("%v: NaN stored as %#02x", dt, nan[0])
+		}
+	}
+}

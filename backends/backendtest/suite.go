@@ -31,6 +31,7 @@ func Run(t *testing.T, start World) {
 		{"ring exchange", 5, RingExchange},
 		{"wait out of order", 2, WaitOutOfOrder},
 		{"recv-reduce", 3, recvReduce},
+		{"recv-reduce every type and reduction", 3, recvReduceEvery},
 		{"zero length", 4, ZeroLength},
 		{"length mismatch", 2, lengthMismatch},
 		{"bad peer", 2, BadPeer},
@@ -175,6 +176,45 @@ func recvReduce(ctx context.Context, tr backends.Transport) error {
 	for i := range count {
 		if got, want := dtype.Decode(dtype.Int32, acc, i), float64(3000+3*i); got != want {
 			return fmt.Errorf("element %d: got %v, want %v", i, got, want)
+		}
+	}
+	return nil
+}
+
+// recvReduceEvery: rank 0 folds its peers' inputs into its own with every
+// data type's kernel of every reduction, fp8 and mulsum included, on
+// inputs from dtype.Pattern (multiplied by each rank's scalar for mulsum),
+// and the result is the pattern's expectation bit for bit. Elements are
+// odd in number and the messages of several lengths, so a stream backend
+// reduces them across chunk boundaries.
+func recvReduceEvery(ctx context.Context, tr backends.Transport) error {
+	const count = 4099
+	for _, dt := range dtype.All() {
+		for _, op := range dtype.AllOps() {
+			p := dtype.Pattern{DType: dt, Op: op, Ranks: tr.Size()}
+			mine := make([]byte, count*dt.Size())
+			p.Fill(mine, tr.Rank(), 0)
+			if op == dtype.MulSum {
+				dtype.PreMultiply(dt, mine, mine, tr.Rank())
+			}
+			if tr.Rank() != 0 {
+				if err := tr.Send(0, mine).Wait(ctx); err != nil {
+					return fmt.Errorf("%v %v: %w", dt, op, err)
+				}
+				continue
+			}
+			reduce := dtype.Reducer(dt, op)
+			for peer := 1; peer < tr.Size(); peer++ {
+				if err := tr.RecvReduce(peer, mine, mine, reduce).Wait(ctx); err != nil {
+					return fmt.Errorf("%v %v: %w", dt, op, err)
+				}
+			}
+			if op == dtype.Avg {
+				dtype.DivideBy(dt, mine, tr.Size())
+			}
+			if wrong := dtype.CountWrong(dt, mine, p.Template(-1), 0); wrong != 0 {
+				return fmt.Errorf("%v %v: %d of %d elements wrong", dt, op, wrong, count)
+			}
 		}
 	}
 	return nil

@@ -5,8 +5,10 @@ package mpi
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,9 +45,18 @@ type Backend struct{}
 func (Backend) Name() string { return Name }
 
 // Capabilities implements backends.Backend: its transports run MPI's own
-// collectives (--algo native). Ranks are processes that mpirun starts, and
-// a failed call cannot be run again.
-func (Backend) Capabilities() backends.Caps { return backends.Caps{Native: true} }
+// collectives (--algo native), for the data types and reductions that
+// RunNative maps to MPI's (no fp8, which MPI has no type for, and no
+// mulsum, which MPI has no operator for). Ranks are processes that mpirun
+// starts, and a failed call cannot be run again.
+func (Backend) Capabilities() backends.Caps {
+	return backends.Caps{Native: true, NativeDTypes: sortedKeys(mpiTypes), NativeRedOps: sortedKeys(mpiOps)}
+}
+
+// sortedKeys returns m's keys in increasing order.
+func sortedKeys[K ~uint8, V any](m map[K]V) []K {
+	return slices.Sorted(maps.Keys(m))
+}
 
 // launchers lists the variables that MPI launchers set for the rank and the
 // world size.

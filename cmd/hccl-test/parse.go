@@ -82,7 +82,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.SortFlags = false
 
 	ops := fs.String("op", "allreduce", "collectives, comma-separated, or all: "+strings.Join(names(coll.AllOps()), " "))
-	dtypes := fs.StringP("datatype", "d", "fp32", "data types, comma-separated, or all: "+strings.Join(names(dtype.All()), " ")+" (also half, float, double, bfloat16, bfp16)")
+	dtypes := fs.StringP("datatype", "d", "fp32", "data types, comma-separated, or all: "+strings.Join(names(dtype.All()), " ")+" (also half, float, double, bfloat16, bfp16, fp8e4m3, fp8e5m2)")
 	redops := fs.StringP("redop", "o", "sum", "reductions for allreduce, reduce, reducescatter, comma-separated, or all: "+strings.Join(names(dtype.AllOps()), " "))
 	minB, maxB := sizeValue(p.MinBytes), sizeValue(p.MaxBytes)
 	fs.VarP(&minB, "minbytes", "b", "smallest size: bytes with an optional K/M/G/T suffix, decimals allowed (8, 4K, 1.5M, 1G)")
