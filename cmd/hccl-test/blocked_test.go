@@ -69,6 +69,39 @@ func TestBlockedOutputs(t *testing.T) {
 			t.Errorf("--json holds %d rows, the table %d: want every row measured", got, rows)
 		}
 	})
+	t.Run("fifo without reader, signal mid-sweep", func(t *testing.T) {
+		// The sweep never ends (-N 0): it stops on the FIFO's full
+		// queue, so the signal comes while a row is between the
+		// outputs. The row the table shows must reach --json too.
+		dir := t.TempDir()
+		fifo, jsonPath := filepath.Join(dir, "fifo"), filepath.Join(dir, "rows.jsonl")
+		must(t, syscall.Mkfifo(fifo, 0o600))
+		cmd := exec.Command(bin, "--csv", fifo, "--json", jsonPath, "-N", "0", "-p", "2", "-b", "4", "-e", "64", "-f", "1.1",
+			"-n", "1", "-w", "0", "--link-bw", "1GB/s", "--op", "all", "-d", "int8,fp32")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		must(t, cmd.Start())
+		// Wait until --json stops growing: the sweep waits for room in
+		// the FIFO's queue.
+		last, still := -1, 0
+		for deadline := time.Now().Add(60 * time.Second); still < 3 && time.Now().Before(deadline); {
+			time.Sleep(300 * time.Millisecond)
+			data, _ := os.ReadFile(jsonPath)
+			if n := len(data); n > 0 && n == last {
+				still++
+			} else {
+				last, still = n, 0
+			}
+		}
+		took := signalAndWait(t, cmd, syscall.SIGINT)
+		checkInterrupted(t, cmd, took, stderr.String(), "--csv "+fifo, "no reader")
+		data, err := os.ReadFile(jsonPath)
+		must(t, err)
+		rows := len(tableRowLines(stdout.String()))
+		if got := strings.Count(string(data), "\n"); rows == 0 || got != rows {
+			t.Errorf("--json holds %d rows, the table %d: want every row measured", got, rows)
+		}
+	})
 	t.Run("fifo with a late reader", func(t *testing.T) {
 		fifo := filepath.Join(t.TempDir(), "fifo")
 		must(t, syscall.Mkfifo(fifo, 0o600))

@@ -37,6 +37,7 @@ type outputSet struct {
 
 	abandon    chan struct{} // closed outputGrace after a signal
 	abandonErr chan struct{} // closed stderrGrace later
+	signalled  chan struct{} // closed when a signal comes (before the grace times)
 	ended      chan struct{} // closed when finish is done
 	sig        context.Context
 	stopSig    context.CancelFunc // stops the delivery of the signals sig watches
@@ -46,17 +47,20 @@ type outputSet struct {
 // When both are one file (2>&1, a terminal) they share one writer, so
 // their lines keep their order.
 func newOutputSet(stdout, stderr io.Writer) *outputSet {
-	s := &outputSet{abandon: make(chan struct{}), abandonErr: make(chan struct{}), ended: make(chan struct{})}
+	s := &outputSet{abandon: make(chan struct{}), abandonErr: make(chan struct{}), ended: make(chan struct{}),
+		signalled: make(chan struct{})}
 	s.stdoutID, s.stderrID = identifyWriter(stdout), identifyWriter(stderr)
 	switch {
 	case stdout == io.Writer(os.Stdout) && closedAtStart(1):
 		stdout = closedWriter{}
 	case s.stdoutID.same(s.stderrID):
 		s.stdout = newOutWriter("stdout", stdout, nil, s.abandonErr)
+		s.stdout.signalled = s.signalled
 		s.stderr = s.stdout
 		return s
 	}
 	s.stdout = newOutWriter("stdout", stdout, nil, s.abandon)
+	s.stdout.signalled = s.signalled
 	s.stderr = newOutWriter("stderr", stderr, nil, s.abandonErr)
 	return s
 }
@@ -64,6 +68,7 @@ func newOutputSet(stdout, stderr io.Writer) *outputSet {
 // add makes w an output of the set, written by a goroutine of its own.
 func (s *outputSet) add(name string, w io.Writer) *outWriter {
 	o := newOutWriter(name, w, nil, s.abandon)
+	o.signalled = s.signalled
 	s.files = append(s.files, o)
 	return o
 }
@@ -95,6 +100,7 @@ func (s *outputSet) create(name, path string) (*outWriter, error) {
 		open = func() (io.WriteCloser, error) { return f, nil }
 	}
 	o := newOutWriter(name, nil, open, s.abandon)
+	o.signalled = s.signalled
 	s.files = append(s.files, o)
 	return o, nil
 }
@@ -107,6 +113,7 @@ func (s *outputSet) giveUpOn(ctx context.Context, stop context.CancelFunc) {
 	go func() {
 		select {
 		case <-ctx.Done():
+			close(s.signalled)
 		case <-s.ended:
 			return
 		}

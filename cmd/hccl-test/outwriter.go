@@ -56,6 +56,11 @@ type outWriter struct {
 	closer  io.Closer     // what open returned, closed by finish
 	wake    chan struct{} // (capacity 1) tells the goroutine there is work
 	done    chan struct{} // closed when the goroutine has returned
+	// signalled, if not nil, is closed when a signal comes: a Write that
+	// finds the queue full no longer waits for room then, so that the
+	// row reaches the outputs after this one within the grace time.
+	signalled <-chan struct{}
+	dropped   int // lines Write refused after the signal, for lack of room
 }
 
 // newOutWriter starts an output writing to dst, or, when dst is nil, to
@@ -84,7 +89,11 @@ func (w *outWriter) Write(p []byte) (int, error) {
 		if w.queued == 0 || w.queued+len(p) <= queueLimit {
 			break
 		}
-		w.wait(nil)
+		if w.isSignalled() {
+			w.dropped += bytes.Count(p, []byte{'\n'})
+			return 0, fmt.Errorf("%s: %s", w.name, w.why())
+		}
+		w.waitOr(nil, w.signalled)
 	}
 	w.queue = append(w.queue, bytes.Clone(p))
 	w.queued += len(p)
@@ -125,15 +134,29 @@ func (w *outWriter) Flush() error {
 
 // wait releases mu until a field changes, the set gives up, or timer
 // fires; mu is held on return.
-func (w *outWriter) wait(timer <-chan time.Time) {
+func (w *outWriter) wait(timer <-chan time.Time) { w.waitOr(timer, nil) }
+
+// waitOr is wait that also returns when stop is closed.
+func (w *outWriter) waitOr(timer <-chan time.Time, stop <-chan struct{}) {
 	ch := w.changed
 	w.mu.Unlock()
 	select {
 	case <-ch:
 	case <-w.abandon:
 	case <-timer:
+	case <-stop:
 	}
 	w.mu.Lock()
+}
+
+// isSignalled reports whether a signal came.
+func (w *outWriter) isSignalled() bool {
+	select {
+	case <-w.signalled:
+		return true
+	default:
+		return false
+	}
 }
 
 // notify tells the waiters that a field changed; mu must be held.
@@ -246,7 +269,7 @@ func (w *outWriter) drain() (unwritten, lines int, err error) {
 	for w.queued > 0 && w.err == nil && !w.abandoned() {
 		w.wait(nil)
 	}
-	return w.queued, w.lines, w.err
+	return w.queued, w.lines + w.dropped, w.err
 }
 
 // close ends the goroutine once the queue is empty (or at once if the set
