@@ -1,0 +1,65 @@
+package main
+
+// End-to-end tests of how a --backend proc run fails when a rank dies: the
+// ranks of one host share memory, so a dead peer must be an error within
+// the op's time limit, never a fault in another process, and must leave no
+// shared memory behind.
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestProcKilledRank: one of four torchrun-style ranks on this host is
+// killed with SIGKILL mid-sweep, while the others read its buffers. Every
+// other rank must fail promptly (not by a signal: no SIGBUS from memory it
+// shared), rank 0 naming the op, the rank that died must be named, and
+// nothing may be left: no process, no file under /dev/shm.
+func TestProcKilledRank(t *testing.T) {
+	bin := buildBinary(t)
+	master := freeAddr(t)
+	flags := args(long, []string{"--backend", "proc", "-b", "64K", "-e", "16M"})
+	var ps []*proc
+	for r := range 4 {
+		ps = append(ps, start(t, fmt.Sprintf("rank %d", r), torchEnv(r, 4, master, "kill-test-secret"), bin, flags...))
+	}
+	waitRows(t, ps[0], 3, 60*time.Second)
+	victim := ps[2].cmd.Process.Pid
+	if err := ps[2].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	var all strings.Builder
+	for _, r := range []int{0, 1, 3} {
+		code := ps[r].wait(t, 15*time.Second)
+		stderr := ps[r].errOut.String()
+		t.Logf("rank %d exited %d after %v: %s", r, code, time.Since(killed).Round(time.Millisecond), strings.TrimSpace(stderr))
+		if code == 0 || code == -1 {
+			t.Errorf("rank %d exit %d with rank 2 killed, want a failure (not a signal)", r, code)
+		}
+		if strings.Contains(stderr, "SIGBUS") || strings.Contains(stderr, "unexpected fault") {
+			t.Errorf("rank %d faulted on memory rank 2 shared:\n%s", r, stderr)
+		}
+		all.WriteString(stderr)
+	}
+	if s := ps[0].errOut.String(); !strings.Contains(s, "allreduce") || !strings.Contains(s, "rank ") {
+		t.Errorf("rank 0's stderr should name the op and a rank:\n%s", s)
+	}
+	if !regexp.MustCompile(fmt.Sprintf(`rank 2 \(pid %d\) has died`, victim)).MatchString(all.String()) {
+		t.Errorf("no surviving rank says that rank 2 (pid %d) died:\n%s", victim, all.String())
+	}
+	ps[2].wait(t, 5*time.Second)
+	noLeftovers(t, bin)
+	if ents, err := os.ReadDir("/dev/shm"); err == nil {
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), "hccl-test") {
+				t.Errorf("shared memory left behind: /dev/shm/%s", e.Name())
+			}
+		}
+	}
+}
