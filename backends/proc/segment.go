@@ -155,3 +155,11 @@ func mapPeer(pid, fd, size int, writable bool) ([]byte, error) {
 	}
 	return mem, nil
 }
+
+// Alloc allocates n bytes of shared memory, as the backend's rank
+// processes allocate the harness's buffers: a send from them reaches a
+// receiver of the same host without a copy into a staging segment. The
+// returned function frees them. Tests and benchmarks that drive a
+// NewLocalWorld use it for their buffers, and with hugemem.SetAllocator
+// for the algorithms' scratch space.
+func Alloc(n int) ([]byte, func(), error) { return allocShared(n) }

@@ -63,3 +63,36 @@ func TestProcKilledRank(t *testing.T) {
 		}
 	}
 }
+
+// TestProcTwoHosts runs four torchrun-style proc ranks as two hosts of two
+// (ranks 0-1 listen on 127.0.0.1, ranks 2-3 on 127.0.0.2, so the
+// rendezvous reports two hosts): the ranks of a host share memory, the
+// hosts talk TCP, --topology auto finds 2 servers x 2 ranks, and hier and
+// the flat ring both give right results, with util against both links.
+func TestProcTwoHosts(t *testing.T) {
+	bin := buildBinary(t)
+	master := freeAddr(t)
+	_, port, _ := strings.Cut(master, ":")
+	var ps []*proc
+	for r := range 4 {
+		env := torchEnv(r, 4, "127.0.0.1:"+port, "two-hosts-secret")
+		ps = append(ps, start(t, fmt.Sprintf("rank %d", r), env, bin, "--backend", "proc", "--bind", fmt.Sprintf("127.0.0.%d", r/2+1),
+			"--topology", "auto", "--algo", "hier,ring", "--op", "allreduce", "-b", "64K", "-e", "1M", "-f", "4", "-n", "3", "-w", "1",
+			"--link-bw", "intra=20GB/s,inter=2GB/s", "-T", "30s", "--connect-timeout", "30s"))
+	}
+	for r, p := range ps {
+		if code := p.wait(t, 60*time.Second); code != 0 {
+			t.Fatalf("rank %d exit %d:\n%s\n%s", r, code, p.out.String(), p.errOut.String())
+		}
+	}
+	out := ps[0].out.String()
+	for _, want := range []string{"# topology 2 servers x 2 ranks", "from the ranks' hosts", "inside a server 20.00 GB/s",
+		"between servers 2.00 GB/s", "# wrong elements: 0 OK"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rank 0's output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := len(rows(t, out)); n != 6 {
+		t.Errorf("%d rows, want 6 (3 sizes x hier, ring):\n%s", n, out)
+	}
+}
