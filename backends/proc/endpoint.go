@@ -29,6 +29,7 @@ type endpoint struct {
 	spin       bool // poll before sleeping: no more ranks here than CPUs
 	stage      stagePool
 	queued     int // sends waiting in peers' queues
+	receiving  int // receives posted and not yet complete (peers' recvs)
 	closed     bool
 	// dropMu guards the peers' dropErr, which DropLink may set from
 	// another goroutine.
@@ -125,6 +126,8 @@ func (e *endpoint) postRecv(peer int, dst, acc []byte, reduce dtype.ReduceFunc) 
 	}
 	r := &recvReq{e: e, p: p, ticket: p.nextRecv, dst: dst, acc: acc, reduce: reduce, call: e.call}
 	p.nextRecv++
+	p.recvs = append(p.recvs, r)
+	e.receiving++
 	return r
 }
 
@@ -188,6 +191,7 @@ func (e *endpoint) await(ctx context.Context, p *peer, ready func() bool) error 
 	if ready() {
 		return nil
 	}
+	e.progress()
 	if e.spin {
 		start := time.Now()
 		for i := 1; ; i++ {
@@ -213,6 +217,7 @@ func (e *endpoint) await(ctx context.Context, p *peer, ready func() bool) error 
 		}
 		e.my.bell().sleep(d, ready)
 		e.flush()
+		e.progress()
 		if ready() {
 			return nil
 		}

@@ -28,6 +28,7 @@ type peer struct {
 	nextSend uint64            // the ticket of the next send to it
 	nextRecv uint64            // the ticket of the next receive from it
 	queue    []*sendReq        // sends posted while its ring was full
+	recvs    []*recvReq        // receives from it posted and not yet complete, by ticket
 	inflight [ringSlots]*sendReq
 	dropErr  error // why this rank dropped the link to it (DropLink); guarded by endpoint.dropMu
 }

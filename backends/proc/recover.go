@@ -91,6 +91,13 @@ func (e *endpoint) Recover(ctx context.Context, seq uint64) error {
 		e.failPending(p, err)
 		clear(e.my.mem[p.outRing : p.outRing+ringSize])
 		p.nextSend, p.nextRecv = 0, 0
+		for _, r := range p.recvs {
+			if !r.done {
+				r.complete(err)
+			}
+		}
+		e.receiving -= len(p.recvs)
+		p.recvs = nil
 		e.dropMu.Lock()
 		p.dropErr = nil
 		e.dropMu.Unlock()

@@ -169,9 +169,10 @@ func (s *sendReq) Wait(ctx context.Context) error {
 		err := s.e.linkDropped(s.p)
 		if err == nil {
 			err = s.e.await(ctx, s.p, func() bool {
-				return atomic.LoadUint64(word) == state(s.ticket, phaseDone) || s.p.ctl.dropped(s.p.outRing)
+				// Done, or harvested by a flush that reused the slot.
+				return s.done || atomic.LoadUint64(word) == state(s.ticket, phaseDone) || s.p.ctl.dropped(s.p.outRing)
 			})
-			if err == nil {
+			if err == nil || s.done {
 				continue
 			}
 			err = fmt.Errorf("send to rank %d: %w", s.p.rank, err)
@@ -217,7 +218,7 @@ type recvReq struct {
 	dst, acc []byte
 	reduce   dtype.ReduceFunc // nil for a plain receive
 	call     backends.Call
-	done     bool
+	done     bool // complete, by its Wait or by progress
 	err      error
 }
 
@@ -228,36 +229,74 @@ func (r *recvReq) Wait(ctx context.Context) error {
 	if r.done {
 		return r.err
 	}
-	r.done = true
-	if err := r.take(ctx); err != nil {
-		r.err = fmt.Errorf("recv from rank %d: %w", r.p.rank, err)
+	if r.e.closed {
+		r.complete(backends.ErrClosed)
+		return r.err
+	}
+	word := r.p.ctl.u64(slotAt(r.p.inRing, r.ticket) + slotState)
+	for !r.tryTake() {
+		err := r.e.linkDropped(r.p)
+		if err == nil {
+			st := atomic.LoadUint64(word)
+			err = r.e.await(ctx, r.p, func() bool { return r.done || atomic.LoadUint64(word) != st || r.p.ctl.dropped(r.p.inRing) })
+		}
+		if err != nil {
+			r.complete(err)
+		}
 	}
 	return r.err
 }
 
-func (r *recvReq) take(ctx context.Context) error {
-	e, p := r.e, r.p
-	if e.closed {
-		return backends.ErrClosed
+// tryTake completes r if its send has been posted (or given up), without
+// waiting, and reports whether r is complete.
+func (r *recvReq) tryTake() bool {
+	if r.done {
+		return true
 	}
-	off := slotAt(p.inRing, r.ticket)
-	word := p.ctl.u64(off + slotState)
-	for {
-		st := atomic.LoadUint64(word)
-		switch {
-		case st == state(r.ticket, phasePosted):
-			if atomic.CompareAndSwapUint64(word, st, state(r.ticket, phaseTaken)) {
-				return r.read(off)
-			}
+	off := slotAt(r.p.inRing, r.ticket)
+	word := r.p.ctl.u64(off + slotState)
+	st := atomic.LoadUint64(word)
+	switch {
+	case st == state(r.ticket, phasePosted):
+		if atomic.CompareAndSwapUint64(word, st, state(r.ticket, phaseTaken)) {
+			r.complete(r.read(off))
+			return true
+		}
+		return r.tryTake() // given up in between
+	case st == state(r.ticket, phaseAbandoned) || st != 0 && st>>phaseBits > r.ticket:
+		r.complete(fmt.Errorf("%w: it stopped waiting for its send", backends.ErrPeerGone))
+		return true
+	}
+	return false
+}
+
+// complete ends r with err.
+func (r *recvReq) complete(err error) {
+	if err != nil {
+		err = fmt.Errorf("recv from rank %d: %w", r.p.rank, err)
+	}
+	r.done, r.err = true, err
+}
+
+// progress completes the posted receives whose sends have arrived, whoever
+// waits: a sender whose ring is full waits for its earlier sends to be
+// taken, which a receiver waiting on a later one must do.
+func (e *endpoint) progress() {
+	if e.receiving == 0 {
+		return
+	}
+	for _, p := range e.peers {
+		if p == nil || len(p.recvs) == 0 {
 			continue
-		case st == state(r.ticket, phaseAbandoned) || st != 0 && st>>phaseBits > r.ticket:
-			return fmt.Errorf("%w: it stopped waiting for its send", backends.ErrPeerGone)
 		}
-		if err := e.linkDropped(p); err != nil {
-			return err
+		for _, r := range p.recvs {
+			if !r.tryTake() {
+				break // in order: the later ones cannot have arrived either
+			}
 		}
-		if err := e.await(ctx, p, func() bool { return atomic.LoadUint64(word) != st || p.ctl.dropped(p.inRing) }); err != nil {
-			return err
+		for len(p.recvs) > 0 && p.recvs[0].done {
+			p.recvs = p.recvs[1:]
+			e.receiving--
 		}
 	}
 }
