@@ -264,7 +264,11 @@ func (r *recvReq) tryTake() bool {
 		}
 		return r.tryTake() // given up in between
 	case st == state(r.ticket, phaseAbandoned) || st != 0 && st>>phaseBits > r.ticket:
-		r.complete(fmt.Errorf("%w: it stopped waiting for its send", backends.ErrPeerGone))
+		err := r.p.gone() // why, if it stopped altogether
+		if err == nil {
+			err = fmt.Errorf("%w: it stopped waiting for its send", backends.ErrPeerGone)
+		}
+		r.complete(err)
 		return true
 	}
 	return false
