@@ -8,7 +8,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,4 +97,73 @@ func TestProcTwoHosts(t *testing.T) {
 	if n := len(rows(t, out)); n != 6 {
 		t.Errorf("%d rows, want 6 (3 sizes x hier, ring):\n%s", n, out)
 	}
+}
+
+// TestProcTwoNamespaces runs eight torchrun-style proc ranks as two hosts
+// of four in network namespaces joined by a veth pair (root only, with
+// ip(8); skipped otherwise): the ranks of a namespace share memory, the
+// namespaces talk TCP over the veth, --topology auto finds 2 servers x 4
+// ranks, and hier and the flat ring give right results.
+func TestProcTwoNamespaces(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces")
+	}
+	ipCmd, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skip("no ip(8)")
+	}
+	bin := buildBinary(t)
+	id := strconv.Itoa(os.Getpid() % 10000)
+	ns := [2]string{"hccl-a" + id, "hccl-b" + id}
+	veth := [2]string{"hva" + id, "hvb" + id}
+	addr := [2]string{"10.78.0.1", "10.78.0.2"}
+	ip := func(args ...string) error {
+		if out, err := exec.Command(ipCmd, args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	if err := ip("netns", "add", ns[0]); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { _ = ip("netns", "del", ns[0]) })
+	steps := [][]string{
+		{"netns", "add", ns[1]},
+		{"link", "add", veth[0], "type", "veth", "peer", "name", veth[1]},
+	}
+	for i := range 2 {
+		steps = append(steps, []string{"link", "set", veth[i], "netns", ns[i]},
+			[]string{"-n", ns[i], "addr", "add", addr[i] + "/24", "dev", veth[i]},
+			[]string{"-n", ns[i], "link", "set", veth[i], "up"},
+			[]string{"-n", ns[i], "link", "set", "lo", "up"})
+	}
+	for i, s := range steps {
+		if err := ip(s...); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			t.Cleanup(func() { _ = ip("netns", "del", ns[1]) })
+		}
+	}
+	var ps []*proc
+	for r := range 8 {
+		h := r / 4
+		env := torchEnv(r, 8, addr[0]+":29731", "two-namespaces-secret")
+		ps = append(ps, start(t, fmt.Sprintf("rank %d", r), env, ipCmd, "netns", "exec", ns[h], bin, "--backend", "proc",
+			"--bind", addr[h], "--topology", "auto", "--algo", "hier,ring", "--op", "allreduce", "-b", "1M", "-e", "4M", "-f", "4",
+			"-n", "3", "-w", "1", "--link-bw", "intra=20GB/s,inter=5GB/s", "-T", "60s", "--connect-timeout", "60s"))
+	}
+	for r, p := range ps {
+		if code := p.wait(t, 120*time.Second); code != 0 {
+			t.Fatalf("rank %d exit %d:\n%s\n%s", r, code, p.out.String(), p.errOut.String())
+		}
+	}
+	out := ps[0].out.String()
+	for _, want := range []string{"# topology 2 servers x 4 ranks", "inside a server 20.00 GB/s", "between servers 5.00 GB/s",
+		"# wrong elements: 0 OK"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rank 0's output lacks %q:\n%s", want, out)
+		}
+	}
+	t.Logf("rank 0:\n%s", out)
 }
