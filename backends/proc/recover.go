@@ -31,7 +31,8 @@ func (e *endpoint) linkDropped(p *peer) error {
 // rank and peer fail, on both sides, the operations pending on them at
 // once and later ones when posted, until the ranks recover. This side's
 // fail with err, the peer's with an error that wraps ErrPeerGone and
-// quotes err. It may be called from any goroutine.
+// quotes err. It may be called from another goroutine than the rank's
+// while the endpoint is open, not at the same time as Close.
 func (e *endpoint) DropLink(peer int, err error) {
 	if peer < 0 || peer >= e.size || peer == e.rank || e.closed {
 		return

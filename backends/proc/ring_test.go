@@ -137,10 +137,12 @@ func TestPeerGone(t *testing.T) {
 		eps := localWorld(t, 3)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		go func() {
+		var closer sync.WaitGroup
+		defer closer.Wait() // before the cleanup closes it again
+		closer.Go(func() {
 			time.Sleep(50 * time.Millisecond)
 			eps[1].closeWith(errors.New("its body failed"))
-		}()
+		})
 		start := time.Now()
 		err := eps[0].Recv(1, make([]byte, 8)).Wait(ctx)
 		if !errors.Is(err, backends.ErrPeerGone) || !bytes.Contains([]byte(err.Error()), []byte("its body failed")) {
@@ -157,10 +159,12 @@ func TestPeerGone(t *testing.T) {
 		eps := localWorld(t, 2)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		go func() {
+		var dropper sync.WaitGroup
+		defer dropper.Wait()
+		dropper.Go(func() {
 			time.Sleep(50 * time.Millisecond)
 			eps[1].DropLink(0, errors.New("dropped on purpose"))
-		}()
+		})
 		err := eps[0].Recv(1, make([]byte, 8)).Wait(ctx)
 		if !errors.Is(err, backends.ErrPeerGone) || !bytes.Contains([]byte(err.Error()), []byte("dropped on purpose")) {
 			t.Errorf("receive on a dropped link: %v, want ErrPeerGone quoting why", err)
