@@ -20,6 +20,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/internal/hugemem"
+	"github.com/hccl-test/hccl-test/internal/memguard"
 )
 
 // Name is the name the backend is registered under.
@@ -74,7 +75,8 @@ var allocMu sync.Mutex
 // wrapped to reach the ranks of its host through shared memory. While it
 // runs, hugemem's allocations (the harness's buffers, the algorithms'
 // scratch space) are shared memory, which a receiver reads without the
-// sender copying it first.
+// sender copying it first, and the resident-memory guard counts this
+// process's own shared memory, not the other ranks' it maps.
 func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -85,6 +87,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	allocMu.Lock()
 	defer allocMu.Unlock()
 	defer hugemem.SetAllocator(allocShared)()
+	defer memguard.SetOwnShared(sharedBytes.Load)()
 	return tcp.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
 		e, err := newEndpoint(ctx, t)
 		if err != nil {

@@ -35,6 +35,11 @@ var segments struct {
 // nextSegID numbers the segments of this process.
 var nextSegID atomic.Uint64
 
+// sharedBytes is the size of every segment of this process: the shared
+// memory it owns, which the resident-memory guard counts (other ranks'
+// segments that it maps are theirs to count).
+var sharedBytes atomic.Int64
+
 // pageSize is the granule of mappings.
 var pageSize = os.Getpagesize()
 
@@ -57,6 +62,7 @@ func newSegment(n int, name string) (*segment, error) {
 	}
 	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE) // advice only
 	s := &segment{id: nextSegID.Add(1), fd: fd, mem: mem[:n:n], full: mem, base: uintptr(unsafe.Pointer(&mem[0]))}
+	sharedBytes.Add(int64(size))
 	segments.mu.Lock()
 	i, _ := slices.BinarySearchFunc(segments.list, s.base, func(x *segment, b uintptr) int { return cmpPtr(x.base, b) })
 	segments.list = slices.Insert(segments.list, i, s)
@@ -77,6 +83,7 @@ func (s *segment) free() {
 	}
 	segments.mu.Unlock()
 	_ = unix.Munmap(s.full)
+	sharedBytes.Add(-int64(len(s.full)))
 	unix.Close(s.fd)
 }
 
