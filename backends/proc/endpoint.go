@@ -179,6 +179,10 @@ func (f failed) Wait(context.Context) error { return f.err }
 // doorbell, when its host has no more ranks than CPUs (as shm's).
 const spinBudget = 20 * time.Microsecond
 
+// yieldBudget is how long a waiting rank yields its CPU before it sleeps on
+// its doorbell, when its host has more ranks than CPUs.
+const yieldBudget = 100 * time.Microsecond
+
 // sleepSlice bounds one sleep on the doorbell, so that a wait notices its
 // deadline and a peer's death without being rung.
 const sleepSlice = 20 * time.Millisecond
@@ -202,6 +206,21 @@ func (e *endpoint) await(ctx context.Context, p *peer, ready func() bool) error 
 				break
 			}
 			runtime.Gosched()
+		}
+	}
+	if !e.spin {
+		// More ranks than CPUs: the rank waited for may be runnable but
+		// short of a CPU. Giving this one away (sched_yield) for a while
+		// before sleeping lets it run at once, where a sleep costs a
+		// wake-up through the scheduler: 8 ranks on 2 CPUs ran a 1 KiB
+		// allreduce in 90-240 us this way, 700-1400 us without.
+		start := time.Now()
+		for time.Since(start) < yieldBudget {
+			runtime.Gosched()
+			yieldCPU()
+			if ready() {
+				return nil
+			}
 		}
 	}
 	for {

@@ -64,3 +64,7 @@ func futexWait(addr *uint32, val uint32, d time.Duration) {
 func futexWake(addr *uint32) {
 	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOpWake, uintptr(1<<30), 0, 0, 0)
 }
+
+// yieldCPU gives this thread's CPU to another runnable thread, of any
+// process (sched_yield(2)); it never blocks.
+func yieldCPU() { _, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
