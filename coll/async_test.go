@@ -15,7 +15,7 @@ import (
 // while it runs, then waits: the result is the same as Run's, on both
 // backends.
 func TestStartWait(t *testing.T) {
-	for _, backend := range []string{"shm", "tcp"} {
+	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
 			c := call{op: AllReduce, algo: "ring", ranks: 4, count: 5000, dt: dtype.FP32, redop: dtype.Sum, backend: backend}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/proc"
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -25,7 +26,7 @@ type call struct {
 	redop   dtype.ReduceOp
 	root    int
 	inPlace bool
-	backend string // "" (shm) or "tcp"
+	backend string // "" (shm), "tcp" or "proc"
 }
 
 func (c call) String() string {
@@ -144,11 +145,16 @@ func (c call) expected(p dtype.Pattern, rank int) []byte {
 }
 
 // world starts c.ranks ranks on c's backend: shm by default, or tcp over
-// loopback inside this process.
+// loopback inside this process, or proc (shared memory between the ranks
+// over tcp's world) inside this process.
 func (c call) world(t *testing.T, ctx context.Context) []backends.Transport {
 	t.Helper()
-	if c.backend == "tcp" {
-		ts, err := tcp.NewLocalWorld(ctx, c.ranks, backends.Config{Options: tcp.Options{ConnectTimeout: 10 * time.Second}})
+	if c.backend == "tcp" || c.backend == "proc" {
+		newWorld := tcp.NewLocalWorld
+		if c.backend == "proc" {
+			newWorld = proc.NewLocalWorld
+		}
+		ts, err := newWorld(ctx, c.ranks, backends.Config{Options: tcp.Options{ConnectTimeout: 10 * time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,22 +288,26 @@ func TestLargeCounts(t *testing.T) {
 }
 
 // TestOverTCP runs every algorithm over real sockets: the same code, another
-// backend.
+// backend; and over proc's shared memory between ranks of tcp's world.
 func TestOverTCP(t *testing.T) {
-	for _, op := range AllOps() {
-		for _, algo := range Names(op) {
-			t.Run(op.String()+"/"+algo, func(t *testing.T) {
-				t.Parallel()
-				for _, n := range []int{2, 3, 5} {
-					for _, inPlace := range []bool{false, true} {
-						call{op: op, algo: algo, ranks: n, count: 1000 + n, dt: dtype.FP16, redop: dtype.Sum,
-							root: n - 1, inPlace: inPlace, backend: "tcp"}.run(t)
-					}
+	for _, backend := range []string{"tcp", "proc"} {
+		t.Run(backend, func(t *testing.T) {
+			for _, op := range AllOps() {
+				for _, algo := range Names(op) {
+					t.Run(op.String()+"/"+algo, func(t *testing.T) {
+						t.Parallel()
+						for _, n := range []int{2, 3, 5} {
+							for _, inPlace := range []bool{false, true} {
+								call{op: op, algo: algo, ranks: n, count: 1000 + n, dt: dtype.FP16, redop: dtype.Sum,
+									root: n - 1, inPlace: inPlace, backend: backend}.run(t)
+							}
+						}
+					})
 				}
-			})
-		}
+			}
+			call{op: AllReduce, algo: "ring", ranks: 4, count: 3 << 20, dt: dtype.FP32, redop: dtype.Avg, backend: backend}.run(t)
+		})
 	}
-	call{op: AllReduce, algo: "ring", ranks: 4, count: 3 << 20, dt: dtype.FP32, redop: dtype.Avg, backend: "tcp"}.run(t)
 }
 
 func TestChoose(t *testing.T) {

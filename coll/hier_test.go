@@ -17,7 +17,7 @@ import (
 // hierWorld is a world of ranks laid out on servers, on which a test runs
 // a sequence of calls with one Comm per rank.
 type hierWorld struct {
-	backend   string // "" (shm) or "tcp"
+	backend   string // "" (shm), "tcp" or "proc"
 	ranks     int
 	perServer int    // SetTopology's argument on every rank
 	model     *Model // set on every rank (after the topology) when not nil
@@ -171,6 +171,7 @@ func TestHierOverTCP(t *testing.T) {
 				calls = append(calls, call{op: AllReduce, algo: hierName, ranks: 4, count: 3<<16 + 1, dt: dtype.FP32, redop: dtype.Sum})
 			}
 			hierWorld{backend: "tcp", ranks: sh.ranks, perServer: sh.perServer, barriers: true}.run(t, calls)
+			hierWorld{backend: "proc", ranks: sh.ranks, perServer: sh.perServer, barriers: true}.run(t, calls)
 		})
 	}
 }

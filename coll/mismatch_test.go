@@ -57,7 +57,7 @@ func TestMismatchedCalls(t *testing.T) {
 			return []func(int) *Args{nil, allreduce}
 		}, []string{"barrier", "allreduce(fp32", "as op #1"}},
 	}
-	for _, backend := range []string{"shm", "tcp"} {
+	for _, backend := range []string{"shm", "tcp", "proc"} {
 		for _, tt := range tests {
 			t.Run(backend+"/"+tt.name, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/inject"
+	"github.com/hccl-test/hccl-test/backends/proc"
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -26,8 +27,12 @@ func retryWorld(t *testing.T, ctx context.Context, backend string, n int, spec s
 		t.Fatal(err)
 	}
 	var ts []backends.Transport
-	if backend == "tcp" {
-		ts, err = tcp.NewLocalWorld(ctx, n, backends.Config{Options: tcp.Options{ConnectTimeout: 10 * time.Second}, Retry: true})
+	if backend == "tcp" || backend == "proc" {
+		newWorld := tcp.NewLocalWorld
+		if backend == "proc" {
+			newWorld = proc.NewLocalWorld
+		}
+		ts, err = newWorld(ctx, n, backends.Config{Options: tcp.Options{ConnectTimeout: 10 * time.Second}, Retry: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +81,7 @@ func TestRetryRecovers(t *testing.T) {
 		{op: Broadcast, algo: "dbtree", count: 4096, dt: dtype.Int8, root: 2},
 		{op: AllToAll, algo: "pairwise", count: 64, dt: dtype.Uint16, inPlace: true},
 	}
-	for _, backend := range []string{"shm", "tcp"} {
+	for _, backend := range []string{"shm", "tcp", "proc"} {
 		for _, c := range cases {
 			c.ranks, c.backend = 4, backend
 			t.Run(backend+"/"+c.String(), func(t *testing.T) {
@@ -114,7 +119,7 @@ func TestRetryRecovers(t *testing.T) {
 
 // TestRetryBarrier re-runs a barrier whose message was lost.
 func TestRetryBarrier(t *testing.T) {
-	for _, backend := range []string{"shm", "tcp"} {
+	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -132,7 +137,7 @@ func TestRetryBarrier(t *testing.T) {
 // TestRetryGivesUp fails every attempt: every rank must end with the
 // failure, naming the re-runs spent, long before the deadline.
 func TestRetryGivesUp(t *testing.T) {
-	for _, backend := range []string{"shm", "tcp"} {
+	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -163,7 +168,7 @@ func TestRetryGivesUp(t *testing.T) {
 // TestRetryNotOnMismatch: ranks that disagree about a call are not helped
 // by running it again; every rank fails at once, with no re-run.
 func TestRetryNotOnMismatch(t *testing.T) {
-	for _, backend := range []string{"shm", "tcp"} {
+	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()

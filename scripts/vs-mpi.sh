@@ -5,12 +5,13 @@
 #
 #   ours, shared memory:  hccl-test --backend shm -p N                (ranks are goroutines)
 #   ours, TCP:            hccl-test --backend tcp -p N                (ranks are processes, loopback)
+#   ours, processes sharing memory: hccl-test --backend proc -p N     (ranks are processes, memfd)
 #   MPI, shared memory:   mpirun --mca btl self,vader hccl-test --backend mpi --algo native
 #   MPI, TCP:             mpirun --mca btl self,tcp   hccl-test --backend mpi --algo native
 #
 # Rows: fp32 allreduce (sum) at 2 and 8 ranks for 1 KiB, 1 MiB and 64 MiB;
 # allgather, reducescatter, broadcast and alltoall at 8 ranks for 64 MiB.
-# Ratios compare like with like, shm with vader and tcp with Open MPI's tcp:
+# Ratios compare like with like, shm and proc with vader and tcp with Open MPI's tcp:
 # MPI's time / our time, which is also our busbw / MPI's busbw; above 1 means
 # ours is faster.
 #
@@ -78,7 +79,7 @@ read -r -a extra_mpirun <<<"$MPIRUN_ARGS"
 ROWS="allreduce:2:1024 allreduce:2:1048576 allreduce:2:67108864
 allreduce:8:1024 allreduce:8:1048576 allreduce:8:67108864
 allgather:8:67108864 reducescatter:8:67108864 broadcast:8:67108864 alltoall:8:67108864"
-SIDES="shm vader tcp mpitcp"
+SIDES="shm proc vader tcp mpitcp"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vs-mpi.XXXXXX")
 ok=0
@@ -162,6 +163,7 @@ run_side() {
 	case $side in
 	shm) cmd=("$bin" --backend shm -p "$n" --algo "$ALGO") ;;
 	tcp) cmd=("$bin" --backend tcp -p "$n" --algo "$ALGO") ;;
+	proc) cmd=("$bin" --backend proc -p "$n" --algo "$ALGO") ;;
 	vader) cmd=("${mpi[@]}" --mca btl 'self,vader' ${extra_mpirun[@]+"${extra_mpirun[@]}"} "$bin" --backend mpi --algo native) ;;
 	mpitcp) cmd=("${mpi[@]}" --mca btl 'self,tcp' --mca btl_tcp_if_include lo ${extra_mpirun[@]+"${extra_mpirun[@]}"}
 		"$bin" --backend mpi --algo native) ;;
@@ -206,7 +208,7 @@ took=$(($(date +%s) - started))
 	echo "# hccl-test vs Open MPI: fp32, sum; $PICK of $REPS repetition(s) per row and side; each side checked (0 wrong)"
 	echo "# host: $(nproc) CPUs; load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'); took ${took}s"
 	echo "# $("$bin" --version);  $("$MPIRUN" --version 2>/dev/null | head -1)"
-	echo "# shm, tcp: our algorithms (--algo $ALGO; the algo column is what ran); vader, mpitcp: Open MPI's $MPI_COLL collectives (--algo native)"
+	echo "# shm, proc, tcp: our algorithms (--algo $ALGO; the algo column is what ran); vader, mpitcp: Open MPI's $MPI_COLL collectives (--algo native)"
 	echo "# time: slowest rank's mean per call (us); busbw in GB/s; ratio = MPI time / our time (> 1: ours is faster)"
 }
 sort -k1,1 -k2,2n -k3,3n "$results" | awk -v pick="$PICK" -v order="allreduce allgather reducescatter broadcast alltoall" '
@@ -229,23 +231,23 @@ sort -k1,1 -k2,2n -k3,3n "$results" | awk -v pick="$PICK" -v order="allreduce al
 			op = ops[o]
 			if (!(op in keys)) continue
 			printf "#\n# %s\n", op
-			printf "%5s %6s | %10s %10s %10s %10s | %7s %7s %7s %7s | %9s %9s | %s\n", "ranks", "size", "shm", "vader", "tcp", "mpitcp",
-				"shm", "vader", "tcp", "mpitcp", "shm/vader", "tcp/tcp", "our algo (shm, tcp)"
-			printf "%5s %6s | %10s %10s %10s %10s | %7s %7s %7s %7s | %9s %9s |\n", "", "(B)", "(us)", "(us)", "(us)", "(us)",
-				"(GB/s)", "(GB/s)", "(GB/s)", "(GB/s)", "", ""
+			printf "%5s %6s | %10s %10s %10s %10s %10s | %7s %7s %7s %7s %7s | %9s %10s %9s | %s\n", "ranks", "size", "shm", "proc", "vader", "tcp", "mpitcp",
+				"shm", "proc", "vader", "tcp", "mpitcp", "shm/vader", "proc/vader", "tcp/tcp", "our algo (shm, proc, tcp)"
+			printf "%5s %6s | %10s %10s %10s %10s %10s | %7s %7s %7s %7s %7s | %9s %10s %9s |\n", "", "(B)", "(us)", "(us)", "(us)", "(us)", "(us)",
+				"(GB/s)", "(GB/s)", "(GB/s)", "(GB/s)", "(GB/s)", "", "", ""
 			m = split(keys[op], rows, " ")
 			for (r = 1; r <= m; r++) {
 				split(rows[r], p, ":")
 				k = op SUBSEP p[1] SUBSEP p[2]
-				for (s = 1; s <= 4; s++) {
-					side = s == 1 ? "shm" : s == 2 ? "vader" : s == 3 ? "tcp" : "mpitcp"
+				for (s = 1; s <= 5; s++) {
+					side = s == 1 ? "shm" : s == 2 ? "proc" : s == 3 ? "vader" : s == 4 ? "tcp" : "mpitcp"
 					t[side] = choose(k SUBSEP side)
 					bw[side] = t[side] > 0 ? prod[k SUBSEP side] / t[side] : 0
 				}
-				printf "%5d %6s | %10.2f %10.2f %10.2f %10.2f | %7.3f %7.3f %7.3f %7.3f | %9.2f %9.2f | %s, %s\n",
-					p[1], label(p[2]), t["shm"], t["vader"], t["tcp"], t["mpitcp"],
-					bw["shm"], bw["vader"], bw["tcp"], bw["mpitcp"],
-					t["vader"] / t["shm"], t["mpitcp"] / t["tcp"], algo[k SUBSEP "shm"], algo[k SUBSEP "tcp"]
+				printf "%5d %6s | %10.2f %10.2f %10.2f %10.2f %10.2f | %7.3f %7.3f %7.3f %7.3f %7.3f | %9.2f %10.2f %9.2f | %s, %s, %s\n",
+					p[1], label(p[2]), t["shm"], t["proc"], t["vader"], t["tcp"], t["mpitcp"],
+					bw["shm"], bw["proc"], bw["vader"], bw["tcp"], bw["mpitcp"],
+					t["vader"] / t["shm"], t["vader"] / t["proc"], t["mpitcp"] / t["tcp"], algo[k SUBSEP "shm"], algo[k SUBSEP "proc"], algo[k SUBSEP "tcp"]
 			}
 		}
 	}'

@@ -12,8 +12,8 @@ import (
 )
 
 // faultBackends are the backends that run in tests: shm and sim in this
-// process, tcp with the children that -p starts.
-var faultBackends = []string{"shm", "tcp", "sim"}
+// process, tcp and proc with the children that -p starts.
+var faultBackends = []string{"shm", "tcp", "proc", "sim"}
 
 // TestInjectedFaults runs the harness with faults that hit the link probe,
 // the cost model's calibration, an op's time limit or a call the check
@@ -97,7 +97,7 @@ func TestInjectedFaults(t *testing.T) {
 // time and takes none of the wall clock's.)
 func TestInterruptInjectedDelay(t *testing.T) {
 	bin := buildBinary(t)
-	for _, backend := range []string{"shm", "tcp"} {
+	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
 			cmd := exec.Command(bin, "--backend", backend, "-p", "3", "-b", "1K", "-e", "1K", "-n", "3", "-w", "1",
 				"--link-bw", "1GB/s", "--algo", "ring", "--inject", "delay=30s", "-T", "2m")

@@ -18,6 +18,9 @@ func TestHangReport(t *testing.T) {
 		// Over tcp the held rank's failure reaches its peers at once (its
 		// links drop), so they name it rather than time out themselves.
 		{"tcp", []string{"rank 0, op #1", "rank 2, op #1", "injected by --inject slow=2s@rank=2", "(rank ", "exited with status 1: ", "rank 3, op #1"}},
+		// Over proc likewise: the held rank drops its links in shared
+		// memory too.
+		{"proc", []string{"rank 0, op #1", "rank 2, op #1", "injected by --inject slow=2s@rank=2", "(rank ", "exited with status 1: ", "rank 3, op #1"}},
 	} {
 		t.Run(tc.backend, func(t *testing.T) {
 			_, stderr, code := runBinary(t, bin, "--backend", tc.backend, "-p", "4", "-b", "1K", "-e", "1K",

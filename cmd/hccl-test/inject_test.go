@@ -10,7 +10,7 @@ import (
 func TestInject(t *testing.T) {
 	bin := buildBinary(t)
 	base := []string{"-p", "4", "-b", "4K", "-e", "64K", "-f", "4", "-n", "5", "-w", "1", "--link-bw", "1GB/s", "--algo", "ring"}
-	for _, backend := range []string{"shm", "tcp"} {
+	for _, backend := range []string{"shm", "tcp", "proc"} {
 		args := func(extra ...string) []string {
 			return append(append([]string{"--backend", backend}, base...), extra...)
 		}

@@ -17,8 +17,9 @@ import (
 	"github.com/hccl-test/hccl-test/internal/sigquit"
 	"github.com/hccl-test/hccl-test/kit"
 
-	_ "github.com/hccl-test/hccl-test/backends/shm" // registers --backend shm
-	_ "github.com/hccl-test/hccl-test/backends/tcp" // registers --backend tcp
+	_ "github.com/hccl-test/hccl-test/backends/proc" // registers --backend proc
+	_ "github.com/hccl-test/hccl-test/backends/shm"  // registers --backend shm
+	_ "github.com/hccl-test/hccl-test/backends/tcp"  // registers --backend tcp
 )
 
 // Exit codes.

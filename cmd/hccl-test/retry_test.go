@@ -65,7 +65,7 @@ func TestRetryFlags(t *testing.T) {
 // exit 0, every row correct, the retry column and the footer's total.
 func TestRetryRun(t *testing.T) {
 	bin := buildBinary(t)
-	for _, backend := range []string{"shm", "tcp"} {
+	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
 			stdout, stderr, code := runBinary(t, bin, "--backend", backend, "-p", "3", "--op", "allreduce,allgather",
 				"-b", "1K", "-e", "64K", "-f", "8", "-n", "5", "-w", "1", "--link-bw", "10GB/s", "--placement", "both",

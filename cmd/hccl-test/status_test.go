@@ -13,7 +13,7 @@ import (
 // rank must say what it is doing, and the run must go on to finish.
 func TestStatusOnSIGQUIT(t *testing.T) {
 	bin := buildBinary(t)
-	for _, backend := range []string{"shm", "tcp"} {
+	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
 			cmd := exec.Command(bin, "--backend", backend, "-p", "3", "-b", "1K", "-e", "2K", "-f", "2",
 				"-n", "2", "-w", "1", "--algo", "ring", "--link-bw", "1GB/s", "--inject", "slow=700ms@rank=2")

@@ -6,10 +6,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Alloc maps n bytes of anonymous memory outside the Go heap and advises
+// alloc maps n bytes of anonymous memory outside the Go heap and advises
 // the kernel to back it with transparent huge pages. The returned function
 // unmaps it; the bytes must not be used after that.
-func Alloc(n int) ([]byte, func(), error) {
+func alloc(n int) ([]byte, func(), error) {
 	if n == 0 {
 		return nil, func() {}, nil
 	}

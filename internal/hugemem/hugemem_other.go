@@ -2,8 +2,8 @@
 
 package hugemem
 
-// Alloc allocates n bytes on the Go heap; the returned function does
+// alloc allocates n bytes on the Go heap; the returned function does
 // nothing (the garbage collector frees them).
-func Alloc(n int) ([]byte, func(), error) {
+func alloc(n int) ([]byte, func(), error) {
 	return make([]byte, n), func() {}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"math"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -184,4 +185,18 @@ func human(n int64) string {
 		return fmt.Sprintf("%dB", n)
 	}
 	return fmt.Sprintf("%.1f%s", v, units[u])
+}
+
+// ownShared is the function SetOwnShared installed, nil for none.
+var ownShared atomic.Pointer[func() int64]
+
+// SetOwnShared tells Resident, in the whole process, how many bytes of
+// shared memory this process allocated itself (own reports it, and is
+// called at every sample), until the returned function puts the previous
+// one back. Resident then counts them and the private pages, rather than
+// every shared page mapped, which includes other processes' memory that
+// this one maps (proc's ranks read each other's buffers).
+func SetOwnShared(own func() int64) (restore func()) {
+	prev := ownShared.Swap(&own)
+	return func() { ownShared.Store(prev) }
 }
