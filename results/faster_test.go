@@ -103,3 +103,23 @@ func TestCacheNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestFasterWhy: the mark's explanation says how the link's rate was
+// obtained: a probe from memory, a probe with --cache cold, or a rate the
+// user gave, which was not measured at all.
+func TestFasterWhy(t *testing.T) {
+	for _, tc := range []struct {
+		source, cache, want string
+	}{
+		{"auto: each of the 2 ranks sends 32MiB", "warm", "the link was measured from memory"},
+		{"auto: each of the 2 ranks sends 32MiB", "cold", "with --cache cold"},
+		{"given as 1GB/s", "warm", "not measured here (given as 1GB/s)"},
+		{"preset hccs", "cold", "not measured here (preset hccs)"},
+	} {
+		h := header("out", false)
+		h.LinkSource, h.Cache = tc.source, tc.cache
+		if got := fasterWhy(h); !strings.Contains(got, tc.want) {
+			t.Errorf("link %q, cache %s: %q, want it to say %q", tc.source, tc.cache, got, tc.want)
+		}
+	}
+}

@@ -362,6 +362,9 @@ func fmtEff(e float64) string {
 // fasterWhy says why a row can move data faster than its link, and how to
 // measure without that.
 func fasterWhy(h Header) string {
+	if h.LinkSource != "" && !strings.HasPrefix(h.LinkSource, "auto") {
+		return "the link's rate was not measured here (" + h.LinkSource + "): the row's data sat in cache, or the rate is below what this host moves"
+	}
 	if cacheName(h) == "cold" {
 		return "its data came from memory with --cache cold, so the link was measured below what the row reached"
 	}
