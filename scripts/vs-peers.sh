@@ -4,6 +4,7 @@
 #
 #   ours, shared memory: hccl-test --backend shm -p N --benchtime T   (ranks are goroutines)
 #   ours, TCP:           hccl-test --backend tcp -p N --benchtime T   (ranks are processes, loopback)
+#   ours, processes:     hccl-test --backend proc -p N --benchtime T  (ranks are processes sharing memory)
 #   Open MPI, vader:     mpirun --mca btl self,vader mpi_coll_bench -t T (MPI's own collectives,
 #   Open MPI, tcp:       mpirun --mca btl self,tcp   mpi_coll_bench -t T  in a C program of its own)
 #   Gloo:                python3 gloo_bench.py -n N -t T              (torch.distributed on CPU)
@@ -18,8 +19,9 @@
 # Sizes follow nccl-tests (the whole buffer per rank; allgather the gathered
 # output). Every side's time is the slowest rank's mean per call (Open MPI's
 # benchmark prints it as max_us), each row timed for about T. Ratios are the
-# peer's time / ours: above 1 means ours is faster. shm is compared with
-# vader, tcp with Open MPI's tcp, and Gloo (TCP only) with our tcp.
+# peer's time / ours: above 1 means ours is faster. shm and proc are compared
+# with vader, tcp with Open MPI's tcp, and Gloo (TCP only) with our tcp and
+# proc; shm/proc is proc against our in-process backend (above 0.8: within 25%).
 #
 # This answers "which tool is faster, each measured as its users measure
 # it". scripts/vs-mpi.sh answers another question: Open MPI's collectives
@@ -35,7 +37,7 @@
 #   REPS        repetitions (default 2, at least 2); each runs every side in
 #               turn, and the table keeps per row and side the lowest time
 #   BENCHTIME   timed work per row and side (default 0.3s; Go duration)
-#   SIDES       the sides to run (default "shm vader tcp mpitcp gloo iperf")
+#   SIDES       the sides to run (default "shm proc vader tcp mpitcp gloo iperf")
 #   HCCL_TEST   the hccl-test to measure, instead of building one
 #   TIMEOUT     seconds one run may take (default 600)
 #   IN_HARNESS  1 also runs scripts/vs-mpi.sh (needs libopenmpi-dev)
@@ -60,7 +62,7 @@ done
 
 REPS=${REPS:-2}
 BENCHTIME=${BENCHTIME:-0.3s}
-SIDES=${SIDES:-"shm vader tcp mpitcp gloo iperf"}
+SIDES=${SIDES:-"shm proc vader tcp mpitcp gloo iperf"}
 TIMEOUT=${TIMEOUT:-600}
 IN_HARNESS=${IN_HARNESS:-0}
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -74,7 +76,7 @@ log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 [[ $BENCHTIME =~ ^[0-9]*\.?[0-9]+(ms|s)$ ]] || die "BENCHTIME: '$BENCHTIME' is not a duration like 300ms or 0.3s"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "TIMEOUT: '$TIMEOUT' is not a positive number of seconds"
 for s in $SIDES; do
-	[[ $s =~ ^(shm|vader|tcp|mpitcp|gloo|iperf)$ ]] || die "SIDES: unknown side '$s'"
+	[[ $s =~ ^(shm|proc|vader|tcp|mpitcp|gloo|iperf)$ ]] || die "SIDES: unknown side '$s'"
 done
 has() { [[ " $SIDES " == *" $1 "* ]]; }
 # seconds as mpi_coll_bench and gloo_bench.py take them
@@ -205,7 +207,7 @@ for rep in $(seq 1 "$REPS"); do
 			log "rep $rep/$REPS: $n ranks, $size B: ${ops//,/ }"
 			for side in $SIDES; do
 				case $side in
-				shm | tcp)
+				shm | tcp | proc)
 					for row in $ROWS; do
 						IFS=: read -r op rn rsize <<<"$row"
 						if ((rn == n && rsize == size)); then ours "$side" "$op" "$n" "$size" "$rep"; fi
@@ -239,7 +241,7 @@ torch_version=$("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/nul
 	echo "# hccl-test vs its peers, each timed by its own benchmark, side by side in one run; best of $REPS per row and side"
 	echo "# host: $(nproc) CPUs; load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg); took ${took}s"
 	echo "# $("$bin" --version); $mpi_version; torch $torch_version (Gloo)"
-	echo "# shm, tcp: hccl-test --backend shm|tcp -p N --benchtime $BENCHTIME -n 2 -w 5 -c 1 (slowest rank's mean per call)"
+	echo "# shm, proc, tcp: hccl-test --backend shm|proc|tcp -p N --benchtime $BENCHTIME -n 2 -w 5 -c 1 (slowest rank's mean per call)"
 	echo "# vader, mpitcp: Open MPI's own collectives in mpi_coll_bench -t $secs under mpirun --mca pml ob1 --mca btl self,vader|self,tcp"
 	echo "#   -x MALLOC_MMAP_MAX_=0 -x MALLOC_TRIM_THRESHOLD_=17179869184 (max_us: slowest rank's mean per call)"
 	echo "# gloo: gloo_bench.py -t $secs, torch.distributed over Gloo on CPU, loopback TCP (slowest rank's mean per call; no reducescatter)"
@@ -259,9 +261,9 @@ sort -k1,1 -k2,2n -k3,3n "$results" | awk -v order="allreduce allgather reducesc
 		if (!(kk in best) || $6 + 0 < best[kk]) best[kk] = $6 + 0
 	}
 	END {
-		printf "%-13s %5s %5s | %10s %10s %10s %10s %10s | %9s %9s %9s %9s\n", "op", "ranks", "size",
-			"shm", "vader", "tcp", "mpitcp", "gloo", "vader/shm", "ompi/tcp", "gloo/tcp", "gloo/shm"
-		printf "%-13s %5s %5s | %10s %10s %10s %10s %10s | %9s %9s %9s %9s\n", "", "", "", "(us)", "(us)", "(us)", "(us)", "(us)", "", "", "", ""
+		printf "%-13s %5s %5s | %10s %10s %10s %10s %10s %10s | %9s %10s %9s %9s %9s %9s %9s\n", "op", "ranks", "size",
+			"shm", "proc", "vader", "tcp", "mpitcp", "gloo", "vader/shm", "vader/proc", "shm/proc", "ompi/tcp", "gloo/tcp", "gloo/shm", "gloo/proc"
+		printf "%-13s %5s %5s | %10s %10s %10s %10s %10s %10s | %9s %10s %9s %9s %9s %9s %9s\n", "", "", "", "(us)", "(us)", "(us)", "(us)", "(us)", "(us)", "", "", "", "", "", "", ""
 		n = split(order, ops, " ")
 		for (o = 1; o <= n; o++) {
 			op = ops[o]
@@ -269,10 +271,11 @@ sort -k1,1 -k2,2n -k3,3n "$results" | awk -v order="allreduce allgather reducesc
 			for (r = 1; r <= m; r++) {
 				split(rows[r], p, ":")
 				k = op SUBSEP p[1] SUBSEP p[2]
-				printf "%-13s %5d %5s | %s %s %s %s %s | %s %s %s %s\n", op, p[1], p[2],
-					num(t(k, "shm")), num(t(k, "vader")), num(t(k, "tcp")), num(t(k, "mpitcp")), num(t(k, "gloo")),
-					ratio(t(k, "vader"), t(k, "shm")), ratio(t(k, "mpitcp"), t(k, "tcp")),
-					ratio(t(k, "gloo"), t(k, "tcp")), ratio(t(k, "gloo"), t(k, "shm"))
+				printf "%-13s %5d %5s | %s %s %s %s %s %s | %s %10s %s %s %s %s %s\n", op, p[1], p[2],
+					num(t(k, "shm")), num(t(k, "proc")), num(t(k, "vader")), num(t(k, "tcp")), num(t(k, "mpitcp")), num(t(k, "gloo")),
+					ratio(t(k, "vader"), t(k, "shm")), ratio(t(k, "vader"), t(k, "proc")), ratio(t(k, "shm"), t(k, "proc")),
+					ratio(t(k, "mpitcp"), t(k, "tcp")), ratio(t(k, "gloo"), t(k, "tcp")), ratio(t(k, "gloo"), t(k, "shm")),
+					ratio(t(k, "gloo"), t(k, "proc"))
 			}
 		}
 	}'
