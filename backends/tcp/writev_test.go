@@ -112,7 +112,7 @@ func firstDiff(a, b []byte) int {
 	return min(len(a), len(b))
 }
 
-// TestOversubscribedLargeMessages runs large messages both ways at once
+// TestOversubscribedLargeMessages runs messages small and large both ways at once
 // between two ranks with the host taken as oversubscribed, where frames
 // above smallFrame go out through writevAll: every byte must arrive, in
 // order, into the right receive.
@@ -134,7 +134,9 @@ func TestOversubscribedLargeMessages(t *testing.T) {
 			ep.Close()
 		}
 	}()
-	sizes := []int{smallFrame + 1, 1 << 20, 9<<20 + 3}
+	// Sizes on both sides of readBuffer and smallFrame, so the reader
+	// takes payloads from its buffer, from the socket, and from both.
+	sizes := []int{1, smallFrame, smallFrame + 1, readBuffer + 5, inlineMax + 3, 64<<10 + 1, 1 << 20, 9<<20 + 3}
 	fill := func(me, i int) []byte {
 		b := make([]byte, sizes[i])
 		for j := range b {
