@@ -54,8 +54,12 @@ func (l *link) write(r *request) error {
 		err = writeAll(l.conn, l.frame)
 	} else {
 		l.ep.bigWrites.Add(1)
-		bufs := net.Buffers{hdr[:], r.buf}
-		_, err = bufs.WriteTo(l.conn)
+		if rawBigWrites() {
+			err = writevAll(l.conn, hdr[:], r.buf)
+		} else {
+			bufs := net.Buffers{hdr[:], r.buf}
+			_, err = bufs.WriteTo(l.conn)
+		}
 		l.ep.bigWrites.Add(-1)
 	}
 	if err == nil {
