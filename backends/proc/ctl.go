@@ -14,8 +14,8 @@ import (
 // atomic word, so a sender that gives up (abandoned) and a receiver that
 // takes the send cannot both win.
 //
-//	header (headerSize bytes): magic, pid, ranks on the host, closed, bell,
-//	why the rank stopped (a text)
+//	header (headerSize bytes): magic, pid, ranks on the host, closed, the
+//	CPU of its last wait, bell, why the rank stopped (a text)
 //	per receiver, by its index on the host: ringHeaderSize bytes (dropped,
 //	and why: a text), then ringSlots slots of slotSize bytes
 const (
@@ -30,6 +30,7 @@ const (
 	hdrPID    = 8
 	hdrLocal  = 16
 	hdrClosed = 24 // uint32, 1 once the rank closed its endpoint
+	hdrCPU    = 32 // uint32, the CPU the rank last began a wait on, plus one (0: not yet)
 	hdrBell   = 64
 	hdrWhy    = 128 // a text (putText), why the rank stopped
 	ringWhy   = 8   // a text in a ring's header, why it was dropped

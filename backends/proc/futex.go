@@ -65,6 +65,16 @@ func futexWake(addr *uint32) {
 	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOpWake, uintptr(1<<30), 0, 0, 0)
 }
 
+// thisCPU returns the CPU this thread runs on (getcpu(2)), plus one, or 0
+// when the kernel does not say. The thread may move right after.
+func thisCPU() uint32 {
+	var cpu uint32
+	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e != 0 {
+		return 0
+	}
+	return cpu + 1
+}
+
 // yieldCPU gives this thread's CPU to another runnable thread, of any
 // process (sched_yield(2)); it never blocks.
 func yieldCPU() { _, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }

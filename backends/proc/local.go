@@ -19,17 +19,18 @@ type peer struct {
 	rank, pid int
 	// ctl is its control segment, mapped here: it holds its doorbell and
 	// the ring of its sends to this rank (inRing).
-	ctl      ctl
-	outRing  int                 // offset in this rank's control segment of the ring to it
-	inRing   int                 // offset in its control segment of the ring from it
-	pidfd    int                 // its process, to see it die; -1 when it is this process
-	mapped   map[uint64][]byte   // its data segments mapped here, by id
-	nextSend uint64              // the ticket of the next send to it
-	nextRecv uint64              // the ticket of the next receive from it
-	queue    []*sendReq          // sends posted while its ring was full
-	recvs    []*recvReq          // receives from it posted and not yet complete, by ticket
-	inflight [ringSlots]*sendReq // the send last posted in each slot of the ring to it
-	dropErr  error               // why this rank dropped the link to it (DropLink); guarded by endpoint.dropMu
+	ctl         ctl
+	outRing     int                 // offset in this rank's control segment of the ring to it
+	inRing      int                 // offset in its control segment of the ring from it
+	pidfd       int                 // its process, to see it die; -1 when it is this process
+	mapped      map[uint64][]byte   // its data segments mapped here, by id
+	nextSend    uint64              // the ticket of the next send to it
+	nextRecv    uint64              // the ticket of the next receive from it
+	queue       []*sendReq          // sends posted while its ring was full
+	recvs       []*recvReq          // receives from it posted and not yet complete, by ticket
+	inflight    [ringSlots]*sendReq // the send last posted in each slot of the ring to it
+	dropErr     error               // why this rank dropped the link to it (DropLink); guarded by endpoint.dropMu
+	sameProcess bool                // it is a rank of this process (a local world's)
 }
 
 // record is what a rank tells the other ranks of its host at setup.
@@ -110,7 +111,7 @@ func (e *endpoint) setupLocal(ctx context.Context) error {
 			return fmt.Errorf("rank %d: control segment of rank %d: %w", e.rank, r, err)
 		}
 		p := &peer{rank: r, pid: rec.pid, ctl: ctl{mem: mem}, outRing: ringAt(i), inRing: ringAt(e.me),
-			pidfd: -1, mapped: map[uint64][]byte{}}
+			pidfd: -1, mapped: map[uint64][]byte{}, sameProcess: rec.pid == os.Getpid()}
 		e.peers[r] = p
 		if *p.ctl.u64(hdrMagic) != ctlMagic || *p.ctl.u64(hdrPID) != uint64(rec.pid) {
 			return fmt.Errorf("rank %d: the control segment of rank %d (pid %d) is not one", e.rank, r, rec.pid)
