@@ -112,13 +112,26 @@ echo $! >"$dir"/slurmctld.pid
 setsid slurmd -D >"$dir"/log/slurmd.out 2>&1 </dev/null &
 echo $! >"$dir"/slurmd.pid
 
-for _ in $(seq 300); do
-	if sinfo -h -o %t 2>/dev/null | grep -qx idle; then
+# Wait, by the clock, for the node to be idle: sinfo itself can take
+# seconds while slurmctld is not up yet. A daemon that died (a port taken
+# between freeport and its bind) ends the wait at once, with its log.
+deadline=$((SECONDS + 30))
+while ((SECONDS < deadline)); do
+	if timeout 3 sinfo -h -o %t 2>/dev/null | grep -qx idle; then
 		echo "SLURM_CONF=$SLURM_CONF"
 		exit 0
 	fi
+	for d in slurmctld slurmd; do
+		if ! kill -0 "$(cat "$dir/$d.pid")" 2>/dev/null; then
+			echo "$0: $d exited; the end of its log:" >&2
+			tail -n 5 "$dir/log/$d.log" "$dir/log/$d.out" >&2 2>/dev/null || true
+			stop
+			exit 1
+		fi
+	done
 	sleep 0.1
 done
-echo "$0: the node is not idle after 30s; logs in $dir/log" >&2
+echo "$0: the node is not idle after 30s; the end of the logs:" >&2
+tail -n 5 "$dir"/log/*.log >&2 2>/dev/null || true
 stop
 exit 1
