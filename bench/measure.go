@@ -47,7 +47,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// A re-run (--retry) gets the whole time limit again. Re-runs of the
 	// barrier and the gathering below may arm it too; the row's watchdog
 	// guards nothing once its ops are over.
-	r.rearm = func() { wd.Arm(time.Now()) }
+	r.rearm = wd.ArmNow
 	defer func() { r.rearm = nil }()
 	// --inject's faults act on the row's own calls, under the op's time
 	// limit and its watchdog, and not on the harness's (gate.Suspend).
@@ -66,7 +66,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 			set := sets[next%len(sets)]
 			next++
 			for _, args := range set {
-				wd.Arm(time.Now())
+				wd.ArmNow()
 				var err error
 				if algo, err = comm.Run(wd.Context(), row.Algo, args); err != nil {
 					wd.Disarm()

@@ -185,7 +185,7 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *ki
 // where the compute, begun with the collective, would end.
 func overlapOne(wd *kit.Watchdog, comm *coll.Comm, algo string, args *coll.Args, k overlapCompute, units int,
 	timeout time.Duration) error {
-	wd.Arm(time.Now())
+	wd.ArmNow()
 	var begun time.Duration
 	if k.load == nil {
 		begun = k.clock.Now()

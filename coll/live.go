@@ -17,7 +17,7 @@ type live struct {
 	args  atomic.Pointer[Args]      // the current call's, nil in a barrier or between calls
 	algo  atomic.Pointer[algorithm] // the algorithm running it
 	in    atomic.Bool               // inside a call
-	since atomic.Int64              // when the current wait began (UnixNano), 0 when not waiting
+	since atomic.Int64              // when the current wait began (monoNow, plus one), 0 when not waiting
 	// peers holds what the current wait is for: peer<<1 | send, plus one;
 	// 0 marks the end.
 	peers [livePeers]atomic.Int64
@@ -42,7 +42,7 @@ func (l *live) begin(seq uint64, a *Args, alg *algorithm) {
 func (l *live) end() { l.in.Store(false) }
 
 // waiting records the requests a wait is for.
-func (l *live) waiting(start time.Time, reqs []backends.Request) {
+func (l *live) waiting(start time.Duration, reqs []backends.Request) {
 	n := 0
 	for _, r := range reqs {
 		if n == livePeers {
@@ -61,7 +61,7 @@ func (l *live) waiting(start time.Time, reqs []backends.Request) {
 	if n < livePeers {
 		l.peers[n].Store(0)
 	}
-	l.since.Store(start.UnixNano())
+	l.since.Store(int64(start) + 1)
 }
 
 func (l *live) waited() { l.since.Store(0) }
@@ -102,7 +102,7 @@ func (c *Comm) Status() string {
 		}
 		on = append(on, fmt.Sprintf("%s rank %d", dir, v>>1))
 	}
-	s += fmt.Sprintf(", waiting %v", time.Since(time.Unix(0, since)).Round(time.Millisecond))
+	s += fmt.Sprintf(", waiting %v", (monoNow() - time.Duration(since-1)).Round(time.Millisecond))
 	if len(on) > 0 {
 		s += " to " + strings.Join(on, ", ")
 	}

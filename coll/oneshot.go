@@ -38,12 +38,12 @@ func oneshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	n, r := c.size, c.rank
 	recv := a.Recv[:a.Bytes()]
 	out := c.outgoing(a.Send[:a.Bytes()], recv)
-	reduce := dtype.Reducer(a.DType, a.RedOp)
+	reduce, inFirst := c.reducers(a.DType, a.RedOp)
 
 	// Step 1.
 	sends := c.postSends(others(r, n, +1), func(int) []byte { return out })
 	// Step 2.
-	err := c.reduceRankOrder(ctx, recv, out, reduce)
+	err := c.reduceRankOrder(ctx, recv, out, reduce, inFirst)
 	// Step 3.
 	if serr := c.waitAll(ctx, sends...); err == nil && serr != nil {
 		err = fmt.Errorf("sends: %w", serr)
@@ -78,7 +78,7 @@ func twoshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		lo, hi := span(a.Count, n, i)
 		return elems(buf, lo, hi, es)
 	}
-	reduce := dtype.Reducer(a.DType, a.RedOp)
+	reduce, inFirst := c.reducers(a.DType, a.RedOp)
 	mine := part(recv, r)
 
 	// Step 1.
@@ -89,7 +89,7 @@ func twoshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		c.copy(saved, own)
 		own = saved
 	}
-	err := c.reduceRankOrder(ctx, mine, own, reduce)
+	err := c.reduceRankOrder(ctx, mine, own, reduce, inFirst)
 	if serr := c.waitAll(ctx, sends...); err == nil && serr != nil {
 		err = fmt.Errorf("reduce-scatter sends: %w", serr)
 	}
@@ -114,8 +114,9 @@ func twoshotAllReduce(ctx context.Context, c *Comm, a *Args) error {
 // in one message of len(dst) bytes. The receives share dst, so each is
 // posted once the one before is done; the peers' sends must already be in
 // flight. own may alias dst only on ranks 0 and 1, which read it before
-// anything is written there.
-func (c *Comm) reduceRankOrder(ctx context.Context, dst, own []byte, reduce dtype.ReduceFunc) error {
+// anything is written there. inFirst is reduce with the incoming vector
+// first (lowFirst), which rank 1 receives v0 with.
+func (c *Comm) reduceRankOrder(ctx context.Context, dst, own []byte, reduce, inFirst dtype.ReduceFunc) error {
 	n, r := c.size, c.rank
 	acc := own // v0 ⊕ ... ⊕ v(j-1) once step j starts; own only if r == 0
 	for j := range n {
@@ -129,7 +130,7 @@ func (c *Comm) reduceRankOrder(ctx context.Context, dst, own []byte, reduce dtyp
 			c.reduceLocal(reduce, dst, acc, own)
 		case j == 0 && r == 1:
 			// dst = v0 ⊕ v1 in one pass, the incoming v0 first.
-			err = c.recvReduce(ctx, 0, dst, own, lowFirst(reduce, true))
+			err = c.recvReduce(ctx, 0, dst, own, inFirst)
 		case j == 0:
 			err = c.recv(ctx, 0, dst)
 		default:
@@ -182,4 +183,18 @@ func oneshotAllReduceLevelCost(n int, b float64, m Model) float64 {
 func twoshotAllReduceLevelCost(n int, b float64, m Model) float64 {
 	s := b / float64(n)
 	return directReceived(n, s, m) + directMove(n, s, m)
+}
+
+// reducers returns dtype's reduction of dt and op, and the same with its
+// operands swapped (lowFirst(reduce, true)), which is made once per
+// Comm and shape rather than once per call, where it was one of a small
+// call's few allocations.
+func (c *Comm) reducers(dt dtype.DType, op dtype.ReduceOp) (reduce, inFirst dtype.ReduceFunc) {
+	k := &c.lastReduce
+	if k.reduce == nil || k.dt != dt || k.op != op {
+		k.dt, k.op = dt, op
+		k.reduce = dtype.Reducer(dt, op)
+		k.inFirst = lowFirst(k.reduce, true)
+	}
+	return k.reduce, k.inFirst
 }

@@ -197,7 +197,10 @@ func (c *Comm) runOnce(ctx context.Context, name string, a *Args) (string, error
 	c.beginCall(signature(a))
 	run, alg := runNative, &nativeAlgo
 	if used != Native {
-		alg, _ = lookup(a.Op, used)
+		if alg = c.lastAlg; alg == nil || alg.op != a.Op || alg.name != used {
+			alg, _ = lookup(a.Op, used)
+			c.lastAlg = alg
+		}
 		run = alg.run
 	}
 	c.live.begin(c.calls, a, alg)

@@ -44,7 +44,8 @@ func (l *link) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sends.reset()
-	l.nextSend, l.nextRecv = 0, 0
+	l.nextSend = 0
+	l.nextRecv.Store(0)
 	l.sent.Store(0)
 	l.waiting = false
 	l.dropped = nil

@@ -1,0 +1,50 @@
+package coll
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends/shm"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// TestStatusWaiting: a rank stuck on a peer that never calls reports how
+// long it has waited, and on whom.
+func TestStatusWaiting(t *testing.T) {
+	const stuck = 200 * time.Millisecond
+	tests := []struct {
+		name string
+		op   Op
+		want string
+	}{
+		{"allreduce waits to receive from the silent rank", AllReduce, "receive from rank 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewComm(shm.NewWorld(2).Endpoint(0))
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			a := &Args{Op: tt.op, DType: dtype.FP32, RedOp: dtype.Sum, Count: 256,
+				Send: make([]byte, 1024), Recv: make([]byte, 1024)}
+			done := make(chan error, 1)
+			go func() { _, err := c.Run(ctx, Auto, a); done <- err }()
+			time.Sleep(stuck)
+			s := c.Status()
+			cancel()
+			<-done
+			_, after, ok := strings.Cut(s, ", waiting ")
+			if !ok || !strings.Contains(after, tt.want) {
+				t.Fatalf("status %q: want waiting ... %s", s, tt.want)
+			}
+			waited, err := time.ParseDuration(strings.Fields(after)[0])
+			if err != nil {
+				t.Fatalf("status %q: %v", s, err)
+			}
+			if waited < stuck/2 || waited > 5*time.Second {
+				t.Fatalf("status %q: waited %v, want about %v", s, waited, stuck)
+			}
+		})
+	}
+}
