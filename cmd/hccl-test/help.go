@@ -39,9 +39,9 @@ var helpSections = []helpSection{
 		"retry-interval DURATION"}},
 	{"Domains", []string{"groups SPEC", "group LIST", "fusion N[,N...]", "overlap DURATION|auto"}},
 	{"Outputs", []string{"stats", "csv FILE", "json FILE", "bench FILE", "dry-run", "version", "help",
-		"report-timestamps 0|1", "memory 0|1", "output-file FILE"}},
-	{"nccl-tests' flags for GPUs (refused, docs/nccl-tests.md)", []string{"cudagraph N", "local-register N",
-		"device-implementation N", "device-cta-count N", "stream-null N", "cta-policy N"}},
+		"report-timestamps 0|1", "memory 0|1", "per-iter-timing 0|1", "output-file FILE"}},
+	{"nccl-tests' flags with no meaning here (refused, docs/nccl-tests.md)", []string{"cudagraph N", "local-register N",
+		"device-implementation N", "device-cta-count N", "stream-null N", "cta-policy N", "per-iter-skip N"}},
 	{"Sim (--backend sim)", []string{"sim-alpha DURATION|SPEC", "sim-reduce RATE", "sim-copy RATE",
 		"sim-gap DURATION", "sim-pull", "sim-data=false"}},
 }

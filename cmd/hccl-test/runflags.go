@@ -17,9 +17,10 @@ import (
 // --runs.
 const maxCycles = 1_000_000
 
-// runFlags are nccl-tests' flags about runs and reports: -N, -S, -M, -J.
+// runFlags are nccl-tests' flags about runs and reports: -N, -S, -M, -I,
+// -J.
 type runFlags struct {
-	cycles, timestamps, memory int
+	cycles, timestamps, memory, perIter int
 }
 
 // addRunFlags defines -N, -S, -M and -J on fs; -J's file goes to o.ncclJSON.
@@ -28,6 +29,7 @@ func addRunFlags(fs *pflag.FlagSet, o *options) *runFlags {
 	fs.VarP(newCount(&r.cycles, 1), "run-cycles", "N", "repeat the whole sweep this many times, 0 until interrupted (Ctrl-C keeps every row measured), printing every cycle's rows with its number (as nccl-tests); --runs repeats it too but shows each row's median")
 	fs.VarP(newCount(&r.timestamps, 0), "report-timestamps", "S", "1: give every row the time it was measured (a timestamp column in the table, CSV and JSON)")
 	fs.VarP(newCount(&r.memory, 0), "memory", "M", "1: print the memory the run takes, part by part (the estimate --dry-run prints), before the rows")
+	fs.VarP(newCount(&r.perIter, 0), "per-iter-timing", "I", "1: per-iteration figures, as --stats (min, p50, p99, max and stddev of the iterations)")
 	fs.StringVarP(&o.ncclJSON, "output-file", "J", "", "also write nccl-tests' JSON report (its schema version 3) to this file (- for stdout)")
 	return r
 }
@@ -38,13 +40,14 @@ func (r *runFlags) apply(fs *pflag.FlagSet, p *bench.Plan) error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"report-timestamps", r.timestamps}, {"memory", r.memory}} {
+	}{{"report-timestamps", r.timestamps}, {"memory", r.memory}, {"per-iter-timing", r.perIter}} {
 		if f.v != 0 && f.v != 1 {
 			fl := fs.Lookup(f.name)
 			return fmt.Errorf("-%s/--%s %d: want 1 (on) or 0 (off)", fl.Shorthand, fl.Name, f.v)
 		}
 	}
 	p.Timestamps, p.ReportMemory = r.timestamps == 1, r.memory == 1
+	p.Stats = p.Stats || r.perIter == 1
 	if !fs.Changed("run-cycles") {
 		return nil
 	}
@@ -64,22 +67,25 @@ func (r *runFlags) apply(fs *pflag.FlagSet, p *bench.Plan) error {
 	return nil
 }
 
-// gpuFlag is one of nccl-tests' flags that only mean something on a GPU.
+// gpuFlag is one of nccl-tests' flags that mean nothing here: most only
+// mean something on a GPU.
 type gpuFlag struct {
 	short, long string
 	why         string
+	gpu         bool // the flag is about the GPU
 }
 
-// gpuFlags are nccl-tests' flags that only mean something on a GPU: a
+// gpuFlags are nccl-tests' flags that mean nothing here (most only on a GPU): a
 // command line copied from nccl-tests that has one is refused, saying why,
 // rather than run as something it is not.
 var gpuFlags = []gpuFlag{
-	{"G", "cudagraph", "CUDA graphs capture GPU work; the ranks here are CPU threads or processes with nothing to capture"},
-	{"R", "local_register", "it registers GPU buffers with NCCL; buffers here are ordinary memory that needs no registration"},
-	{"D", "device_implementation", "it runs NCCL's device-API kernels on the GPU; the collectives here run on the CPU"},
-	{"V", "device_cta_count", "it sets the CTAs (GPU thread blocks) of -D's kernels; there are none here"},
-	{"y", "stream_null", "it chooses the CUDA stream ops are launched on; there are no streams here"},
-	{"x", "cta_policy", "it sets NCCL's policy for CTAs (GPU thread blocks); there are none here"},
+	{"G", "cudagraph", "CUDA graphs capture GPU work; the ranks here are CPU threads or processes with nothing to capture", true},
+	{"R", "local_register", "it registers GPU buffers with NCCL; buffers here are ordinary memory that needs no registration", true},
+	{"D", "device_implementation", "it runs NCCL's device-API kernels on the GPU; the collectives here run on the CPU", true},
+	{"V", "device_cta_count", "it sets the CTAs (GPU thread blocks) of -D's kernels; there are none here", true},
+	{"y", "stream_null", "it chooses the CUDA stream ops are launched on; there are no streams here", true},
+	{"x", "cta_policy", "it sets NCCL's policy for CTAs (GPU thread blocks); there are none here", true},
+	{"K", "per_iter_skip", "it drops the first iterations of -I's samples, which a GPU's first launches slow; the warm-up (-w) is never timed here", false},
 }
 
 // addGPUFlags defines gpuFlags on fs, taking a value as nccl-tests' do
@@ -95,7 +101,11 @@ func addGPUFlags(fs *pflag.FlagSet) {
 func refuseGPUFlags(fs *pflag.FlagSet) error {
 	for _, g := range gpuFlags {
 		if fs.Changed(normalizedName(g.long)) {
-			return fmt.Errorf("-%s/--%s: nccl-tests' flag for GPUs has no meaning here: %s", g.short, g.long, g.why)
+			kind := "nccl-tests' flag for GPUs"
+			if !g.gpu {
+				kind = "nccl-tests' flag"
+			}
+			return fmt.Errorf("-%s/--%s: %s has no meaning here: %s", g.short, g.long, kind, g.why)
 		}
 	}
 	return nil

@@ -261,7 +261,11 @@ func TestGPUFlagsRefused(t *testing.T) {
 				if err == nil {
 					t.Fatal("accepted")
 				}
-				want := "-" + g.short + "/--" + g.long + ": nccl-tests' flag for GPUs has no meaning here: " + g.why
+				kind := "nccl-tests' flag for GPUs"
+				if !g.gpu {
+					kind = "nccl-tests' flag" // -K
+				}
+				want := "-" + g.short + "/--" + g.long + ": " + kind + " has no meaning here: " + g.why
 				if err.Error() != want {
 					t.Errorf("got %q, want %q", err, want)
 				}
@@ -299,6 +303,38 @@ func TestRunFlagsHostile(t *testing.T) {
 				t.Errorf("refused: %v", err)
 			case c.want != "" && (err == nil || !strings.Contains(flagText(err), c.want)):
 				t.Errorf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestPerIterTiming: nccl-tests' -I 1 asks for per-iteration figures,
+// which are --stats here; 0 leaves them off, anything else is refused.
+func TestPerIterTiming(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		stats bool
+		err   string
+	}{
+		{[]string{"-I", "1"}, true, ""},
+		{[]string{"--per_iter_timing=1"}, true, ""},
+		{[]string{"-I0"}, false, ""},
+		{[]string{"-I", "0", "--stats"}, true, ""},
+		{[]string{"-I", "2"}, false, "-I/--per-iter-timing 2: want 1 (on) or 0 (off)"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			p, _, err := parseFlags(append([]string{"-b", "1K"}, tc.args...), io.Discard)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Stats != tc.stats {
+				t.Errorf("stats %v, want %v", p.Stats, tc.stats)
 			}
 		})
 	}
