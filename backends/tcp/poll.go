@@ -225,48 +225,7 @@ func rawRead(fd uintptr, b []byte) (int, error) {
 	return int(n), nil
 }
 
-// rawWrite writes to a non-blocking socket the same way; it returns EAGAIN
-// when the socket buffer is full.
-func rawWrite(fd uintptr, b []byte) (int, error) {
-	n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(n), nil
-}
-
 // writeAll writes b to conn with raw system calls, waiting in the
-// runtime's poller only when the socket buffer is full.
-func writeAll(conn net.Conn, b []byte) error {
-	sc, ok := conn.(syscall.Conn)
-	if !ok {
-		_, err := conn.Write(b)
-		return err
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		_, err := conn.Write(b)
-		return err
-	}
-	var werr error
-	err = rc.Write(func(fd uintptr) bool {
-		for len(b) > 0 {
-			n, e := rawWrite(fd, b)
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return false
-			case e != nil:
-				werr = e
-				return true
-			}
-			b = b[n:]
-		}
-		return true
-	})
-	if err != nil {
-		return err
-	}
-	return werr
-}
+// runtime's poller only when the socket buffer is full (writevAll of one
+// buffer).
+func writeAll(conn net.Conn, b []byte) error { return writevAll(conn, b, nil) }

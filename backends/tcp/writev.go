@@ -21,18 +21,21 @@ func rawBigWrites() bool { return oversubscribed }
 // writev calls, waiting in the runtime's poller only when the socket
 // buffer is full.
 func writevAll(conn net.Conn, hdr, payload []byte) error {
+	var rc syscall.RawConn
 	sc, ok := conn.(syscall.Conn)
+	if ok {
+		var err error
+		if rc, err = sc.SyscallConn(); err != nil {
+			ok = false
+		}
+	}
 	if !ok {
 		bufs := net.Buffers{hdr, payload}
 		_, err := bufs.WriteTo(conn)
 		return err
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return err
-	}
 	var werr error
-	err = rc.Write(func(fd uintptr) bool {
+	err := rc.Write(func(fd uintptr) bool {
 		for len(hdr)+len(payload) > 0 {
 			n, e := rawWritev(fd, hdr, payload)
 			switch {
