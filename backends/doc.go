@@ -40,6 +40,8 @@
 //   - Native: runs whole collectives with the library's own (MPI's), for
 //     coll's "native" algorithm.
 //   - HostReporter: reports every rank's host, for --topology auto.
+//   - Releaser: takes back requests its caller is done with, to reuse
+//     them instead of allocating a request per message.
 //   - Unwrapper: wraps another transport (fault injection, a group's
 //     renumbering), so that what the wrapped one implements can be found.
 //

@@ -169,6 +169,19 @@ type Describer interface {
 	Describe() string
 }
 
+// Releaser is implemented by Transports that reuse their Requests. A
+// caller done with a request (its Wait has returned, and it will neither
+// wait on it again nor keep it) may hand it back with Release, so that a
+// later post reuses it instead of allocating: a small message's requests
+// were all of its allocations, and the garbage collector they fed made the
+// slow tail of small rows. A transport reuses only a request nothing else
+// still refers to (a peer, a ring slot); one it did not make is ignored,
+// and one never released is collected as usual. Releasing a request twice
+// is the caller's bug.
+type Releaser interface {
+	Release(r Request)
+}
+
 // PeerReporter is implemented by Requests that can name their peer without
 // allocating, for the live status of a rank (Comm.Status).
 type PeerReporter interface {

@@ -18,8 +18,9 @@ import (
 // and reused across calls. A Comm is used by one goroutine at a time.
 type Comm struct {
 	t          backends.Transport
-	waited     time.Duration // time spent in waitAll
-	live       live          // what the rank is doing now, for Status
+	rel        backends.Releaser // t, when it reuses its requests
+	waited     time.Duration     // time spent in waitAll
+	live       live              // what the rank is doing now, for Status
 	rank, size int
 	scratch    []byte
 	scratchMem *scratchMem // the memory scratch is mapped in, once it is
@@ -122,7 +123,8 @@ func signature(a *Args) backends.Call {
 // NewComm returns a Comm over t.
 func NewComm(t backends.Transport) *Comm {
 	work, _ := backends.LocalWorkerOf(t)
-	return &Comm{t: t, rank: t.Rank(), size: t.Size(), model: DefaultModel, work: work}
+	rel, _ := t.(backends.Releaser)
+	return &Comm{t: t, rel: rel, rank: t.Rank(), size: t.Size(), model: DefaultModel, work: work}
 }
 
 // SetModel makes auto choose with m from now on. Every rank of a world must
@@ -282,6 +284,13 @@ func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
 		}
 	}
 	top.waited += monoNow() - start
+	if c.rel != nil {
+		// Every request is done with: waitAll is the only place a
+		// request is waited on, once.
+		for _, r := range reqs {
+			c.rel.Release(r)
+		}
+	}
 	if len(stuck) > 0 {
 		return &StuckError{Pending: stuck, Err: first}
 	}
