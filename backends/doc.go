@@ -58,4 +58,6 @@
 // On a Request:
 //   - Describer: says what it waits for, for the report on a timeout.
 //   - PeerReporter: names its peer without allocating, for live status.
+//   - Readier: tells, without blocking, that Wait will not wait for the
+//     peer, so that a caller need not time the wait.
 package backends

@@ -26,7 +26,7 @@ func init() {
 func rdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	n, r := c.size, c.rank
 	send, recv := a.Send[:a.Bytes()], a.Recv[:a.Bytes()]
-	reduce := dtype.Reducer(a.DType, a.RedOp)
+	reduce, inFirst := c.reducers(a.DType, a.RedOp)
 	f := newRDFold(n)
 	v := f.survivor(r)
 
@@ -46,7 +46,7 @@ func rdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	cur := send
 	// Fold, surviving side: combine the vector of the even rank below us.
 	if f.absorbs(r) {
-		if err := c.recvReduce(ctx, r-1, recv, send, lowFirst(reduce, true)); err != nil {
+		if err := c.recvReduce(ctx, r-1, recv, send, inFirst); err != nil {
 			return fmt.Errorf("fold from rank %d: %w", r-1, err)
 		}
 		cur = recv
@@ -62,7 +62,7 @@ func rdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		if aliased(cur, recv) {
 			dst = scratch
 		}
-		if err := c.exchangeReduce(ctx, peer, cur, peer, dst, cur, lowFirst(reduce, v&d != 0)); err != nil {
+		if err := c.exchangeReduce(ctx, peer, cur, peer, dst, cur, pickFirst(reduce, inFirst, v&d != 0)); err != nil {
 			return fmt.Errorf("step %d with rank %d: %w", k, peer, err)
 		}
 		cur = dst
@@ -127,6 +127,16 @@ func lowFirst(reduce dtype.ReduceFunc, high bool) dtype.ReduceFunc {
 		return reduce
 	}
 	return func(dst, acc, in []byte) { reduce(dst, in, acc) }
+}
+
+// pickFirst is lowFirst for a reduction whose swapped form inFirst is made
+// already (Comm.reducers): a step picks one rather than making a closure,
+// which was most of a small call's allocations at 8 ranks.
+func pickFirst(reduce, inFirst dtype.ReduceFunc, high bool) dtype.ReduceFunc {
+	if high {
+		return inFirst
+	}
+	return reduce
 }
 
 // rdAllReduceCost is the cost given on rdAllReduce.

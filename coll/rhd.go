@@ -40,7 +40,7 @@ func init() {
 func rhdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	n, r, es := c.size, c.rank, a.DType.Size()
 	send, recv := a.Send[:a.Bytes()], a.Recv[:a.Bytes()]
-	reduce := dtype.Reducer(a.DType, a.RedOp)
+	reduce, inFirst := c.reducers(a.DType, a.RedOp)
 	f := newRDFold(n)
 	v := f.survivor(r)
 	if v < 0 {
@@ -50,7 +50,7 @@ func rhdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	cur := send
 	if f.absorbs(r) {
 		// Step 1, surviving side: recv = rank r-1's vector ⊕ ours.
-		if err := c.recvReduce(ctx, r-1, recv, send, lowFirst(reduce, true)); err != nil {
+		if err := c.recvReduce(ctx, r-1, recv, send, inFirst); err != nil {
 			return fmt.Errorf("fold from rank %d: %w", r-1, err)
 		}
 		cur = recv
@@ -58,7 +58,7 @@ func rhdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	off := func(i int) int { lo, _ := span(a.Count, f.p, i); return lo * es }
 	mine := recv[off(v):off(v+1)]
 	// Step 2.
-	res, err := rhdHalve(ctx, c, f, v, cur, recv, off, reduce)
+	res, err := rhdHalve(ctx, c, f, v, cur, recv, off, reduce, inFirst)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func rhdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 func rhdReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	n, r, b := c.size, c.rank, a.Bytes()
 	send, recv := a.Send[:n*b], a.Recv[:b]
-	reduce := dtype.Reducer(a.DType, a.RedOp)
+	reduce, inFirst := c.reducers(a.DType, a.RedOp)
 	f := newRDFold(n)
 	v := f.survivor(r)
 	if v < 0 {
@@ -106,14 +106,14 @@ func rhdReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	cur := send
 	if f.absorbs(r) {
 		// Step 1, surviving side: work = rank r-1's input ⊕ ours.
-		if err := c.recvReduce(ctx, r-1, work, send, lowFirst(reduce, true)); err != nil {
+		if err := c.recvReduce(ctx, r-1, work, send, inFirst); err != nil {
 			return fmt.Errorf("fold from rank %d: %w", r-1, err)
 		}
 		cur = work
 	}
 	// Step 2: survivor i's part is the blocks of its run.
 	off := func(i int) int { return f.runStart(i) * b }
-	res, err := rhdHalve(ctx, c, f, v, cur, work, off, reduce)
+	res, err := rhdHalve(ctx, c, f, v, cur, work, off, reduce, inFirst)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func rhdReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 // work, the lower survivor's data first. After log2 p steps part v is
 // reduced over all survivors; rhdHalve returns the buffer holding it (cur
 // when p is 1).
-func rhdHalve(ctx context.Context, c *Comm, f rdFold, v int, cur, work []byte, off func(int) int, reduce dtype.ReduceFunc) ([]byte, error) {
+func rhdHalve(ctx context.Context, c *Comm, f rdFold, v int, cur, work []byte, off func(int) int, reduce, inFirst dtype.ReduceFunc) ([]byte, error) {
 	part := func(buf []byte, lo, hi int) []byte { return buf[off(lo):off(hi)] }
 	lo := 0 // we still reduce the parts of survivors [lo, lo+2d)
 	for k, d := 0, f.p/2; d >= 1; k, d = k+1, d/2 {
@@ -154,7 +154,7 @@ func rhdHalve(ctx context.Context, c *Comm, f rdFold, v int, cur, work []byte, o
 		}
 		peer := f.rank(v ^ d)
 		err := c.exchangeReduce(ctx, peer, part(cur, give, give+d), peer,
-			part(work, keep, keep+d), part(cur, keep, keep+d), lowFirst(reduce, high))
+			part(work, keep, keep+d), part(cur, keep, keep+d), pickFirst(reduce, inFirst, high))
 		if err != nil {
 			return nil, fmt.Errorf("halving step %d with rank %d: %w", k, peer, err)
 		}

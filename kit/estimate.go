@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hccl-test/hccl-test/backends/shm"
+
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/units"
 )
@@ -92,7 +94,11 @@ func OverheadParts(backend string, ranks, hosted, perProcess, peers int, rows in
 		if c.Simulated {
 			tables = 2 // the fabric's pairs besides the world's links
 		}
-		perRank, procs = tables*pairBytes*n+links*shmLinkBytes, 1
+		linkBytes := int64(shmLinkBytes)
+		if n <= shm.EagerRanks {
+			linkBytes += shm.EagerDepth * shm.EagerBytes // the sender's copies
+		}
+		perRank, procs = tables*pairBytes*n+links*linkBytes, 1
 	}
 	return []MemPart{
 		{Name: "links", Flag: "ranks", Bytes: SatMul(perRank, h)},

@@ -20,7 +20,9 @@ func TestDropLink(t *testing.T) {
 	drop := errors.New("dropped on purpose")
 
 	waiting := b.Recv(0, make([]byte, 8)) // waits for a send that never comes
-	queued := b.Send(0, make([]byte, 8))  // never received
+	// Never received; larger than an eager send, which would have
+	// completed when posted.
+	queued := b.Send(0, make([]byte, shm.EagerBytes+1))
 	failed := make(chan error, 2)
 	go func() { failed <- waiting.Wait(context.Background()) }()
 	go func() { failed <- queued.Wait(context.Background()) }()

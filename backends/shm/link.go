@@ -40,6 +40,9 @@ type link struct {
 	// dropped, once set (DropLink), fails every send and receive on the
 	// link until it is reset (Recover).
 	dropped error
+	// eager is the sender's side of its eager sends (eager.go), not
+	// guarded by mu: only the sending rank's goroutine uses it.
+	eager eagerBox
 }
 
 func newLink() *link {
@@ -63,9 +66,14 @@ const (
 )
 
 type sendReq struct {
-	buf  []byte
-	peer int        // destination rank, for errors
-	mu   sync.Mutex // guards state, err and done
+	owner *endpoint // the sending rank's, which reuses it (Release)
+	// eager marks a send that holds a copy of the sender's buffer in
+	// store and completed when posted (eager.go); its link reuses it.
+	eager bool
+	store []byte
+	buf   []byte
+	peer  int        // destination rank, for errors
+	mu    sync.Mutex // guards state, err and done
 	// fin is set, after state and err, when the send has ended (sendDone
 	// or sendAbandoned): a sender polling it reads err without the lock.
 	fin atomic.Bool
@@ -82,12 +90,16 @@ type sendReq struct {
 
 // endLocked ends the send in state (sendDone or sendAbandoned) with err,
 // waking a parked sender. s.mu must be held.
+//
+// Once fin is set the sender may reuse s (endpoint.Release), so nothing
+// after it touches s's fields: only the lock, which the caller unlocks.
 func (s *sendReq) endLocked(state int, err error) {
 	s.state, s.err = state, err
+	parked, bell := s.parked, s.bell
+	s.parked = false
 	s.fin.Store(true)
-	if s.parked {
-		s.parked = false
-		ring(s.bell)
+	if parked {
+		ring(bell)
 	}
 }
 
@@ -96,12 +108,30 @@ func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 		return failed{fmt.Errorf("send to rank %d: %w", peer, err)}
 	}
 	l := e.w.link(e.rank, peer)
-	s := &sendReq{buf: buf, peer: peer, spin: e.w.spin, call: e.call, bell: l.sendBell}
+	var req backends.Request
+	var s *sendReq
+	if e.eagerOK(buf) {
+		s = e.eagerSend(l, peer, buf)
+		req = &l.eager.sent
+	}
+	if s == nil {
+		s = e.newSend()
+		s.buf, s.peer, s.spin, s.call, s.bell = buf, peer, e.w.spin, e.call, l.sendBell
+		req = s
+	}
 	l.mu.Lock()
 	if err := l.dropped; err != nil {
 		// Failed as a request of its own kind, which says what it was.
 		l.mu.Unlock()
 		s.endLocked(sendAbandoned, fmt.Errorf("send to rank %d: %w", peer, err)) // not yet shared
+		if s.eager {
+			// Its copy is ended and so free again; the caller gets a
+			// failed send of its own.
+			f := e.newSend()
+			f.peer = peer
+			f.endLocked(sendAbandoned, s.err)
+			return f
+		}
 		return s
 	}
 	l.sends.push(s)
@@ -112,7 +142,7 @@ func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 		ring(l.bell)
 	}
 	l.mu.Unlock()
-	return s
+	return req
 }
 
 // Wait blocks until the receiver has read buf.
@@ -183,8 +213,9 @@ func (e *endpoint) postRecv(peer int, dst, acc []byte, reduce dtype.ReduceFunc) 
 		return failed{fmt.Errorf("recv from rank %d: %w", peer, err)}
 	}
 	l := e.w.link(peer, e.rank)
-	ticket := l.nextRecv.Add(1) - 1
-	return &recvReq{e: e, peer: peer, ticket: ticket, dst: dst, acc: acc, reduce: reduce, call: e.call}
+	r := e.newRecv()
+	r.peer, r.ticket, r.dst, r.acc, r.reduce, r.call = peer, l.nextRecv.Add(1)-1, dst, acc, reduce, e.call
+	return r
 }
 
 // Wait takes the matching send, reads the sender's buffer into dst (reducing
@@ -311,8 +342,19 @@ func spinUntil(done func() bool) {
 const spinCheck = 16
 
 // ReadsSenderBuffer implements backends.DirectReader: a receiver copies or
-// reduces straight out of the sender's buffer.
+// reduces straight out of the sender's buffer (out of its copy, for the
+// eager sends of at most EagerBytes).
 func (e *endpoint) ReadsSenderBuffer() bool { return true }
+
+// Ready implements backends.Readier: the receiver has finished with the
+// send.
+func (s *sendReq) Ready() bool { return s.fin.Load() }
+
+// Ready implements backends.Readier: the send a receive takes has been
+// posted (or the receive is done).
+func (r *recvReq) Ready() bool {
+	return r.done || r.e.w.link(r.peer, r.e.rank).sent.Load() > r.ticket
+}
 
 // Describe implements backends.Describer.
 func (s *sendReq) Describe() string { return fmt.Sprintf("send to rank %d", s.peer) }

@@ -43,6 +43,15 @@ func (e *endpoint) Recover(ctx context.Context, seq uint64) error {
 func (l *link) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// Sends still queued were abandoned by their senders, or sent
+	// eagerly: end those, whose senders reuse them once ended.
+	l.sends.drain(func(s *sendReq) {
+		s.mu.Lock()
+		if s.state == sendPosted {
+			s.endLocked(sendAbandoned, nil)
+		}
+		s.mu.Unlock()
+	})
 	l.sends.reset()
 	l.nextSend = 0
 	l.nextRecv.Store(0)

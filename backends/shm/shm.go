@@ -137,6 +137,9 @@ type endpoint struct {
 	rank   int
 	closed bool
 	call   backends.Call // the current call (BeginCall), carried by every request
+	// freeSends and freeRecvs are requests to reuse (pool.go).
+	freeSends []*sendReq
+	freeRecvs []*recvReq
 }
 
 // BeginCall implements backends.CallTagger: requests posted from now on
