@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,9 +67,12 @@ func BenchmarkPingPong(b *testing.B) {
 
 // BenchmarkExchange measures what a 2-rank allreduce step costs over
 // loopback: both ranks send their buffer and receive-and-reduce (fp32
-// sum) the other's at once, then wait for both. MB/s counts the bytes one
-// rank receives; p50-ns/op is rank 0's median step, which a shared
-// machine's other work disturbs less than the mean. Both ranks live in
+// sum) the other's at once, then wait for both, and release the requests
+// as coll does. MB/s counts the bytes one rank receives; p50-ns/op is
+// rank 0's median step, which a shared machine's other work disturbs less
+// than the mean; cpu-ns/op is the CPU time the process spent a step, user
+// and system, both ranks together: what a step costs where ranks
+// outnumber CPUs. Both ranks live in
 // this process, sharing its processors, where hccl-test runs each rank in
 // a process of its own: large sizes are left to the command's own runs.
 func BenchmarkExchange(b *testing.B) {
@@ -105,6 +109,10 @@ func BenchmarkExchange(b *testing.B) {
 								b.Error(err)
 								return
 							}
+							if rel, ok := eps[me].(backends.Releaser); ok {
+								rel.Release(r) // as coll's waitAll does
+								rel.Release(s)
+							}
 							if me == 0 {
 								took[i] = time.Since(base) - t0
 							}
@@ -115,11 +123,23 @@ func BenchmarkExchange(b *testing.B) {
 			}
 			run(3) // connects the pair and touches the buffers
 			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			cpu0 := cpuTime(b)
 			b.ResetTimer()
 			run(b.N)
 			b.StopTimer()
 			slices.Sort(took)
 			b.ReportMetric(float64(took[len(took)/2]), "p50-ns/op")
+			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// cpuTime returns the CPU time this process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -40,6 +40,9 @@ type endpoint struct {
 	rendezvous chan rendezvousConn
 
 	call backends.Call // the current call; used only by the rank's goroutine
+	// free holds released requests for reuse (Release); used only by
+	// the rank's goroutine.
+	free []*request
 
 	// pendingMu guards pending: connections still in their handshake,
 	// which Close cuts short rather than waiting out their deadline.
@@ -115,26 +118,31 @@ func (ep *endpoint) linkTo(peer int) (*link, error) {
 
 // Send implements backends.Transport.
 func (ep *endpoint) Send(peer int, buf []byte) backends.Request {
-	return ep.post(peer, &request{send: true, buf: buf})
+	r := ep.newRequest()
+	r.send, r.buf = true, buf
+	return ep.post(peer, r)
 }
 
 // Recv implements backends.Transport.
 func (ep *endpoint) Recv(peer int, buf []byte) backends.Request {
-	return ep.post(peer, &request{buf: buf})
+	r := ep.newRequest()
+	r.buf = buf
+	return ep.post(peer, r)
 }
 
 // RecvReduce implements backends.Transport.
 func (ep *endpoint) RecvReduce(peer int, dst, acc []byte, reduce dtype.ReduceFunc) backends.Request {
+	r := ep.newRequest()
 	if len(acc) < len(dst) {
-		r := &request{done: make(chan struct{})}
 		r.finish(fmt.Errorf("recv-reduce from rank %d: accumulator of %d bytes for %d", peer, len(acc), len(dst)))
 		return r
 	}
-	return ep.post(peer, &request{buf: dst, acc: acc, reduce: reduce})
+	r.buf, r.acc, r.reduce = dst, acc, reduce
+	return ep.post(peer, r)
 }
 
 func (ep *endpoint) post(peer int, r *request) backends.Request {
-	r.done, r.call = make(chan struct{}), ep.call
+	r.call = ep.call
 	l, err := ep.linkTo(peer)
 	if err != nil {
 		dir := "recv from"

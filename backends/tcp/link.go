@@ -1,14 +1,10 @@
 package tcp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"sync"
-
-	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/dtype"
 )
 
 // chunkSize is how much of an incoming message is reduced at a time: small
@@ -31,9 +27,12 @@ type link struct {
 	recvs []*request // posted, not yet filled
 	conn  net.Conn   // nil until connected
 	err   error      // set once the link has failed; every request fails with it
-	// wake is closed, and replaced, when a request is posted, the
-	// connection arrives, or the link fails.
-	wake chan struct{}
+	// readerWake wakes the reader when a receive is posted, and
+	// writerWake the writer when a send is queued or the write side is
+	// free again; both when the connection arrives or the link fails.
+	// Conditions rather than a channel closed and made anew: that was an
+	// allocation a message, and woke both goroutines for either's news.
+	readerWake, writerWake sync.Cond
 	// dialing is set once the dial to a higher-ranked peer has started.
 	dialing bool
 	// writing is set while a goroutine (the writer, or a poster writing a
@@ -46,6 +45,13 @@ type link struct {
 	// frames; both are owned by whoever is writing.
 	sendSeq uint64
 	frame   []byte
+	// hdr is the header being written, vec the buffers of a large
+	// frame's write, and wr writes to conn; all are owned by whoever is
+	// writing, wr set with conn.
+	hdr  [HeaderSize]byte
+	vec  [2][]byte
+	bufs net.Buffers
+	wr   *rawWriter
 	// stop is closed when the link fails, to cut short a dial in
 	// progress; dialConn is the connection that dial is handshaking on,
 	// which failing the link closes.
@@ -76,62 +82,15 @@ const smallFrame = 4 << 10
 const readBuffer = HeaderSize + smallFrame
 
 func newLink(ep *endpoint, peer int) *link {
-	return &link{ep: ep, peer: peer, wake: make(chan struct{}), stop: make(chan struct{})}
-}
-
-// request is a posted send or receive.
-type request struct {
-	l      *link
-	send   bool
-	buf    []byte // send payload, or receive destination
-	acc    []byte // receive-and-reduce accumulator
-	reduce dtype.ReduceFunc
-	call   backends.Call
-	done   chan struct{} // closed when finished
-	err    error         // valid once done is closed
-}
-
-// Peer implements backends.PeerReporter.
-func (r *request) Peer() (int, bool) { return r.l.peer, r.send }
-
-// Describe implements backends.Describer.
-func (r *request) Describe() string {
-	if r.send {
-		return fmt.Sprintf("send to rank %d", r.l.peer)
-	}
-	return fmt.Sprintf("receive from rank %d", r.l.peer)
-}
-
-func (r *request) finish(err error) {
-	r.err = err
-	close(r.done)
-}
-
-// Wait implements backends.Request.
-func (r *request) Wait(ctx context.Context) error {
-	select {
-	case <-r.done:
-		return r.err
-	default:
-	}
-	select {
-	case <-r.done:
-		return r.err
-	case <-ctx.Done():
-		// The buffer stays with the link until it finishes or the
-		// endpoint closes; the run is failing anyway.
-		dir := "recv from"
-		if r.send {
-			dir = "send to"
-		}
-		return fmt.Errorf("%s rank %d: %w", dir, r.l.peer, backends.ContextError(ctx))
-	}
+	l := &link{ep: ep, peer: peer, stop: make(chan struct{})}
+	l.readerWake.L, l.writerWake.L = &l.mu, &l.mu
+	return l
 }
 
 // notifyLocked wakes the link's goroutines. l.mu must be held.
 func (l *link) notifyLocked() {
-	close(l.wake)
-	l.wake = make(chan struct{})
+	l.readerWake.Broadcast()
+	l.writerWake.Broadcast()
 }
 
 // post queues a request and makes sure the connection is on its way.
@@ -149,7 +108,7 @@ func (l *link) post(r *request) *request {
 		err := l.write(r)
 		l.mu.Lock()
 		l.writing = false
-		l.notifyLocked()
+		l.writerWake.Broadcast()
 		l.mu.Unlock()
 		if err != nil {
 			l.fail(l.lost("sending to", err))
@@ -159,10 +118,11 @@ func (l *link) post(r *request) *request {
 	}
 	if r.send {
 		l.sends = append(l.sends, r)
+		l.writerWake.Broadcast()
 	} else {
 		l.recvs = append(l.recvs, r)
+		l.readerWake.Broadcast()
 	}
-	l.notifyLocked()
 	dial := l.conn == nil && !l.dialing && l.ep.rank < l.peer
 	if dial {
 		l.dialing = true
@@ -189,7 +149,7 @@ func (l *link) attach(conn net.Conn, epoch uint32) error {
 	case epoch != now:
 		return fmt.Errorf("made at link epoch %d, the links are at %d (a connection from before they were reset)", epoch, now)
 	}
-	l.conn = conn
+	l.conn, l.wr = conn, newRawWriter(conn)
 	l.notifyLocked()
 	l.ep.wg.Add(2)
 	l.lwg.Add(2)
@@ -238,24 +198,24 @@ func (l *link) fail(err error) {
 
 // take blocks until the queue that pick selects has a request, and removes
 // and returns its head, which the caller then owns and must finish; or it
-// returns the link's error. pick runs with l.mu held.
-func (l *link) take(pick func() *[]*request) (*request, error) {
+// returns the link's error. pick runs with l.mu held; the caller waits on
+// wake, which must be its own goroutine's condition.
+func (l *link) take(wake *sync.Cond, pick func() *[]*request) (*request, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	for {
-		l.mu.Lock()
 		if l.err != nil {
-			err := l.err
-			l.mu.Unlock()
-			return nil, err
+			return nil, l.err
 		}
 		if q := pick(); q != nil && len(*q) > 0 {
+			// Shifted down rather than resliced, so that the queue
+			// keeps its array and posting never grows a new one.
 			r := (*q)[0]
-			(*q)[0] = nil
-			*q = (*q)[1:]
-			l.mu.Unlock()
+			n := copy(*q, (*q)[1:])
+			(*q)[n] = nil
+			*q = (*q)[:n]
 			return r, nil
 		}
-		wake := l.wake
-		l.mu.Unlock()
-		<-wake
+		wake.Wait()
 	}
 }

@@ -34,7 +34,7 @@ func (l *link) readLoop() {
 			return
 		}
 		seq++
-		r, err := l.take(func() *[]*request {
+		r, err := l.take(&l.readerWake, func() *[]*request {
 			if len(l.recvs) > 0 {
 				l.filling = true
 			}
@@ -106,16 +106,11 @@ func (l *link) readState() (posted, filling, ended bool) {
 
 // awaitRecv blocks until a receive is posted or the link has failed.
 func (l *link) awaitRecv() {
-	for {
-		l.mu.Lock()
-		if len(l.recvs) > 0 || l.err != nil {
-			l.mu.Unlock()
-			return
-		}
-		wake := l.wake
-		l.mu.Unlock()
-		<-wake
+	l.mu.Lock()
+	for len(l.recvs) == 0 && l.err == nil {
+		l.readerWake.Wait()
 	}
+	l.mu.Unlock()
 }
 
 // match checks that an incoming frame is the one the receive expects.

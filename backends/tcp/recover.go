@@ -129,8 +129,8 @@ func (l *link) reset() {
 	default:
 	}
 	l.sends, l.recvs = nil, nil
-	l.conn, l.dialConn, l.err = nil, nil, nil
+	l.conn, l.wr, l.dialConn, l.err = nil, nil, nil, nil
 	l.dialing, l.writing, l.filling = false, false, false
 	l.sendSeq = 0
-	l.wake, l.stop = make(chan struct{}), make(chan struct{})
+	l.stop = make(chan struct{})
 }

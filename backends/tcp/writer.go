@@ -2,7 +2,6 @@ package tcp
 
 import (
 	"errors"
-	"net"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -18,7 +17,7 @@ func (l *link) writeLoop() {
 	for {
 		// The picker runs under l.mu: taking a send and claiming the
 		// write side happen together, so an inline writer cannot slip in.
-		r, err := l.take(func() *[]*request {
+		r, err := l.take(&l.writerWake, func() *[]*request {
 			if l.writing || len(l.sends) == 0 {
 				return nil
 			}
@@ -31,7 +30,7 @@ func (l *link) writeLoop() {
 		err = l.write(r)
 		l.mu.Lock()
 		l.writing = false
-		l.notifyLocked()
+		l.writerWake.Broadcast()
 		l.mu.Unlock()
 		if err != nil {
 			err = l.lost("sending to", err)
@@ -45,20 +44,22 @@ func (l *link) writeLoop() {
 
 // write sends one message as a frame. The caller owns the write side.
 func (l *link) write(r *request) error {
-	var hdr [HeaderSize]byte
-	Header{Kind: KindData, Op: r.call.Op, DType: r.call.DType, Call: r.call.Seq, Seq: l.sendSeq, Len: uint64(len(r.buf))}.Put(hdr[:])
+	hdr := l.hdr[:]
+	Header{Kind: KindData, Op: r.call.Op, DType: r.call.DType, Call: r.call.Seq, Seq: l.sendSeq, Len: uint64(len(r.buf))}.Put(hdr)
 	var err error
 	if len(r.buf) <= smallFrame {
 		// One write for header and payload: a single segment on the wire.
-		l.frame = append(append(l.frame[:0], hdr[:]...), r.buf...)
-		err = writeAll(l.conn, l.frame)
+		l.frame = append(append(l.frame[:0], hdr...), r.buf...)
+		err = l.wr.writev(l.frame, nil)
 	} else {
 		l.ep.bigWrites.Add(1)
 		if rawBigWrites() {
-			err = writevAll(l.conn, hdr[:], r.buf)
+			err = l.wr.writev(hdr, r.buf)
 		} else {
-			bufs := net.Buffers{hdr[:], r.buf}
-			_, err = bufs.WriteTo(l.conn)
+			l.vec = [2][]byte{hdr, r.buf}
+			l.bufs = l.vec[:]
+			_, err = l.bufs.WriteTo(l.conn)
+			l.vec, l.bufs = [2][]byte{}, nil
 		}
 		l.ep.bigWrites.Add(-1)
 	}

@@ -21,42 +21,69 @@ func rawBigWrites() bool { return oversubscribed }
 // writev calls, waiting in the runtime's poller only when the socket
 // buffer is full.
 func writevAll(conn net.Conn, hdr, payload []byte) error {
-	var rc syscall.RawConn
-	sc, ok := conn.(syscall.Conn)
-	if ok {
-		var err error
-		if rc, err = sc.SyscallConn(); err != nil {
-			ok = false
+	return newRawWriter(conn).writev(hdr, payload)
+}
+
+// rawWriter writes to one connection with raw writev calls (writevAll).
+// It is made once per connection: asking the connection for its RawConn
+// and making the closure that RawConn.Write runs, with the variables it
+// shares, cost five allocations a message. Used by one writer at a time.
+type rawWriter struct {
+	conn net.Conn
+	rc   syscall.RawConn // nil when conn is not a system socket
+	fn   func(fd uintptr) bool
+	// One write's: what is left to write, and its error.
+	hdr, payload []byte
+	werr         error
+}
+
+func newRawWriter(conn net.Conn) *rawWriter {
+	w := &rawWriter{conn: conn}
+	if sc, ok := conn.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			w.rc = rc
 		}
 	}
-	if !ok {
+	w.fn = w.writeFd
+	return w
+}
+
+// writev writes hdr then payload as one stream.
+func (w *rawWriter) writev(hdr, payload []byte) error {
+	if w.rc == nil {
 		bufs := net.Buffers{hdr, payload}
-		_, err := bufs.WriteTo(conn)
+		_, err := bufs.WriteTo(w.conn)
 		return err
 	}
-	var werr error
-	err := rc.Write(func(fd uintptr) bool {
-		for len(hdr)+len(payload) > 0 {
-			n, e := rawWritev(fd, hdr, payload)
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return false
-			case e != nil:
-				werr = e
-				return true
-			}
-			k := min(n, len(hdr))
-			hdr, n = hdr[k:], n-k
-			payload = payload[n:]
-		}
-		return true
-	})
+	w.hdr, w.payload, w.werr = hdr, payload, nil
+	err := w.rc.Write(w.fn)
+	werr := w.werr
+	w.hdr, w.payload, w.werr = nil, nil, nil
 	if err != nil {
 		return err
 	}
 	return werr
+}
+
+// writeFd writes what is left of the message to fd; it reports false to
+// wait in the network poller for socket space.
+func (w *rawWriter) writeFd(fd uintptr) bool {
+	for len(w.hdr)+len(w.payload) > 0 {
+		n, e := rawWritev(fd, w.hdr, w.payload)
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e == syscall.EAGAIN:
+			return false
+		case e != nil:
+			w.werr = e
+			return true
+		}
+		k := min(n, len(w.hdr))
+		w.hdr, n = w.hdr[k:], n-k
+		w.payload = w.payload[n:]
+	}
+	return true
 }
 
 // rawWritev is writev(2) of a and b (either may be empty, not both)
