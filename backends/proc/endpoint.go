@@ -31,8 +31,9 @@ type endpoint struct {
 	// peer having last waited on this rank's CPU.
 	sameCPUWaits int
 	stage        stagePool
-	queued       int // sends waiting in peers' queues
-	receiving    int // receives posted and not yet complete (peers' recvs)
+	pool         reqPool // released requests, for reuse
+	queued       int     // sends waiting in peers' queues
+	receiving    int     // receives posted and not yet complete (peers' recvs)
 	closed       bool
 	// dropMu guards the peers' dropErr, which DropLink may set from
 	// another goroutine.
@@ -127,7 +128,8 @@ func (e *endpoint) postRecv(peer int, dst, acc []byte, reduce dtype.ReduceFunc) 
 		}
 		return e.t.RecvReduce(peer, dst, acc, reduce)
 	}
-	r := &recvReq{e: e, p: p, ticket: p.nextRecv, dst: dst, acc: acc, reduce: reduce, call: e.call}
+	r := e.newRecv()
+	*r = recvReq{e: e, p: p, ticket: p.nextRecv, dst: dst, acc: acc, reduce: reduce, call: e.call}
 	p.nextRecv++
 	p.recvs = append(p.recvs, r)
 	e.receiving++

@@ -30,7 +30,8 @@ type sendReq struct {
 // allocated it in shared memory (hugemem's allocator), else from a copy in
 // a staging segment.
 func (e *endpoint) send(p *peer, buf []byte) backends.Request {
-	s := &sendReq{e: e, p: p, buf: buf, call: e.call}
+	s := e.newSend()
+	*s = sendReq{e: e, p: p, buf: buf, call: e.call}
 	if err := e.linkDropped(p); err != nil {
 		s.finish(err)
 		return s
@@ -298,10 +299,7 @@ func (e *endpoint) progress() {
 				break // in order: the later ones cannot have arrived either
 			}
 		}
-		for len(p.recvs) > 0 && p.recvs[0].done {
-			p.recvs = p.recvs[1:]
-			e.receiving--
-		}
+		e.popDone(p)
 	}
 }
 
