@@ -26,7 +26,7 @@ func init() {
 func rdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	n, r := c.size, c.rank
 	send, recv := a.Send[:a.Bytes()], a.Recv[:a.Bytes()]
-	reduce := dtype.Reducer(a.DType, a.RedOp)
+	reduce, inFirst := c.reducers(a.DType, a.RedOp)
 	f := newRDFold(n)
 	v := f.survivor(r)
 
@@ -46,7 +46,7 @@ func rdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	cur := send
 	// Fold, surviving side: combine the vector of the even rank below us.
 	if f.absorbs(r) {
-		if err := c.recvReduce(ctx, r-1, recv, send, lowFirst(reduce, true)); err != nil {
+		if err := c.recvReduce(ctx, r-1, recv, send, inFirst); err != nil {
 			return fmt.Errorf("fold from rank %d: %w", r-1, err)
 		}
 		cur = recv
@@ -62,7 +62,11 @@ func rdAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		if aliased(cur, recv) {
 			dst = scratch
 		}
-		if err := c.exchangeReduce(ctx, peer, cur, peer, dst, cur, lowFirst(reduce, v&d != 0)); err != nil {
+		red := reduce
+		if v&d != 0 {
+			red = inFirst // lowFirst(reduce, true)
+		}
+		if err := c.exchangeReduce(ctx, peer, cur, peer, dst, cur, red); err != nil {
 			return fmt.Errorf("step %d with rank %d: %w", k, peer, err)
 		}
 		cur = dst
