@@ -17,14 +17,17 @@ import (
 //	header (headerSize bytes): magic, pid, ranks on the host, closed, the
 //	CPU of its last wait, bell, why the rank stopped (a text)
 //	per receiver, by its index on the host: ringHeaderSize bytes (dropped,
-//	and why: a text), then ringSlots slots of slotSize bytes
+//	and why: a text), then ringSlots slots of slotSize bytes, then
+//	eagerSlots buffers of eagerMax bytes (eager sends' copies)
 const (
 	ctlMagic       = 0x68636366_70726f63 // "hccfproc"
 	headerSize     = 512
 	ringHeaderSize = 256
 	ringSlots      = 64 // sends to one peer in flight before the rest queue
 	slotSize       = 128
-	ringSize       = ringHeaderSize + ringSlots*slotSize
+	eagerSlots     = 16      // eager sends to one peer unread before the next waits for its receiver
+	eagerMax       = 4 << 10 // the largest send copied into the ring (eager)
+	ringSize       = ringHeaderSize + ringSlots*slotSize + eagerSlots*eagerMax
 
 	hdrMagic  = 0
 	hdrPID    = 8
@@ -91,6 +94,12 @@ func ringAt(i int) int { return headerSize + i*ringSize }
 
 // slotAt returns the offset of the slot of ticket t in the ring at ring.
 func slotAt(ring int, t uint64) int { return ring + ringHeaderSize + int(t%ringSlots)*slotSize }
+
+// eagerAt returns the offset of the eager buffer of ticket t in the ring
+// at ring.
+func eagerAt(ring int, t uint64) int {
+	return ring + ringHeaderSize + ringSlots*slotSize + int(t%eagerSlots)*eagerMax
+}
 
 // dropped reports whether the ring at ring was dropped (LinkDropper).
 func (c ctl) dropped(ring int) bool { return atomic.LoadUint32(c.u32(ring)) != 0 }

@@ -29,6 +29,7 @@ type peer struct {
 	queue       []*sendReq          // sends posted while its ring was full
 	recvs       []*recvReq          // receives from it posted and not yet complete, by ticket
 	inflight    [ringSlots]*sendReq // the send last posted in each slot of the ring to it
+	eagerLast   [eagerSlots]uint64  // the ticket, plus one, of the last eager send in each eager buffer to it
 	dropErr     error               // why this rank dropped the link to it (DropLink); guarded by endpoint.dropMu
 	sameProcess bool                // it is a rank of this process (a local world's)
 }

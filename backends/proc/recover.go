@@ -92,6 +92,7 @@ func (e *endpoint) Recover(ctx context.Context, seq uint64) error {
 		e.failPending(p, err)
 		clear(e.my.mem[p.outRing : p.outRing+ringSize])
 		p.nextSend, p.nextRecv = 0, 0
+		p.eagerLast = [eagerSlots]uint64{}
 		for _, r := range p.recvs {
 			if !r.done {
 				r.complete(err)

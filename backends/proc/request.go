@@ -36,6 +36,9 @@ func (e *endpoint) send(p *peer, buf []byte) backends.Request {
 		s.finish(err)
 		return s
 	}
+	if len(buf) > 0 && len(buf) <= eagerMax && len(p.queue) == 0 && !s.call.NoPayload && e.postEager(s) {
+		return s
+	}
 	s.seg, s.off = findSegment(buf)
 	if s.seg == nil && len(buf) > 0 {
 		st, err := e.stage.get(len(buf))
@@ -141,7 +144,8 @@ func (s *sendReq) finish(err error) {
 }
 
 // Wait implements backends.Request: it returns once the receiver has read
-// the buffer.
+// the buffer, or at once for an eager send (postEager), whose copy it
+// reads.
 func (s *sendReq) Wait(ctx context.Context) error {
 	for !s.done {
 		if s.e.closed {
@@ -202,12 +206,16 @@ func (s *sendReq) giveUp(err error) {
 }
 
 // slotFree reports whether the slot of queued send s is free.
-func (e *endpoint) slotFree(s *sendReq) bool {
-	if s.ticket < ringSlots {
+func (e *endpoint) slotFree(s *sendReq) bool { return e.slotFreeAt(s.p, s.ticket) }
+
+// slotFreeAt reports whether the slot of ticket t to p is free: the send
+// before it there is done or was given up.
+func (e *endpoint) slotFreeAt(p *peer, t uint64) bool {
+	if t < ringSlots {
 		return true
 	}
-	st := atomic.LoadUint64(e.my.u64(slotAt(s.p.outRing, s.ticket) + slotState))
-	prev := s.ticket - ringSlots
+	st := atomic.LoadUint64(e.my.u64(slotAt(p.outRing, t) + slotState))
+	prev := t - ringSlots
 	return st == state(prev, phaseDone) || st == state(prev, phaseAbandoned)
 }
 
@@ -321,7 +329,10 @@ func (r *recvReq) read(off int) error {
 		err = fmt.Errorf("%w: rank %d sent %d bytes, rank %d expected %d", backends.ErrMismatch, p.rank, n, r.e.rank, len(r.dst))
 	case n == 0 || r.call.NoPayload:
 	default:
-		mem, merr := p.data(*c.u64(off + slotSegID), int(*c.u64(off + slotSegFD)), int(*c.u64(off + slotSegSize)))
+		mem, merr := c.mem, error(nil) // an eager send's bytes: in the ring
+		if id := *c.u64(off + slotSegID); id != eagerSeg {
+			mem, merr = p.data(id, int(*c.u64(off + slotSegFD)), int(*c.u64(off + slotSegSize)))
+		}
 		at := int(*c.u64(off + slotOff))
 		switch {
 		case merr != nil:
