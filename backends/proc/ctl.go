@@ -29,14 +29,15 @@ const (
 	eagerMax       = 4 << 10 // the largest send copied into the ring (eager)
 	ringSize       = ringHeaderSize + ringSlots*slotSize + eagerSlots*eagerMax
 
-	hdrMagic  = 0
-	hdrPID    = 8
-	hdrLocal  = 16
-	hdrClosed = 24 // uint32, 1 once the rank closed its endpoint
-	hdrCPU    = 32 // uint32, the CPU the rank last began a wait on, plus one (0: not yet)
-	hdrBell   = 64
-	hdrWhy    = 128 // a text (putText), why the rank stopped
-	ringWhy   = 8   // a text in a ring's header, why it was dropped
+	hdrMagic     = 0
+	hdrPID       = 8
+	hdrLocal     = 16
+	hdrClosed    = 24 // uint32, 1 once the rank closed its endpoint
+	hdrCPU       = 32 // uint32, the CPU the rank last began a wait on, plus one (0: not yet)
+	hdrBell      = 64
+	hdrWhy       = 128 // a text (putText), why the rank stopped
+	ringWantDone = 4   // uint32 in a ring's header, 1 while its sender has sends queued (wantDone)
+	ringWhy      = 8   // a text in a ring's header, why it was dropped
 )
 
 // ctlSize is the size of the control segment of a host of local ranks.

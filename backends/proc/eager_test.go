@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/backendtest"
 )
 
@@ -64,4 +65,80 @@ func TestEagerSends(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEagerDoneRings: the receiver of an eager send rings its sender's
+// doorbell only while the sender has sends queued (it waits for slots);
+// the receiver of any other send always does. Sends queued behind a full
+// ring raise the flag, and flushing them lowers it.
+func TestEagerDoneRings(t *testing.T) {
+	tests := []struct {
+		name   string
+		size   int
+		queued bool // the sender says it has sends queued
+		rings  bool
+	}{
+		{"eager", 8, false, false},
+		{"eager, sender waiting for slots", 8, true, true},
+		{"past eager", eagerMax + 1, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			eps := localWorld(t, 2)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			eps[0].wantDone(eps[0].peers[1], tc.queued)
+			s := eps[0].Send(1, make([]byte, tc.size))
+			bell := eps[0].my.bell()
+			before := *bell.seq
+			if err := eps[1].Recv(0, make([]byte, tc.size)).Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if rang := *bell.seq != before; rang != tc.rings {
+				t.Errorf("the receiver rang the sender: %v, want %v", rang, tc.rings)
+			}
+			if err := s.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	t.Run("queue raises and lowers the flag", func(t *testing.T) {
+		eps := localWorld(t, 2)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		flag := eps[0].my.u32(eps[0].peers[1].outRing + ringWantDone)
+		const n = ringSlots + 1
+		var sends []backends.Request
+		for i := range n {
+			sends = append(sends, eps[0].Send(1, backendtest.Payload(0, i, 8)))
+		}
+		if *flag != 1 {
+			t.Fatal("a send queued behind a full ring did not raise the flag")
+		}
+		err := both(func() error {
+			for _, s := range sends {
+				if err := s.Wait(ctx); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, func() error {
+			for i := range n {
+				got := make([]byte, 8)
+				if err := eps[1].Recv(0, got).Wait(ctx); err != nil {
+					return err
+				}
+				if !bytes.Equal(got, backendtest.Payload(0, i, 8)) {
+					t.Errorf("message %d arrived changed", i)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *flag != 0 {
+			t.Error("the queue drained but the flag stays up")
+		}
+	})
 }

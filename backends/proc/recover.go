@@ -120,6 +120,9 @@ func (e *endpoint) failPending(p *peer, err error) {
 	}
 	e.queued -= len(p.queue)
 	p.queue = nil
+	if !e.closed {
+		e.wantDone(p, false)
+	}
 	for i, s := range p.inflight {
 		if s != nil && !s.done {
 			s.finish(err)
