@@ -17,17 +17,23 @@ import (
 //	header (headerSize bytes): magic, pid, ranks on the host, closed, the
 //	CPU of its last wait, bell, why the rank stopped (a text)
 //	per receiver, by its index on the host: ringHeaderSize bytes (dropped,
-//	and why: a text), then ringSlots slots of slotSize bytes, then
-//	eagerSlots buffers of eagerMax bytes (eager sends' copies)
+//	and why: a text), then ringSlots slots of slotSize bytes
+//	on hosts of up to eagerHosts ranks, per receiver again: eagerSlots
+//	buffers of eagerMax bytes (eager sends' copies)
 const (
 	ctlMagic       = 0x68636366_70726f63 // "hccfproc"
 	headerSize     = 512
 	ringHeaderSize = 256
 	ringSlots      = 64 // sends to one peer in flight before the rest queue
 	slotSize       = 128
-	eagerSlots     = 16      // eager sends to one peer unread before the next waits for its receiver
-	eagerMax       = 4 << 10 // the largest send copied into the ring (eager)
-	ringSize       = ringHeaderSize + ringSlots*slotSize + eagerSlots*eagerMax
+	ringSize       = ringHeaderSize + ringSlots*slotSize
+	eagerSlots     = 16                    // eager sends to one peer unread before the next waits for its receiver
+	eagerMax       = 4 << 10               // the largest send copied (eager)
+	eagerSize      = eagerSlots * eagerMax // the eager buffers to one receiver
+	// eagerHosts bounds the ranks of a host that send eagerly: every rank
+	// maps every other's control segment, (ranks-1)·ranks·eagerSize bytes
+	// of eager buffers in all (3.5 MiB each for 8 ranks, 15 MiB for 16).
+	eagerHosts = 16
 
 	hdrMagic     = 0
 	hdrPID       = 8
@@ -41,7 +47,22 @@ const (
 )
 
 // ctlSize is the size of the control segment of a host of local ranks.
-func ctlSize(local int) int { return headerSize + local*ringSize }
+func ctlSize(local int) int {
+	if local > eagerHosts {
+		return headerSize + local*ringSize
+	}
+	return headerSize + local*(ringSize+eagerSize)
+}
+
+// eagerOut returns the offset in a control segment of a host of local
+// ranks of the eager buffers to the rank at local index i, -1 when the
+// host has too many ranks for them.
+func eagerOut(local, i int) int {
+	if local > eagerHosts {
+		return -1
+	}
+	return headerSize + local*ringSize + i*eagerSize
+}
 
 // Slot phases, the low bits of a slot's state word; the high bits hold the
 // send's ticket (its number among the sends of its pair).
@@ -95,12 +116,6 @@ func ringAt(i int) int { return headerSize + i*ringSize }
 
 // slotAt returns the offset of the slot of ticket t in the ring at ring.
 func slotAt(ring int, t uint64) int { return ring + ringHeaderSize + int(t%ringSlots)*slotSize }
-
-// eagerAt returns the offset of the eager buffer of ticket t in the ring
-// at ring.
-func eagerAt(ring int, t uint64) int {
-	return ring + ringHeaderSize + ringSlots*slotSize + int(t%eagerSlots)*eagerMax
-}
 
 // dropped reports whether the ring at ring was dropped (LinkDropper).
 func (c ctl) dropped(ring int) bool { return atomic.LoadUint32(c.u32(ring)) != 0 }

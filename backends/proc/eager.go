@@ -11,19 +11,19 @@ const eagerSeg = ^uint64(0)
 // waiting for the receiver to read it, a hand-off fewer per message (a
 // small message's cost is its hand-offs). It reports false, having done
 // nothing, when the send must go the usual way: its slot or eager buffer
-// is still in use, or the peer has closed its endpoint (whose sends must
-// fail).
+// is still in use, the peer has closed its endpoint (whose sends must
+// fail), or the host has too many ranks for eager buffers (eagerHosts).
 func (e *endpoint) postEager(s *sendReq) bool {
 	p := s.p
 	t := p.nextSend
-	if p.ctl.closed() || !e.slotFreeAt(p, t) || !e.eagerFree(p, t) {
+	if p.eagerOut < 0 || p.ctl.closed() || !e.slotFreeAt(p, t) || !e.eagerFree(p, t) {
 		return false
 	}
 	if old := p.inflight[t%ringSlots]; old != nil && !old.done {
 		e.harvest(old)
 	}
 	p.inflight[t%ringSlots] = nil
-	off, at := slotAt(p.outRing, t), eagerAt(p.outRing, t)
+	off, at := slotAt(p.outRing, t), p.eagerOut+int(t%eagerSlots)*eagerMax
 	copy(e.my.mem[at:at+len(s.buf)], s.buf)
 	*e.my.u64(off + slotSegID) = eagerSeg
 	*e.my.u64(off + slotOff) = uint64(at)

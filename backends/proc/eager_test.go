@@ -142,3 +142,27 @@ func TestEagerDoneRings(t *testing.T) {
 		}
 	})
 }
+
+// TestEagerLayout: up to eagerHosts ranks on a host, the eager buffers to
+// each receiver lie past every ring, inside the control segment and apart;
+// beyond, there are none and a small send waits for its receiver.
+func TestEagerLayout(t *testing.T) {
+	for _, local := range []int{2, 8, eagerHosts} {
+		for i := range local {
+			at := eagerOut(local, i)
+			if at < ringAt(local) || at+eagerSize > ctlSize(local) || i > 0 && at != eagerOut(local, i-1)+eagerSize {
+				t.Errorf("%d ranks: eager buffers to rank %d at %d, outside [%d, %d) or not after the last", local, i, at, ringAt(local), ctlSize(local))
+			}
+		}
+	}
+	if at := eagerOut(eagerHosts+1, 0); at != -1 || ctlSize(eagerHosts+1) != ringAt(eagerHosts+1) {
+		t.Errorf("%d ranks: eager buffers at %d, segment of %d bytes; want none", eagerHosts+1, at, ctlSize(eagerHosts+1))
+	}
+	eps := localWorld(t, 2)
+	eps[0].peers[1].eagerOut = -1 // as on a host of too many ranks
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	if err := eps[0].Send(1, make([]byte, 8)).Wait(ctx); err == nil {
+		t.Error("a send with no eager buffers completed with no receive posted")
+	}
+}
