@@ -18,6 +18,8 @@ import (
 //	CPU of its last wait, bell, why the rank stopped (a text)
 //	per receiver, by its index on the host: ringHeaderSize bytes (dropped,
 //	and why: a text), then ringSlots slots of slotSize bytes
+//	on hosts of up to eagerHosts ranks, per receiver again: eagerSlots
+//	buffers of eagerMax bytes (eager sends' copies)
 const (
 	ctlMagic       = 0x68636366_70726f63 // "hccfproc"
 	headerSize     = 512
@@ -25,19 +27,42 @@ const (
 	ringSlots      = 64 // sends to one peer in flight before the rest queue
 	slotSize       = 128
 	ringSize       = ringHeaderSize + ringSlots*slotSize
+	eagerSlots     = 16                    // eager sends to one peer unread before the next waits for its receiver
+	eagerMax       = 4 << 10               // the largest send copied (eager)
+	eagerSize      = eagerSlots * eagerMax // the eager buffers to one receiver
+	// eagerHosts bounds the ranks of a host that send eagerly: every rank
+	// maps every other's control segment, (ranks-1)·ranks·eagerSize bytes
+	// of eager buffers in all (3.5 MiB each for 8 ranks, 15 MiB for 16).
+	eagerHosts = 16
 
-	hdrMagic  = 0
-	hdrPID    = 8
-	hdrLocal  = 16
-	hdrClosed = 24 // uint32, 1 once the rank closed its endpoint
-	hdrCPU    = 32 // uint32, the CPU the rank last began a wait on, plus one (0: not yet)
-	hdrBell   = 64
-	hdrWhy    = 128 // a text (putText), why the rank stopped
-	ringWhy   = 8   // a text in a ring's header, why it was dropped
+	hdrMagic     = 0
+	hdrPID       = 8
+	hdrLocal     = 16
+	hdrClosed    = 24 // uint32, 1 once the rank closed its endpoint
+	hdrCPU       = 32 // uint32, the CPU the rank last began a wait on, plus one (0: not yet)
+	hdrBell      = 64
+	hdrWhy       = 128 // a text (putText), why the rank stopped
+	ringWantDone = 4   // uint32 in a ring's header, 1 while its sender has sends queued (wantDone)
+	ringWhy      = 8   // a text in a ring's header, why it was dropped
 )
 
 // ctlSize is the size of the control segment of a host of local ranks.
-func ctlSize(local int) int { return headerSize + local*ringSize }
+func ctlSize(local int) int {
+	if local > eagerHosts {
+		return headerSize + local*ringSize
+	}
+	return headerSize + local*(ringSize+eagerSize)
+}
+
+// eagerOut returns the offset in a control segment of a host of local
+// ranks of the eager buffers to the rank at local index i, -1 when the
+// host has too many ranks for them.
+func eagerOut(local, i int) int {
+	if local > eagerHosts {
+		return -1
+	}
+	return headerSize + local*ringSize + i*eagerSize
+}
 
 // Slot phases, the low bits of a slot's state word; the high bits hold the
 // send's ticket (its number among the sends of its pair).

@@ -29,6 +29,8 @@ type peer struct {
 	queue       []*sendReq          // sends posted while its ring was full
 	recvs       []*recvReq          // receives from it posted and not yet complete, by ticket
 	inflight    [ringSlots]*sendReq // the send last posted in each slot of the ring to it
+	eagerOut    int                 // offset in this rank's control segment of the eager buffers to it; -1: none
+	eagerLast   [eagerSlots]uint64  // the ticket, plus one, of the last eager send in each eager buffer to it
 	dropErr     error               // why this rank dropped the link to it (DropLink); guarded by endpoint.dropMu
 	sameProcess bool                // it is a rank of this process (a local world's)
 }
@@ -110,7 +112,7 @@ func (e *endpoint) setupLocal(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("rank %d: control segment of rank %d: %w", e.rank, r, err)
 		}
-		p := &peer{rank: r, pid: rec.pid, ctl: ctl{mem: mem}, outRing: ringAt(i), inRing: ringAt(e.me),
+		p := &peer{rank: r, pid: rec.pid, ctl: ctl{mem: mem}, outRing: ringAt(i), inRing: ringAt(e.me), eagerOut: eagerOut(len(e.local), i),
 			pidfd: -1, mapped: map[uint64][]byte{}, sameProcess: rec.pid == os.Getpid()}
 		e.peers[r] = p
 		if *p.ctl.u64(hdrMagic) != ctlMagic || *p.ctl.u64(hdrPID) != uint64(rec.pid) {

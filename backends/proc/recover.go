@@ -92,6 +92,7 @@ func (e *endpoint) Recover(ctx context.Context, seq uint64) error {
 		e.failPending(p, err)
 		clear(e.my.mem[p.outRing : p.outRing+ringSize])
 		p.nextSend, p.nextRecv = 0, 0
+		p.eagerLast = [eagerSlots]uint64{}
 		for _, r := range p.recvs {
 			if !r.done {
 				r.complete(err)
@@ -119,6 +120,9 @@ func (e *endpoint) failPending(p *peer, err error) {
 	}
 	e.queued -= len(p.queue)
 	p.queue = nil
+	if !e.closed {
+		e.wantDone(p, false)
+	}
 	for i, s := range p.inflight {
 		if s != nil && !s.done {
 			s.finish(err)

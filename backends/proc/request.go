@@ -30,9 +30,13 @@ type sendReq struct {
 // allocated it in shared memory (hugemem's allocator), else from a copy in
 // a staging segment.
 func (e *endpoint) send(p *peer, buf []byte) backends.Request {
-	s := &sendReq{e: e, p: p, buf: buf, call: e.call}
+	s := e.newSend()
+	*s = sendReq{e: e, p: p, buf: buf, call: e.call}
 	if err := e.linkDropped(p); err != nil {
 		s.finish(err)
+		return s
+	}
+	if len(buf) > 0 && len(buf) <= eagerMax && len(p.queue) == 0 && !s.call.NoPayload && e.postEager(s) {
 		return s
 	}
 	s.seg, s.off = findSegment(buf)
@@ -48,11 +52,25 @@ func (e *endpoint) send(p *peer, buf []byte) backends.Request {
 	s.ticket = p.nextSend
 	p.nextSend++
 	if len(p.queue) > 0 || !e.tryPost(s) {
+		if len(p.queue) == 0 {
+			e.wantDone(p, true)
+		}
 		s.queued = true
 		p.queue = append(p.queue, s)
 		e.queued++
 	}
 	return s
+}
+
+// wantDone tells p whether this rank waits for slots to free, so that it
+// rings this rank's doorbell when it is done with an eager send's slot (it
+// always does with the others', whose senders wait for them).
+func (e *endpoint) wantDone(p *peer, want bool) {
+	v := uint32(0)
+	if want {
+		v = 1
+	}
+	atomic.StoreUint32(e.my.u32(p.outRing+ringWantDone), v)
 }
 
 // tryPost writes s into its slot if the slot is free, and rings the
@@ -100,6 +118,9 @@ func (e *endpoint) flush() {
 			p.queue[0].queued = false
 			p.queue = p.queue[1:]
 			e.queued--
+			if len(p.queue) == 0 {
+				e.wantDone(p, false)
+			}
 		}
 	}
 }
@@ -140,7 +161,8 @@ func (s *sendReq) finish(err error) {
 }
 
 // Wait implements backends.Request: it returns once the receiver has read
-// the buffer.
+// the buffer, or at once for an eager send (postEager), whose copy it
+// reads.
 func (s *sendReq) Wait(ctx context.Context) error {
 	for !s.done {
 		if s.e.closed {
@@ -201,12 +223,16 @@ func (s *sendReq) giveUp(err error) {
 }
 
 // slotFree reports whether the slot of queued send s is free.
-func (e *endpoint) slotFree(s *sendReq) bool {
-	if s.ticket < ringSlots {
+func (e *endpoint) slotFree(s *sendReq) bool { return e.slotFreeAt(s.p, s.ticket) }
+
+// slotFreeAt reports whether the slot of ticket t to p is free: the send
+// before it there is done or was given up.
+func (e *endpoint) slotFreeAt(p *peer, t uint64) bool {
+	if t < ringSlots {
 		return true
 	}
-	st := atomic.LoadUint64(e.my.u64(slotAt(s.p.outRing, s.ticket) + slotState))
-	prev := s.ticket - ringSlots
+	st := atomic.LoadUint64(e.my.u64(slotAt(p.outRing, t) + slotState))
+	prev := t - ringSlots
 	return st == state(prev, phaseDone) || st == state(prev, phaseAbandoned)
 }
 
@@ -298,10 +324,7 @@ func (e *endpoint) progress() {
 				break // in order: the later ones cannot have arrived either
 			}
 		}
-		for len(p.recvs) > 0 && p.recvs[0].done {
-			p.recvs = p.recvs[1:]
-			e.receiving--
-		}
+		e.popDone(p)
 	}
 }
 
@@ -311,6 +334,7 @@ func (r *recvReq) read(off int) error {
 	status, err := uint32(statusOK), error(nil)
 	theirs := c.getCall(off+slotCall, r.call.Names)
 	n := int(*c.u64(off + slotLen))
+	eager := *c.u64(off + slotSegID) == eagerSeg && n > 0
 	switch {
 	case !theirs.Same(r.call):
 		status = statusCall
@@ -323,7 +347,10 @@ func (r *recvReq) read(off int) error {
 		err = fmt.Errorf("%w: rank %d sent %d bytes, rank %d expected %d", backends.ErrMismatch, p.rank, n, r.e.rank, len(r.dst))
 	case n == 0 || r.call.NoPayload:
 	default:
-		mem, merr := p.data(*c.u64(off + slotSegID), int(*c.u64(off + slotSegFD)), int(*c.u64(off + slotSegSize)))
+		mem, merr := c.mem, error(nil) // an eager send's bytes: in the ring
+		if id := *c.u64(off + slotSegID); !eager {
+			mem, merr = p.data(id, int(*c.u64(off + slotSegFD)), int(*c.u64(off + slotSegSize)))
+		}
 		at := int(*c.u64(off + slotOff))
 		switch {
 		case merr != nil:
@@ -339,7 +366,13 @@ func (r *recvReq) read(off int) error {
 	}
 	atomic.StoreUint32(c.u32(off+slotStatus), status)
 	atomic.StoreUint64(c.u64(off+slotState), state(r.ticket, phaseDone))
-	c.bell().ring()
+	// An eager send's sender does not wait for it, unless its ring is
+	// full: a ring it does not wait for would only wake it (when it
+	// sleeps, a system call and a switch of CPU for nothing: 2 ranks that
+	// share a CPU woke each other 3 times per sleep).
+	if !eager || atomic.LoadUint32(c.u32(r.p.inRing+ringWantDone)) != 0 {
+		c.bell().ring()
+	}
 	return err
 }
 
