@@ -38,9 +38,13 @@ func TestEagerSends(t *testing.T) {
 			for i := range tc.sends {
 				copy(buf, backendtest.Payload(0, i, tc.size))
 				s := eps[0].Send(1, buf)
+				ready := s.(backends.Readier).Ready()
 				short, stop := context.WithTimeout(ctx, time.Millisecond)
 				if s.Wait(short) == nil {
 					eager++
+					if !ready {
+						t.Errorf("send %d completed at once but was not ready when posted", i)
+					}
 				} else {
 					// Not eager: its buffer stays ours only once the
 					// receiver took it. The rest of the sends need

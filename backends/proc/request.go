@@ -379,6 +379,10 @@ func (r *recvReq) read(off int) error {
 // Describe implements backends.Describer.
 func (s *sendReq) Describe() string { return fmt.Sprintf("send to rank %d", s.p.rank) }
 
+// Ready implements backends.Readier: the send is complete (an eager one
+// from when it was posted), so Wait will not wait for the receiver.
+func (s *sendReq) Ready() bool { return s.done }
+
 // Describe implements backends.Describer.
 func (r *recvReq) Describe() string { return fmt.Sprintf("receive from rank %d", r.p.rank) }
 
