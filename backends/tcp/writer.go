@@ -55,7 +55,7 @@ func (l *link) write(r *request) error {
 	} else {
 		l.ep.bigWrites.Add(1)
 		if rawBigWrites() {
-			err = writevAll(l.conn, hdr[:], r.buf)
+			err = l.writeInTurn(hdr[:], r.buf)
 		} else {
 			bufs := net.Buffers{hdr[:], r.buf}
 			_, err = bufs.WriteTo(l.conn)

@@ -21,6 +21,13 @@ func rawBigWrites() bool { return oversubscribed }
 // writev calls, waiting in the runtime's poller only when the socket
 // buffer is full.
 func writevAll(conn net.Conn, hdr, payload []byte) error {
+	_, err := writevSome(conn, hdr, payload)
+	return err
+}
+
+// writevSome is writevAll that also returns how many bytes it wrote,
+// all of them unless it failed: a write deadline can stop it part way.
+func writevSome(conn net.Conn, hdr, payload []byte) (int, error) {
 	var rc syscall.RawConn
 	sc, ok := conn.(syscall.Conn)
 	if ok {
@@ -31,10 +38,11 @@ func writevAll(conn net.Conn, hdr, payload []byte) error {
 	}
 	if !ok {
 		bufs := net.Buffers{hdr, payload}
-		_, err := bufs.WriteTo(conn)
-		return err
+		n, err := bufs.WriteTo(conn)
+		return int(n), err
 	}
 	var werr error
+	written := 0
 	err := rc.Write(func(fd uintptr) bool {
 		for len(hdr)+len(payload) > 0 {
 			n, e := rawWritev(fd, hdr, payload)
@@ -47,6 +55,7 @@ func writevAll(conn net.Conn, hdr, payload []byte) error {
 				werr = e
 				return true
 			}
+			written += n
 			k := min(n, len(hdr))
 			hdr, n = hdr[k:], n-k
 			payload = payload[n:]
@@ -54,9 +63,9 @@ func writevAll(conn net.Conn, hdr, payload []byte) error {
 		return true
 	})
 	if err != nil {
-		return err
+		return written, err
 	}
-	return werr
+	return written, werr
 }
 
 // rawWritev is writev(2) of a and b (either may be empty, not both)
