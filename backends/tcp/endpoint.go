@@ -52,6 +52,9 @@ type endpoint struct {
 	// bigWrites counts large writes in progress, which may wait for
 	// socket space (see pollReader).
 	bigWrites atomic.Int32
+	// bigTurn is the turn to stream a large frame on an oversubscribed
+	// host (writeInTurn): a one-slot semaphore.
+	bigTurn chan struct{}
 
 	// epoch counts the times Recover has reset the links; every link
 	// connection is made at one epoch (Hello.Epoch) and used only in it.
@@ -83,7 +86,7 @@ func newEndpoint(rank, size int, secret []byte, cfg backends.Config, connectTime
 	ep := &endpoint{
 		rank: rank, size: size, secret: secret, connectTimeout: connectTimeout, log: log,
 		links: make([]*link, size), closed: make(chan struct{}), pending: map[net.Conn]struct{}{},
-		retry: cfg.Retry,
+		retry: cfg.Retry, bigTurn: make(chan struct{}, 1),
 	}
 	if ep.connectTimeout <= 0 {
 		ep.connectTimeout = DefaultConnectTimeout

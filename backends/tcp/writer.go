@@ -54,7 +54,7 @@ func (l *link) write(r *request) error {
 	} else {
 		l.ep.bigWrites.Add(1)
 		if rawBigWrites() {
-			err = l.wr.writev(hdr, r.buf)
+			err = l.writeInTurn(hdr, r.buf)
 		} else {
 			l.vec = [2][]byte{hdr, r.buf}
 			l.bufs = l.vec[:]

@@ -35,6 +35,7 @@ type rawWriter struct {
 	// One write's: what is left to write, and its error.
 	hdr, payload []byte
 	werr         error
+	written      int
 }
 
 func newRawWriter(conn net.Conn) *rawWriter {
@@ -50,19 +51,26 @@ func newRawWriter(conn net.Conn) *rawWriter {
 
 // writev writes hdr then payload as one stream.
 func (w *rawWriter) writev(hdr, payload []byte) error {
+	_, err := w.writevSome(hdr, payload)
+	return err
+}
+
+// writevSome is writev that also returns how many bytes it wrote, all of
+// them unless it failed: a write deadline can stop it part way.
+func (w *rawWriter) writevSome(hdr, payload []byte) (int, error) {
 	if w.rc == nil {
 		bufs := net.Buffers{hdr, payload}
-		_, err := bufs.WriteTo(w.conn)
-		return err
+		n, err := bufs.WriteTo(w.conn)
+		return int(n), err
 	}
-	w.hdr, w.payload, w.werr = hdr, payload, nil
+	w.hdr, w.payload, w.werr, w.written = hdr, payload, nil, 0
 	err := w.rc.Write(w.fn)
-	werr := w.werr
+	werr, written := w.werr, w.written
 	w.hdr, w.payload, w.werr = nil, nil, nil
 	if err != nil {
-		return err
+		return written, err
 	}
-	return werr
+	return written, werr
 }
 
 // writeFd writes what is left of the message to fd; it reports false to
@@ -79,6 +87,7 @@ func (w *rawWriter) writeFd(fd uintptr) bool {
 			w.werr = e
 			return true
 		}
+		w.written += n
 		k := min(n, len(w.hdr))
 		w.hdr, n = w.hdr[k:], n-k
 		w.payload = w.payload[n:]
