@@ -173,20 +173,27 @@ func (r *rankRunner) slowestReduce(ctx context.Context, dts []dtype.DType, a, b 
 }
 
 // withTransport returns m with what t says about how it moves data: on a
-// transport whose receiver reads the sender's buffer (shm) a receive and
-// its reduction are one pass (Fused), and the receiver copies with its
-// own CPU, so the ranks share this process's (Cores); on any other that
-// runs in wall time (tcp) the sender's CPU copies each message out
-// (SenderMoves), and when every rank is on one host, its processes share
-// the host's CPUs (Cores) as shm's ranks do.
+// transport whose receiver reads the sender's buffer (shm, proc) a receive
+// and its reduction are one pass (Fused), and the receiver copies with its
+// own CPU, so the ranks share CPUs (Cores): this process's when they are
+// its goroutines (shm), the host's when they are processes of one host
+// that report it (proc, whose ranks each run Go code on their share of the
+// host's CPUs, as few as one, while together they have all of them); on
+// any other that runs in wall time (tcp) the sender's CPU copies each
+// message out (SenderMoves), and when every rank is on one host, its
+// processes share the host's CPUs (Cores) as shm's ranks do.
 func withTransport(m coll.Model, t backends.Transport) coll.Model {
+	hosts, hasHosts := backends.HostsOf(t)
 	if dr, ok := t.(backends.DirectReader); ok && dr.ReadsSenderBuffer() {
 		m.Fused, m.Cores = true, runtime.GOMAXPROCS(0)
+		if hasHosts && oneHost(hosts) {
+			m.Cores = runtime.NumCPU()
+		}
 		return m
 	}
 	if _, virtual := backends.ClockOf(t); !virtual {
 		m.SenderMoves = true
-		if hosts, ok := backends.HostsOf(t); ok && oneHost(hosts) {
+		if hasHosts && oneHost(hosts) {
 			m.Cores = runtime.NumCPU()
 		}
 	}

@@ -208,13 +208,25 @@ type tcpHosts struct {
 
 func (t tcpHosts) Hosts() []string { return t.hosts }
 
+// procLike is a transport that reads senders' buffers and reports its
+// ranks' hosts, as proc's does with every rank on one host.
+type procLike tcpHosts
+
+func (t procLike) Hosts() []string         { return t.hosts }
+func (t procLike) ReadsSenderBuffer() bool { return true }
+
 // TestWithTransport: a transport whose receivers read the sender's buffer
 // (shm, also through a group or --inject's wrapper) makes the model's
-// receive-and-reduce one pass and its ranks share this process's CPUs;
+// receive-and-reduce one pass and its ranks share this process's CPUs,
+// or the host's when they are processes of one host (proc, whose rank
+// processes each have GOMAXPROCS 1 when they outnumber the CPUs, as here);
 // the simulated links do neither; on any other transport (tcp) the
 // sender's CPU moves every message (SenderMoves), and ranks all on one
 // host share its CPUs.
 func TestWithTransport(t *testing.T) {
+	if runtime.NumCPU() > 1 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	}
 	w := shm.NewWorld(2)
 	simW, err := sim.NewWorld(2, sim.LinkModel{})
 	if err != nil {
@@ -240,17 +252,19 @@ func TestWithTransport(t *testing.T) {
 		{"tcp on one host", oneHost, false, true, true},
 		{"tcp on one host with --inject", inject.Wrap(oneHost, inject.Spec{}, 1), false, true, true},
 		{"tcp on two hosts", tcpHosts{tcpLike{w.Endpoint(2)}, []string{"10.0.0.1", "10.0.0.2"}}, false, true, false},
+		{"proc on one host", procLike(oneHost), true, false, true},
+		{"proc on one host with --inject", inject.Wrap(procLike(oneHost), inject.Spec{}, 1), true, false, true},
 	}
 	for _, tc := range tests {
 		m := withTransport(coll.DefaultModel, tc.tr)
-		if tc.shared && (!m.Fused || m.Cores != runtime.GOMAXPROCS(0)) {
+		if tc.shared && !tc.hostCPUs && (!m.Fused || m.Cores != runtime.GOMAXPROCS(0)) {
 			t.Errorf("%s: Fused %v, Cores %d; want true and GOMAXPROCS (%d)", tc.name, m.Fused, m.Cores, runtime.GOMAXPROCS(0))
 		}
 		if !tc.shared && !tc.hostCPUs && (m.Fused || m.Cores != 0) {
 			t.Errorf("%s: Fused %v, Cores %d; want false and 0", tc.name, m.Fused, m.Cores)
 		}
-		if tc.hostCPUs && (m.Fused || m.Cores != runtime.NumCPU()) {
-			t.Errorf("%s: Fused %v, Cores %d; want false and the host's CPUs (%d)", tc.name, m.Fused, m.Cores, runtime.NumCPU())
+		if tc.hostCPUs && (m.Fused != tc.shared || m.Cores != runtime.NumCPU()) {
+			t.Errorf("%s: Fused %v, Cores %d; want %v and the host's CPUs (%d)", tc.name, m.Fused, m.Cores, tc.shared, runtime.NumCPU())
 		}
 		if m.SenderMoves != tc.senderMoves {
 			t.Errorf("%s: SenderMoves %v, want %v", tc.name, m.SenderMoves, tc.senderMoves)

@@ -188,10 +188,10 @@ func (p *peer) data(id uint64, fd, size int) ([]byte, error) {
 // release unmaps what this rank mapped of the peer's.
 func (p *peer) release() {
 	for id, m := range p.mapped {
-		_ = unix.Munmap(m)
+		unmap(m)
 		delete(p.mapped, id)
 	}
-	_ = unix.Munmap(p.ctl.mem)
+	unmap(p.ctl.mem)
 	if p.pidfd >= 0 {
 		unix.Close(p.pidfd)
 	}

@@ -55,12 +55,13 @@ func newSegment(n int, name string) (*segment, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("sizing shared memory to %d bytes: %w", size, err)
 	}
-	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := mapShared(fd, size, unix.PROT_READ|unix.PROT_WRITE, 0)
 	if err != nil {
 		unix.Close(fd)
 		return nil, fmt.Errorf("mapping %d bytes of shared memory: %w", size, err)
 	}
 	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE) // advice only
+	collapse(mem)
 	s := &segment{id: nextSegID.Add(1), fd: fd, mem: mem[:n:n], full: mem, base: uintptr(unsafe.Pointer(&mem[0]))}
 	sharedBytes.Add(int64(size))
 	segments.mu.Lock()
@@ -82,7 +83,7 @@ func (s *segment) free() {
 		segments.list = slices.Delete(segments.list, i, i+1)
 	}
 	segments.mu.Unlock()
-	_ = unix.Munmap(s.full)
+	unmap(s.full)
 	sharedBytes.Add(-int64(len(s.full)))
 	unix.Close(s.fd)
 }
@@ -156,7 +157,7 @@ func mapPeer(pid, fd, size int, writable bool) ([]byte, error) {
 	if st.Size < int64(size) {
 		return nil, fmt.Errorf("shared memory of process %d is %d bytes, not the %d it announced", pid, st.Size, size)
 	}
-	mem, err := unix.Mmap(f, 0, size, prot, unix.MAP_SHARED|unix.MAP_POPULATE)
+	mem, err := mapShared(f, size, prot, unix.MAP_POPULATE)
 	if err != nil {
 		return nil, fmt.Errorf("mapping %d bytes of the shared memory of process %d: %w", size, pid, err)
 	}
