@@ -117,10 +117,14 @@ func (r *rankRunner) calibrate(ctx context.Context) (*kit.Calibration, error) {
 }
 
 // timeProbe times row with algo on bufs (probeRow) and returns the
-// seconds of one call.
+// seconds of one call: the median iteration of the slowest rank, not the
+// mean, which on a loaded host a few descheduled iterations inflate. The
+// model's constants are costs of a call as it usually goes; an inflated
+// alpha made auto prefer fewer, larger steps (tcp, 2 ranks, 1 MiB: oneshot
+// where rhd measured 2.5 times as fast).
 func (r *rankRunner) timeProbe(ctx context.Context, bufs *kit.BufferPool, row Row, algo string, warmup, iters int) (float64, error) {
 	rec, err := r.probeRow(ctx, bufs, row, algo, warmup, iters)
-	return rec.TimeUS * 1e-6, err
+	return rec.P50US * 1e-6, err
 }
 
 // probeRow measures row with algo on bufs, warmup untimed and at least
