@@ -19,10 +19,7 @@ const maxPooled = 256
 
 // newSend returns a send request, reused if one is free.
 func (e *endpoint) newSend() *sendReq {
-	if n := len(e.pool.sends); n > 0 {
-		s := e.pool.sends[n-1]
-		e.pool.sends[n-1] = nil
-		e.pool.sends = e.pool.sends[:n-1]
+	if s := popFree(&e.pool.sends); s != nil {
 		return s
 	}
 	return new(sendReq)
@@ -30,13 +27,23 @@ func (e *endpoint) newSend() *sendReq {
 
 // newRecv returns a receive request, reused if one is free.
 func (e *endpoint) newRecv() *recvReq {
-	if n := len(e.pool.recvs); n > 0 {
-		r := e.pool.recvs[n-1]
-		e.pool.recvs[n-1] = nil
-		e.pool.recvs = e.pool.recvs[:n-1]
+	if r := popFree(&e.pool.recvs); r != nil {
 		return r
 	}
 	return new(recvReq)
+}
+
+// popFree removes and returns the last of free, or nil when it is empty;
+// the slot it leaves is cleared, so the list keeps no request alive.
+func popFree[T any](free *[]*T) *T {
+	n := len(*free)
+	if n == 0 {
+		return nil
+	}
+	x := (*free)[n-1]
+	(*free)[n-1] = nil
+	*free = (*free)[:n-1]
+	return x
 }
 
 // Release implements backends.Releaser. It takes back a request of this

@@ -80,20 +80,7 @@ func BenchmarkExchange(b *testing.B) {
 	for _, size := range []int{1 << 10, 1 << 20} {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
 			ctx := context.Background()
-			eps, err := NewLocalWorld(ctx, 2, backends.Config{Options: Options{ConnectTimeout: 10 * time.Second}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer func() {
-				for _, ep := range eps {
-					ep.Close()
-				}
-			}()
-			type bufs struct{ src, dst, acc []byte }
-			mem := [2]bufs{}
-			for r := range mem {
-				mem[r] = bufs{make([]byte, size), make([]byte, size), make([]byte, size)}
-			}
+			eps, mem := localPair(ctx, b, size)
 			var took []time.Duration
 			run := func(n int) {
 				took = make([]time.Duration, n)
@@ -142,4 +129,28 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// pairBufs is one rank's buffers in an exchange: what it sends, where it
+// receives, and the accumulator of a receive-and-reduce.
+type pairBufs struct{ src, dst, acc []byte }
+
+// localPair starts two ranks over loopback, closed when tb ends, and
+// makes each its buffers of size bytes.
+func localPair(ctx context.Context, tb testing.TB, size int) ([]backends.Transport, [2]pairBufs) {
+	tb.Helper()
+	eps, err := NewLocalWorld(ctx, 2, backends.Config{Options: Options{ConnectTimeout: 10 * time.Second}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		for _, ep := range eps {
+			ep.Close()
+		}
+	})
+	var mem [2]pairBufs
+	for r := range mem {
+		mem[r] = pairBufs{make([]byte, size), make([]byte, size), make([]byte, size)}
+	}
+	return eps, mem
 }

@@ -29,20 +29,7 @@ func TestSmallMessagesAllocateNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			eps, err := NewLocalWorld(ctx, 2, backends.Config{Options: Options{ConnectTimeout: 10 * time.Second}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				for _, ep := range eps {
-					ep.Close()
-				}
-			}()
-			type bufs struct{ src, dst, acc []byte }
-			mem := [2]bufs{}
-			for r := range mem {
-				mem[r] = bufs{make([]byte, tc.size), make([]byte, tc.size), make([]byte, tc.size)}
-			}
+			eps, mem := localPair(ctx, t, tc.size)
 			round := func(me int) error {
 				ep := eps[me]
 				s := ep.Send(1-me, mem[me].src)
