@@ -145,3 +145,67 @@ func TestProbeMinTime(t *testing.T) {
 		t.Errorf("probe of 8 bytes: %d iterations, %v of work; want more than 3, at least %v", rec.Iters, work, probeMinTime)
 	}
 }
+
+// stallingTransport holds every stallEvery-th send of its rank for stall
+// before posting it: a descheduled iteration now and then, as on a loaded
+// host. It hides the wrapped transport's call tags, so every rank of a
+// world must wear one.
+type stallingTransport struct {
+	backends.Transport
+	sends int
+}
+
+const (
+	stallEvery = 40
+	stall      = 50 * time.Millisecond
+)
+
+func (s *stallingTransport) Send(peer int, buf []byte) backends.Request {
+	s.sends++
+	if s.sends%stallEvery == 0 {
+		time.Sleep(stall)
+	}
+	return s.Transport.Send(peer, buf)
+}
+
+// TestTimeProbeTakesMedian: a calibration probe's time is its median
+// iteration, which iterations stalled now and then leave alone, not its
+// mean, which they inflate many times over (and with it alpha, which made
+// auto prefer fewer, larger steps).
+func TestTimeProbeTakesMedian(t *testing.T) {
+	p := smallPlan()
+	p.Backend, p.Ranks = "shm", 2
+	b, err := backends.Lookup(p.Backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got float64
+	err = b.Run(context.Background(), p.config(), func(ctx context.Context, tr backends.Transport) error {
+		r := &rankRunner{plan: p, comm: coll.NewComm(&stallingTransport{Transport: tr}), bufs: &kit.BufferPool{}}
+		if err := r.makeGroups(); err != nil {
+			return err
+		}
+		var bp kit.BufferPool
+		defer bp.Free()
+		if err := bp.Alloc(64); err != nil {
+			return err
+		}
+		row := Row{Op: coll.AllReduce, DType: dtype.Uint8, RedOp: dtype.Sum, Root: -1, Place: OutOfPlace, Count: 8, Bytes: 8}
+		secs, err := r.timeProbe(ctx, &bp, row, "rd", 1, 3*stallEvery)
+		if err != nil {
+			return err
+		}
+		if tr.Rank() == 0 {
+			got = secs
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A stall every 40 sends adds at least 1.25 ms to the mean iteration.
+	if perIter := stall.Seconds() / stallEvery; got > perIter/2 {
+		t.Errorf("probe time %v s with a %v stall every %d sends: want the median, well under the mean's %v s",
+			got, stall, stallEvery, perIter/2)
+	}
+}
