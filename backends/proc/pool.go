@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/freelist"
 )
 
 // reqPool holds the requests of an endpoint that its caller handed back
@@ -19,7 +20,7 @@ const maxPooled = 256
 
 // newSend returns a send request, reused if one is free.
 func (e *endpoint) newSend() *sendReq {
-	if s := popFree(&e.pool.sends); s != nil {
+	if s := freelist.Pop(&e.pool.sends); s != nil {
 		return s
 	}
 	return new(sendReq)
@@ -27,23 +28,10 @@ func (e *endpoint) newSend() *sendReq {
 
 // newRecv returns a receive request, reused if one is free.
 func (e *endpoint) newRecv() *recvReq {
-	if r := popFree(&e.pool.recvs); r != nil {
+	if r := freelist.Pop(&e.pool.recvs); r != nil {
 		return r
 	}
 	return new(recvReq)
-}
-
-// popFree removes and returns the last of free, or nil when it is empty;
-// the slot it leaves is cleared, so the list keeps no request alive.
-func popFree[T any](free *[]*T) *T {
-	n := len(*free)
-	if n == 0 {
-		return nil
-	}
-	x := (*free)[n-1]
-	(*free)[n-1] = nil
-	*free = (*free)[:n-1]
-	return x
 }
 
 // Release implements backends.Releaser. It takes back a request of this

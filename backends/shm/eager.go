@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/freelist"
 )
 
 // Eager sends. A send of at most EagerBytes is copied when it is posted
@@ -63,7 +64,7 @@ func (e *endpoint) eagerSend(l *link, peer int, buf []byte) *sendReq {
 	if len(b.out) == EagerDepth {
 		return nil
 	}
-	s := pop(&b.idle)
+	s := freelist.Pop(&b.idle)
 	if s != nil {
 		s.rearm()
 	} else {

@@ -1,6 +1,9 @@
 package shm
 
-import "github.com/hccl-test/hccl-test/backends"
+import (
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/freelist"
+)
 
 // A rank's requests are reused (backends.Releaser): a small message's two
 // requests were all its allocations, and the garbage collector they fed
@@ -14,7 +17,7 @@ const poolCap = 64
 // newSend returns a send request in its posted state, reused when one is
 // free.
 func (e *endpoint) newSend() *sendReq {
-	s := pop(&e.freeSends)
+	s := freelist.Pop(&e.freeSends)
 	if s == nil {
 		return &sendReq{owner: e}
 	}
@@ -32,23 +35,12 @@ func (s *sendReq) rearm() {
 
 // newRecv returns a receive request, reused when one is free.
 func (e *endpoint) newRecv() *recvReq {
-	r := pop(&e.freeRecvs)
+	r := freelist.Pop(&e.freeRecvs)
 	if r == nil {
 		return &recvReq{e: e}
 	}
 	r.done, r.err = false, nil
 	return r
-}
-
-// pop removes and returns the last of free, or nil when it is empty.
-func pop[T any](free *[]*T) *T {
-	n := len(*free)
-	if n == 0 {
-		return nil
-	}
-	x := (*free)[n-1]
-	*free = (*free)[:n-1]
-	return x
 }
 
 // Release implements backends.Releaser. It takes back a send the receiver

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/freelist"
 )
 
 // request is a posted send or receive.
@@ -75,10 +76,7 @@ const maxFree = 256
 // newRequest returns a request to fill in: one released earlier when
 // there is one, so that a small message allocates nothing.
 func (ep *endpoint) newRequest() *request {
-	if n := len(ep.free); n > 0 {
-		r := ep.free[n-1]
-		ep.free[n-1] = nil
-		ep.free = ep.free[:n-1]
+	if r := freelist.Pop(&ep.free); r != nil {
 		return r
 	}
 	return &request{ep: ep, done: make(chan struct{}, 1)}
