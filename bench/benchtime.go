@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/hccl-test/hccl-test/coll"
@@ -66,6 +67,11 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 	var waited, work, cpu time.Duration
 	n := p.Iters
 	for round := 0; ; round++ {
+		// Room for the round's times before it starts: growing the slice
+		// inside the round copies it, and with --benchtime's millions of
+		// small iterations faults in fresh pages and wakes the garbage
+		// collector between timed calls.
+		samples = slices.Grow(samples, n+sampleExtras-len(samples))
 		for len(samples) < n {
 			if p.Blocking == BlockingIterBarrier {
 				if err := r.barrier(ctx); err != nil {

@@ -25,7 +25,7 @@ import (
 // the wall-clock time since kit.Epoch. Group communicators run over the world's
 // transport, so one clock serves every domain.
 func (r *rankRunner) now() time.Duration {
-	if c, ok := backends.ClockOf(r.comm.Transport()); ok {
+	if c, ok := r.comm.Clock(); ok {
 		return c.Now()
 	}
 	return time.Since(kit.Epoch)
@@ -36,7 +36,7 @@ func (r *rankRunner) now() time.Duration {
 // rows are timed by a virtual clock (backends.WaitClock; none counted if
 // the clock does not say), else comm's wall-clock count.
 func (r *rankRunner) waited(comm *coll.Comm) time.Duration {
-	c, ok := backends.ClockOf(r.comm.Transport())
+	c, ok := r.comm.Clock()
 	if !ok {
 		return comm.Waited()
 	}

@@ -31,9 +31,10 @@ type Comm struct {
 	reruns     int         // calls run again so far
 	calls      uint64      // collective calls made so far, barriers included
 	model      Model       // what auto chooses with
-	// lastPick is auto's latest pick on this Comm and what it was for:
-	// a row calls the same shape over and over, and finds it here without
-	// the lock of the process's shared picks (Choose).
+	// lastPick is the latest pick on this Comm (auto's, or a named
+	// algorithm checked for the call) and what it was for: a row calls
+	// the same shape over and over, and finds it here without the lock of
+	// the process's shared picks or the registry's map (Choose).
 	lastPick struct {
 		key  choiceKey
 		algo string
@@ -51,6 +52,11 @@ type Comm struct {
 	lastAlg *algorithm
 	// noPayload makes calls carry lengths only (SetNoPayload).
 	noPayload bool
+	// clock is the transport's virtual clock (backends.ClockOf), nil in
+	// wall time; tagger is the transport as a backends.CallTagger, nil if
+	// it is not one. Both are found once, not on every call.
+	clock  backends.Clock
+	tagger backends.CallTagger
 	// work charges the rank's own copies and reductions to a virtual
 	// clock (sim); nil on backends that run in wall time.
 	work backends.LocalWorker
@@ -102,8 +108,8 @@ func (c *Comm) beginCall(call backends.Call) {
 	c.calls++
 	call.Seq = c.calls
 	call.NoPayload = c.noPayload
-	if tg, ok := c.t.(backends.CallTagger); ok {
-		tg.BeginCall(call)
+	if c.tagger != nil {
+		c.tagger.BeginCall(call)
 	}
 }
 
@@ -124,8 +130,20 @@ func signature(a *Args) backends.Call {
 func NewComm(t backends.Transport) *Comm {
 	work, _ := backends.LocalWorkerOf(t)
 	rel, _ := t.(backends.Releaser)
-	return &Comm{t: t, rel: rel, rank: t.Rank(), size: t.Size(), model: DefaultModel, work: work}
+	c := &Comm{t: t, rel: rel, rank: t.Rank(), size: t.Size(), model: DefaultModel, work: work}
+	c.findClock()
+	return c
 }
+
+// findClock notes what of its transport c asks on every call.
+func (c *Comm) findClock() {
+	c.clock, _ = backends.ClockOf(c.t)
+	c.tagger, _ = c.t.(backends.CallTagger)
+}
+
+// Clock returns the virtual clock of c's transport (backends.ClockOf),
+// found when c was made; false when c runs in wall time.
+func (c *Comm) Clock() (backends.Clock, bool) { return c.clock, c.clock != nil }
 
 // SetModel makes auto choose with m from now on. Every rank of a world must
 // use the same model, or ranks could choose different algorithms for the

@@ -149,6 +149,7 @@ var choices = struct {
 // choiceKey is what auto's pick depends on.
 type choiceKey struct {
 	op   Op
+	name string
 	b, n int
 	m    Model
 }
@@ -168,13 +169,10 @@ func (c *Comm) Run(ctx context.Context, name string, a *Args) (string, error) {
 	return c.runOnce(ctx, name, a)
 }
 
-// choose is Choose with the Comm's size and model, remembering auto's
-// latest pick.
+// choose is Choose with the Comm's size and model, remembering the latest
+// pick, auto's or a named algorithm's: a row asks the same every call.
 func (c *Comm) choose(op Op, name string, b int) (string, error) {
-	if name != Auto {
-		return Choose(op, name, b, c.size, c.model)
-	}
-	key := choiceKey{op: op, b: b, n: c.size, m: c.model}
+	key := choiceKey{op: op, name: name, b: b, n: c.size, m: c.model}
 	if c.lastPick.algo != "" && c.lastPick.key == key {
 		return c.lastPick.algo, nil
 	}
@@ -210,7 +208,7 @@ func (c *Comm) runOnce(ctx context.Context, name string, a *Args) (string, error
 	} else {
 		err = run(ctx, c, a)
 	}
-	if err == nil {
+	if err == nil && c.clock != nil {
 		// Every request of the call is done: the rank can stop here
 		// without leaving a peer waiting on it.
 		err = backends.CheckClock(c.t)

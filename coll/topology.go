@@ -106,7 +106,9 @@ func (c *Comm) subComm(members []int) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Comm{t: t, rank: t.Rank(), size: t.Size(), model: c.model, parent: c}, nil
+	sub := &Comm{t: t, rank: t.Rank(), size: t.Size(), model: c.model, parent: c}
+	sub.findClock()
+	return sub, nil
 }
 
 // top returns the top-level Comm that c's messages belong to: c itself,
