@@ -51,7 +51,7 @@ func (e *endpoint) newRecv() *recvReq {
 func (e *endpoint) Release(req backends.Request) {
 	switch r := req.(type) {
 	case *sendReq:
-		if r.owner != e || r.eager || !r.fin.Load() || r.state != sendDone || len(e.freeSends) == poolCap {
+		if r.owner != e || !r.fin.Load() || r.state != sendDone || len(e.freeSends) == poolCap {
 			return
 		}
 		r.buf, r.call = nil, backends.Call{}

@@ -1,33 +1,42 @@
 package shm
 
-// sendQueue holds a link's posted sends that no receive has taken yet, by
-// ticket: buf[head+i] is the send of ticket first+i, nil once taken.
-// Receives take sends mostly in ticket order, so the queue stays a few
-// entries long and reuses its array, where a map hashed every message.
+// sendQueue holds a link's posted sends that lend their buffers and that
+// no receive has taken yet, with their tickets, in ticket order. The
+// tickets of eager sends (eager.go) are not in it, so its tickets have
+// gaps. Receives take sends mostly in ticket order, so the queue stays a
+// few entries long, is searched from its front, and reuses its array,
+// where a map hashed every message.
 type sendQueue struct {
-	first uint64 // ticket of buf[head]; with the queue empty, the next ticket
-	buf   []*sendReq
-	head  int
+	buf  []queuedSend // buf[head:] are queued, or taken (s nil)
+	head int
 }
 
-// push appends the send of the next ticket.
-func (q *sendQueue) push(s *sendReq) { q.buf = append(q.buf, s) }
+// queuedSend is a send in the queue and its ticket.
+type queuedSend struct {
+	ticket uint64
+	s      *sendReq
+}
+
+// push appends the send of ticket, which is above every ticket pushed
+// before.
+func (q *sendQueue) push(ticket uint64, s *sendReq) {
+	q.buf = append(q.buf, queuedSend{ticket, s})
+}
 
 // take removes and returns the send of ticket, or reports false if it is
-// not queued (not posted yet, or taken).
+// not queued (not posted yet, taken, or eager).
 func (q *sendQueue) take(ticket uint64) (*sendReq, bool) {
-	if ticket < q.first || ticket-q.first >= uint64(len(q.buf)-q.head) {
+	i := q.head
+	for i < len(q.buf) && q.buf[i].ticket < ticket {
+		i++
+	}
+	if i == len(q.buf) || q.buf[i].ticket != ticket || q.buf[i].s == nil {
 		return nil, false
 	}
-	i := q.head + int(ticket-q.first)
-	s := q.buf[i]
-	if s == nil {
-		return nil, false
-	}
-	q.buf[i] = nil
-	for q.head < len(q.buf) && q.buf[q.head] == nil {
+	s := q.buf[i].s
+	q.buf[i].s = nil
+	for q.head < len(q.buf) && q.buf[q.head].s == nil {
 		q.head++
-		q.first++
 	}
 	switch {
 	case q.head == len(q.buf):
@@ -42,21 +51,18 @@ func (q *sendQueue) take(ticket uint64) (*sendReq, bool) {
 	return s, true
 }
 
-// drain removes every queued send, calling f on each; the tickets stay
-// used.
+// drain removes every queued send, calling f on each.
 func (q *sendQueue) drain(f func(*sendReq)) {
-	for _, s := range q.buf[q.head:] {
-		if s != nil {
-			f(s)
+	for _, e := range q.buf[q.head:] {
+		if e.s != nil {
+			f(e.s)
 		}
 	}
-	q.first += uint64(len(q.buf) - q.head)
-	clear(q.buf)
-	q.buf, q.head = q.buf[:0], 0
+	q.reset()
 }
 
-// reset empties the queue and starts its tickets again from zero.
+// reset empties the queue.
 func (q *sendQueue) reset() {
 	clear(q.buf)
-	q.buf, q.head, q.first = q.buf[:0], 0, 0
+	q.buf, q.head = q.buf[:0], 0
 }

@@ -43,8 +43,8 @@ func (e *endpoint) Recover(ctx context.Context, seq uint64) error {
 func (l *link) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	// Sends still queued were abandoned by their senders, or sent
-	// eagerly: end those, whose senders reuse them once ended.
+	// Sends still queued were abandoned by their senders; eager copies
+	// unread are dropped with the slots.
 	l.sends.drain(func(s *sendReq) {
 		s.mu.Lock()
 		if s.state == sendPosted {
@@ -56,8 +56,10 @@ func (l *link) reset() {
 	l.nextSend = 0
 	l.nextRecv.Store(0)
 	l.sent.Store(0)
-	l.waiting = false
+	l.waiting.Store(false)
 	l.dropped = nil
+	l.down.Store(false)
+	l.clearSlots()
 }
 
 // DropLink implements backends.LinkDropper, as tcp drops a connection:
@@ -82,6 +84,7 @@ func (l *link) drop(err error) {
 		return
 	}
 	l.dropped = err
+	l.down.Store(true)
 	l.sends.drain(func(s *sendReq) {
 		s.mu.Lock()
 		if s.state == sendPosted {
@@ -89,10 +92,7 @@ func (l *link) drop(err error) {
 		}
 		s.mu.Unlock()
 	})
-	if l.waiting {
-		l.waiting = false
-		ring(l.bell)
-	}
+	l.wake()
 }
 
 // relay passes a failure vote to every rank's watcher.
