@@ -35,8 +35,10 @@ type Comm struct {
 	// algorithm checked for the call) and what it was for: a row calls
 	// the same shape over and over, and finds it here without the lock of
 	// the process's shared picks or the registry's map (Choose).
+	// The model is not in the key: setModel forgets the pick instead,
+	// where comparing the model on every call was a tenth of its cost.
 	lastPick struct {
-		key  choiceKey
+		key  pickKey
 		algo string
 	}
 	// lastReduce is the reductions of the latest call that reduced in
@@ -151,8 +153,16 @@ func (c *Comm) Clock() (backends.Clock, bool) { return c.clock, c.clock != nil }
 // the one SetTopology set (0 when none), so that auto never costs a
 // layout that hier would not run.
 func (c *Comm) SetModel(m Model) {
-	c.model = m
-	c.model.PerServer = c.topo.perServer
+	m.PerServer = c.topo.perServer
+	c.setModel(m)
+}
+
+// setModel makes m the model, forgetting the latest pick if it changes.
+func (c *Comm) setModel(m Model) {
+	if m != c.model {
+		c.model = m
+		c.lastPick.algo = ""
+	}
 }
 
 // Model returns the model auto chooses with.

@@ -149,9 +149,16 @@ var choices = struct {
 // choiceKey is what auto's pick depends on.
 type choiceKey struct {
 	op   Op
-	name string
 	b, n int
 	m    Model
+}
+
+// pickKey is what a Comm's latest pick was for (Comm.lastPick): its size
+// is the Comm's, and its model the one the pick was made with.
+type pickKey struct {
+	op   Op
+	name string
+	b    int
 }
 
 // maxChoices bounds the picks remembered; a sweep asks for a few dozen.
@@ -172,7 +179,7 @@ func (c *Comm) Run(ctx context.Context, name string, a *Args) (string, error) {
 // choose is Choose with the Comm's size and model, remembering the latest
 // pick, auto's or a named algorithm's: a row asks the same every call.
 func (c *Comm) choose(op Op, name string, b int) (string, error) {
-	key := choiceKey{op: op, name: name, b: b, n: c.size, m: c.model}
+	key := pickKey{op: op, name: name, b: b}
 	if c.lastPick.algo != "" && c.lastPick.key == key {
 		return c.lastPick.algo, nil
 	}

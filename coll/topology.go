@@ -55,7 +55,9 @@ func (c *Comm) SetTopology(perServer int) error {
 	if perServer != c.topo.perServer {
 		c.topo = topology{perServer: perServer} // levels rebuilt on next use
 	}
-	c.model.PerServer = perServer
+	m := c.model
+	m.PerServer = perServer
+	c.setModel(m)
 	return nil
 }
 
@@ -94,8 +96,8 @@ func (c *Comm) levels() (intra, inter *Comm, err error) {
 		}
 		c.topo.intra, c.topo.inter = intra, inter
 	}
-	c.topo.intra.model = c.model.intraLevel()
-	c.topo.inter.model = c.model.interLevel()
+	c.topo.intra.setModel(c.model.intraLevel())
+	c.topo.inter.setModel(c.model.interLevel())
 	return c.topo.intra, c.topo.inter, nil
 }
 
