@@ -62,11 +62,14 @@ func (l *live) waiting(start time.Duration, reqs []backends.Request) {
 			if send {
 				v |= 1
 			}
-			l.peers[n].Store(v + 1)
+			// Stored only when it changes: a row's waits repeat.
+			if l.peers[n].Load() != v+1 {
+				l.peers[n].Store(v + 1)
+			}
 			n++
 		}
 	}
-	if n < livePeers {
+	if n < livePeers && l.peers[n].Load() != 0 {
 		l.peers[n].Store(0)
 	}
 	l.since.Store(int64(start) + 1)
