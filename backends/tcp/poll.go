@@ -14,15 +14,28 @@ import (
 
 // spinBudget is how long a link's reader keeps polling its socket, while a
 // receive is waiting on it for a new message and no writer of this rank is
-// stalled, before it parks in the runtime's network poller. Parking and being woken again costs tens of microseconds on
-// virtual machines, more than a small message takes to arrive; polling for
-// a bounded time, yielding the CPU between polls, keeps small-message
-// latency near the kernel's while still blocking when nothing comes.
+// stalled, before it parks in the runtime's network poller, when the host
+// has a CPU per rank (else see yieldBudget; 0 turns both off). Parking and
+// being woken again costs tens of microseconds on virtual machines, more
+// than a small message takes to arrive; polling for a bounded time,
+// yielding the CPU between polls, keeps small-message latency near the
+// kernel's while still blocking when nothing comes.
 var spinBudget, _ = spinFromEnv() // a bad HCCL_TEST_SPIN is refused by CheckConfig
 
-// oversubscribed is set when more ranks share this host than it has CPUs;
-// readers then never poll: every CPU cycle is some rank's work.
+// oversubscribed is set when more ranks share this host than it has CPUs.
+// Readers then poll by giving their CPU away between reads (yieldPoll):
+// every CPU cycle is some rank's work.
 var oversubscribed bool
+
+// yieldBudget is how long a reader on an oversubscribed host keeps polling
+// its socket, giving its CPU away between reads, for a message a receive
+// waits on, before it parks in the network poller. A rank parked there
+// sleeps and must be woken when the message comes (the sender's CPU wakes
+// it, and the scheduler switches it in), which costs more than a small
+// message: 8 ranks on 2 CPUs ran a 1 KiB allreduce in 250-430 us polling
+// for 50 us to 1 ms, 670-1900 us parking at once. Open MPI's ranks poll and
+// yield the same way when oversubscribed, without a bound.
+const yieldBudget = 200 * time.Microsecond
 
 // pollReader reads from a TCP connection, polling for a while before
 // parking when the link has a receive waiting.
@@ -162,7 +175,7 @@ func (p *pollReader) readFd(fd uintptr) bool {
 			continue
 		}
 		if p.rerr != syscall.EAGAIN {
-			if !p.until.IsZero() && p.rerr == nil && p.n > 0 {
+			if !oversubscribed && !p.until.IsZero() && p.rerr == nil && p.n > 0 {
 				p.won(time.Until(p.until), p.polling)
 			}
 			return true
@@ -172,8 +185,8 @@ func (p *pollReader) readFd(fd uintptr) bool {
 		case ended:
 			p.rerr = net.ErrClosed
 			return true
-		case oversubscribed || spinBudget <= 0:
-			return false // polling would take the CPU from a peer
+		case spinBudget <= 0:
+			return false // polling is off (HCCL_TEST_SPIN=0)
 		case filling:
 			return false // the rest of a message streams in: park
 		case !posted && p.posted == nil:
@@ -184,6 +197,11 @@ func (p *pollReader) readFd(fd uintptr) bool {
 			continue
 		case p.writing():
 			return false
+		case oversubscribed:
+			if !p.yieldPoll() {
+				return false
+			}
+			continue
 		}
 		now := time.Now()
 		if p.until.IsZero() {
@@ -205,6 +223,22 @@ func (p *pollReader) readFd(fd uintptr) bool {
 		p.last = now
 		runtime.Gosched()
 	}
+}
+
+// yieldPoll is one turn of polling on an oversubscribed host: it gives the
+// CPU to this process's other goroutines (the rank's, once the data it
+// waits for is in), then to other processes (the peer may be waiting for
+// this CPU to send), and reports false once yieldBudget has passed.
+func (p *pollReader) yieldPoll() bool {
+	now := time.Now()
+	if p.until.IsZero() {
+		p.until = now.Add(yieldBudget)
+	} else if now.After(p.until) {
+		return false
+	}
+	runtime.Gosched()
+	_, _, _ = syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+	return true
 }
 
 // maxSpin bounds HCCL_TEST_SPIN: polling longer than a small message

@@ -1,6 +1,12 @@
 package tcp
 
-import "testing"
+import (
+	"io"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+)
 
 // TestAdaptiveSpin checks whether a reader polls after a history of polls
 // that ended with data early (won with most of the time left), late (won
@@ -53,5 +59,73 @@ func TestAdaptiveSpin(t *testing.T) {
 	}
 	if probes != 10 {
 		t.Fatalf("%d probes in %d waits, want 10", probes, 10*probeEvery)
+	}
+}
+
+// TestYieldPoll checks a reader on an oversubscribed host: with no
+// receive posted it idles without reading its socket; once one is, it
+// polls, giving its CPU away between reads, for yieldBudget and then parks
+// in the network poller, which still wakes it for data that comes later.
+func TestYieldPoll(t *testing.T) {
+	if spinBudget <= 0 {
+		t.Skip("polling is off (HCCL_TEST_SPIN=0)")
+	}
+	over := oversubscribed
+	oversubscribed = true
+	t.Cleanup(func() { oversubscribed = over })
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	in, err := ln.Accept()
+	ln.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var looks atomic.Int64
+	var posted atomic.Bool
+	post := make(chan struct{})
+	state := func() (bool, bool, bool) { looks.Add(1); return posted.Load(), false, false }
+	idle := func() { <-post }
+	r := newPollReader(in, state, func() bool { return false }, idle)
+	got := make(chan string, 1)
+	go func() {
+		b := make([]byte, 5)
+		if _, err := io.ReadFull(r, b); err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- string(b)
+	}()
+
+	time.Sleep(50 * time.Millisecond)
+	if n := looks.Load(); n != 1 {
+		t.Errorf("with no receive posted the reader looked %d times in 50ms, want once, then idle", n)
+	}
+	posted.Store(true)
+	close(post)
+	time.Sleep(yieldBudget + 50*time.Millisecond)
+	polled := looks.Load() - 1
+	time.Sleep(50 * time.Millisecond)
+	if n := looks.Load() - 1; polled < 2 || n != polled {
+		t.Errorf("with a receive posted the reader looked %d times in its budget, %d by 50ms later; want it to poll, then park", polled, n)
+	}
+	if _, err := out.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != "hello" {
+			t.Fatalf("read %q, want hello", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the data written after the reader parked never woke it")
 	}
 }
