@@ -45,13 +45,10 @@ type link struct {
 	// frames; both are owned by whoever is writing.
 	sendSeq uint64
 	frame   []byte
-	// hdr is the header being written, vec the buffers of a large
-	// frame's write, and wr writes to conn; all are owned by whoever is
-	// writing, wr set with conn.
-	hdr  [HeaderSize]byte
-	vec  [2][]byte
-	bufs net.Buffers
-	wr   *rawWriter
+	// hdr is the header being written and wr writes to conn; both are
+	// owned by whoever is writing, wr set with conn.
+	hdr [HeaderSize]byte
+	wr  *rawWriter
 	// stop is closed when the link fails, to cut short a dial in
 	// progress; dialConn is the connection that dial is handshaking on,
 	// which failing the link closes.

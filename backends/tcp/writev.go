@@ -6,17 +6,6 @@ import (
 	"unsafe"
 )
 
-// rawBigWrites reports whether a large frame is written with raw system
-// calls (writevAll) rather than through the runtime's. Only on an
-// oversubscribed host: there a write the runtime sees as a system call
-// lasting more than its monitor's 20us tick has its processor handed to
-// another thread, and the writer's thread then parks to get it back, a
-// few context switches for every large message, while no spare CPU exists
-// for the handed-off processor to use. Where every rank has a CPU of its
-// own, the hand-off lets the rank's reader drain the socket while the
-// writer copies.
-func rawBigWrites() bool { return oversubscribed }
-
 // writevAll writes hdr then payload to conn as one stream with raw
 // writev calls, waiting in the runtime's poller only when the socket
 // buffer is full.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"testing"
@@ -112,17 +113,20 @@ func firstDiff(a, b []byte) int {
 	return min(len(a), len(b))
 }
 
-// TestOversubscribedLargeMessages runs messages small and large both ways at once
-// between two ranks with the host taken as oversubscribed, where frames
-// above smallFrame go out through writevAll: every byte must arrive, in
-// order, into the right receive.
-func TestOversubscribedLargeMessages(t *testing.T) {
+// TestLargeMessages runs messages small and large both ways at once
+// between two ranks, with the host taken as oversubscribed (frames above
+// smallFrame go out in turns, writeInTurn) and not: every byte must
+// arrive, in order, into the right receive.
+func TestLargeMessages(t *testing.T) {
 	over := oversubscribed
-	oversubscribed = true
 	t.Cleanup(func() { oversubscribed = over })
-	if !rawBigWrites() {
-		t.Fatal("rawBigWrites is off on an oversubscribed host")
+	for _, o := range []bool{true, false} {
+		oversubscribed = o
+		t.Run(fmt.Sprintf("oversubscribed=%v", o), largeMessages)
 	}
+}
+
+func largeMessages(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	eps, err := NewLocalWorld(ctx, 2, backends.Config{Options: Options{ConnectTimeout: 10 * time.Second}})
