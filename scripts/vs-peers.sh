@@ -14,6 +14,10 @@
 # MALLOC_TRIM_THRESHOLD_=17179869184 keep its temporary buffers on reused
 # heap pages rather than fresh ones (up to 7x at 64 MiB on a VM).
 #
+# Under the table, each side's spread per row (its slowest repetition over
+# its fastest) shows how much the host's noise moved it: a ratio between two
+# sides that is inside their spreads is a draw, not a result.
+#
 # Rows: fp32 allreduce (sum) at 2 and 8 ranks for 1 KiB, 1 MiB and 64 MiB;
 # allgather, reducescatter, broadcast and alltoall at 8 ranks for 64 MiB.
 # Sizes follow nccl-tests (the whole buffer per rank; allgather the gathered
@@ -259,7 +263,9 @@ sort -k1,1 -k2,2n -k3,3n "$results" | awk -v order="allreduce allgather reducesc
 		if (!(k in seen)) { seen[k] = 1; keys[$1] = keys[$1] " " $2 ":" label($3) }
 		kk = k SUBSEP $4
 		if (!(kk in best) || $6 + 0 < best[kk]) best[kk] = $6 + 0
+		if (!(kk in worst) || $6 + 0 > worst[kk]) worst[kk] = $6 + 0
 	}
+	function spread(k, side) { return t(k, side) > 0 ? sprintf("%10.2f", worst[k SUBSEP side] / t(k, side)) : sprintf("%10s", "-") }
 	END {
 		printf "%-13s %5s %5s | %10s %10s %10s %10s %10s %10s | %9s %10s %9s %9s %9s %9s %9s\n", "op", "ranks", "size",
 			"shm", "proc", "vader", "tcp", "mpitcp", "gloo", "vader/shm", "vader/proc", "shm/proc", "ompi/tcp", "gloo/tcp", "gloo/shm", "gloo/proc"
@@ -276,6 +282,19 @@ sort -k1,1 -k2,2n -k3,3n "$results" | awk -v order="allreduce allgather reducesc
 					ratio(t(k, "vader"), t(k, "shm")), ratio(t(k, "vader"), t(k, "proc")), ratio(t(k, "shm"), t(k, "proc")),
 					ratio(t(k, "mpitcp"), t(k, "tcp")), ratio(t(k, "gloo"), t(k, "tcp")), ratio(t(k, "gloo"), t(k, "shm")),
 					ratio(t(k, "gloo"), t(k, "proc"))
+			}
+		}
+		# How far apart the repetitions of each side were: a ratio that
+		# is within both sides spreads says less than it seems to.
+		printf "#\n# spread: the slowest repetition of each side / its fastest, per row (1.00: every repetition alike)\n"
+		for (o = 1; o <= n; o++) {
+			op = ops[o]
+			m = split(keys[op], rows, " ")
+			for (r = 1; r <= m; r++) {
+				split(rows[r], p, ":")
+				k = op SUBSEP p[1] SUBSEP p[2]
+				printf "# %-13s %3d %5s | %s %s %s %s %s %s |\n", op, p[1], p[2],
+					spread(k, "shm"), spread(k, "proc"), spread(k, "vader"), spread(k, "tcp"), spread(k, "mpitcp"), spread(k, "gloo")
 			}
 		}
 	}'
