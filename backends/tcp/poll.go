@@ -169,6 +169,15 @@ func (p *pollReader) Read(b []byte) (int, error) {
 // readFd is Read's attempt at reading p.b from fd, polling while that
 // pays (see Read); it reports false to wait in the network poller.
 func (p *pollReader) readFd(fd uintptr) bool {
+	if spinBudget > 0 && p.posted != nil {
+		// Between messages with no receive posted for the next one: idle
+		// until there is, rather than first find the socket empty, a read
+		// system call a message. The read after the idle takes what came
+		// meanwhile, so nothing waits on readiness already signalled.
+		if posted, filling, ended := p.state(); !posted && !filling && !ended {
+			p.posted()
+		}
+	}
 	for {
 		p.n, p.rerr = rawRead(fd, p.b)
 		if p.rerr == syscall.EINTR {

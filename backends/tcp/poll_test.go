@@ -4,8 +4,11 @@ import (
 	"io"
 	"net"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestAdaptiveSpin checks whether a reader polls after a history of polls
@@ -128,4 +131,82 @@ func TestYieldPoll(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the data written after the reader parked never woke it")
 	}
+}
+
+// TestIdleBeforeRead checks that a reader between messages, with no
+// receive posted, waits for one before it reads the socket at all (a read
+// that would mostly find it empty, a system call a message), and then
+// takes what came meanwhile.
+func TestIdleBeforeRead(t *testing.T) {
+	if spinBudget <= 0 {
+		t.Skip("polling is off (HCCL_TEST_SPIN=0)")
+	}
+	over := oversubscribed
+	t.Cleanup(func() { oversubscribed = over })
+	for _, o := range []bool{false, true} {
+		oversubscribed = o
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := ln.Accept()
+		ln.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := out.Write([]byte("hello")); err != nil {
+			t.Fatal(err)
+		}
+		var posted atomic.Bool
+		post := make(chan struct{})
+		r := newPollReader(in, func() (bool, bool, bool) { return posted.Load(), false, false },
+			func() bool { return false }, func() { <-post })
+		got := make(chan string, 1)
+		go func() {
+			b := make([]byte, 5)
+			if _, err := io.ReadFull(r, b); err != nil {
+				got <- err.Error()
+				return
+			}
+			got <- string(b)
+		}()
+		time.Sleep(50 * time.Millisecond)
+		if n := unread(t, in); n != 5 {
+			t.Errorf("oversubscribed=%v: with no receive posted the reader left %d of 5 bytes in the socket, want all", o, n)
+		}
+		posted.Store(true)
+		close(post)
+		select {
+		case s := <-got:
+			if s != "hello" {
+				t.Errorf("oversubscribed=%v: read %q, want hello", o, s)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("oversubscribed=%v: a receive posted never got the data", o)
+		}
+		in.Close()
+		out.Close()
+	}
+}
+
+// unread returns the bytes waiting in conn's receive queue (SIOCINQ).
+func unread(t *testing.T, conn net.Conn) int {
+	t.Helper()
+	rc, err := conn.(syscall.Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	var ierr error
+	if err := rc.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.SIOCINQ) }); err != nil {
+		t.Fatal(err)
+	}
+	if ierr != nil {
+		t.Fatal(ierr)
+	}
+	return n
 }
