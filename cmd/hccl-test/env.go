@@ -56,7 +56,7 @@ Environment:
   OMPI_*, PMI_*, SLURM_*, RANK/WORLD_SIZE  tcp: the rank and world size, from mpirun (Open MPI,
                         MPICH), srun or torchrun; under srun across nodes, the first node of
                         SLURM_STEP_NODELIST at port 20000 + (job x 32 + step) mod 10000 is rank 0's
-  HCCL_TEST_SPIN        tcp: how long a waiting rank polls its socket before sleeping (50us;
+  HCCL_TEST_SPIN        tcp: how long a waiting rank polls its socket before sleeping (1ms;
                         0 off, also the 200us of yielding polls with more ranks than CPUs)
   GOMAXPROCS            threads of Go code per process, 1 to the CPUs
   HCCL_TEST_CPUPROFILE  write a CPU profile of the run to this file (go tool pprof)
