@@ -113,14 +113,40 @@ func TestRunBenchTime(t *testing.T) {
 // calibration's alpha) runs at least probeMinTime of timed work, not only
 // its count.
 func TestProbeMinTime(t *testing.T) {
+	var rec results.Record
+	onProbeRanks(t, nil, func(ctx context.Context, r *rankRunner, bp *kit.BufferPool) error {
+		got, err := r.probeRow(ctx, bp, probeRowOf8, "rd", 1, 3)
+		if r.comm.Rank() == 0 {
+			rec = got
+		}
+		return err
+	})
+	work := time.Duration(rec.TimeUS * float64(rec.Iters) * float64(time.Microsecond))
+	if rec.Iters <= 3 || work < probeMinTime*99/100 {
+		t.Errorf("probe of 8 bytes: %d iterations, %v of work; want more than 3, at least %v", rec.Iters, work, probeMinTime)
+	}
+}
+
+// probeRowOf8 is the smallest row a calibration probes: 8 bytes.
+var probeRowOf8 = Row{Op: coll.AllReduce, DType: dtype.Uint8, RedOp: dtype.Sum, Root: -1, Place: OutOfPlace, Count: 8, Bytes: 8}
+
+// onProbeRanks runs f on each rank of a 2-rank shm world, with a rank
+// runner whose communicator is over the rank's transport (wrapped by wrap
+// unless it is nil) and a pool of 64-byte buffers, and fails t if any rank
+// fails.
+func onProbeRanks(t *testing.T, wrap func(backends.Transport) backends.Transport,
+	f func(ctx context.Context, r *rankRunner, bp *kit.BufferPool) error) {
+	t.Helper()
 	p := smallPlan()
 	p.Backend, p.Ranks = "shm", 2
 	b, err := backends.Lookup(p.Backend)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec results.Record
 	err = b.Run(context.Background(), p.config(), func(ctx context.Context, tr backends.Transport) error {
+		if wrap != nil {
+			tr = wrap(tr)
+		}
 		r := &rankRunner{plan: p, comm: coll.NewComm(tr), bufs: &kit.BufferPool{}}
 		if err := r.makeGroups(); err != nil {
 			return err
@@ -130,19 +156,10 @@ func TestProbeMinTime(t *testing.T) {
 		if err := bp.Alloc(64); err != nil {
 			return err
 		}
-		got, err := r.probeRow(ctx, &bp, Row{Op: coll.AllReduce, DType: dtype.Uint8, RedOp: dtype.Sum, Root: -1,
-			Place: OutOfPlace, Count: 8, Bytes: 8}, "rd", 1, 3)
-		if tr.Rank() == 0 {
-			rec = got
-		}
-		return err
+		return f(ctx, r, &bp)
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	work := time.Duration(rec.TimeUS * float64(rec.Iters) * float64(time.Microsecond))
-	if rec.Iters <= 3 || work < probeMinTime*99/100 {
-		t.Errorf("probe of 8 bytes: %d iterations, %v of work; want more than 3, at least %v", rec.Iters, work, probeMinTime)
 	}
 }
 
@@ -173,36 +190,18 @@ func (s *stallingTransport) Send(peer int, buf []byte) backends.Request {
 // mean, which they inflate many times over (and with it alpha, which made
 // auto prefer fewer, larger steps).
 func TestTimeProbeTakesMedian(t *testing.T) {
-	p := smallPlan()
-	p.Backend, p.Ranks = "shm", 2
-	b, err := backends.Lookup(p.Backend)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got float64
-	err = b.Run(context.Background(), p.config(), func(ctx context.Context, tr backends.Transport) error {
-		r := &rankRunner{plan: p, comm: coll.NewComm(&stallingTransport{Transport: tr}), bufs: &kit.BufferPool{}}
-		if err := r.makeGroups(); err != nil {
-			return err
-		}
-		var bp kit.BufferPool
-		defer bp.Free()
-		if err := bp.Alloc(64); err != nil {
-			return err
-		}
-		row := Row{Op: coll.AllReduce, DType: dtype.Uint8, RedOp: dtype.Sum, Root: -1, Place: OutOfPlace, Count: 8, Bytes: 8}
-		secs, err := r.timeProbe(ctx, &bp, row, "rd", 1, 3*stallEvery)
+	stalling := func(tr backends.Transport) backends.Transport { return &stallingTransport{Transport: tr} }
+	onProbeRanks(t, stalling, func(ctx context.Context, r *rankRunner, bp *kit.BufferPool) error {
+		secs, err := r.timeProbe(ctx, bp, probeRowOf8, "rd", 1, 3*stallEvery)
 		if err != nil {
 			return err
 		}
-		if tr.Rank() == 0 {
+		if r.comm.Rank() == 0 {
 			got = secs
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A stall every 40 sends adds at least 1.25 ms to the mean iteration.
 	if perIter := stall.Seconds() / stallEvery; got > perIter/2 {
 		t.Errorf("probe time %v s with a %v stall every %d sends: want the median, well under the mean's %v s",

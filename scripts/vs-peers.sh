@@ -282,21 +282,13 @@ sort -k1,1 -k2,2n -k3,3n "$results" | awk -v order="allreduce allgather reducesc
 					ratio(t(k, "vader"), t(k, "shm")), ratio(t(k, "vader"), t(k, "proc")), ratio(t(k, "shm"), t(k, "proc")),
 					ratio(t(k, "mpitcp"), t(k, "tcp")), ratio(t(k, "gloo"), t(k, "tcp")), ratio(t(k, "gloo"), t(k, "shm")),
 					ratio(t(k, "gloo"), t(k, "proc"))
+				# How far apart the repetitions of each side were: a
+				# ratio within both sides spreads says less than it seems.
+				spreads = spreads sprintf("# %-13s %3d %5s | %s %s %s %s %s %s |\n", op, p[1], p[2],
+					spread(k, "shm"), spread(k, "proc"), spread(k, "vader"), spread(k, "tcp"), spread(k, "mpitcp"), spread(k, "gloo"))
 			}
 		}
-		# How far apart the repetitions of each side were: a ratio that
-		# is within both sides spreads says less than it seems to.
-		printf "#\n# spread: the slowest repetition of each side / its fastest, per row (1.00: every repetition alike)\n"
-		for (o = 1; o <= n; o++) {
-			op = ops[o]
-			m = split(keys[op], rows, " ")
-			for (r = 1; r <= m; r++) {
-				split(rows[r], p, ":")
-				k = op SUBSEP p[1] SUBSEP p[2]
-				printf "# %-13s %3d %5s | %s %s %s %s %s %s |\n", op, p[1], p[2],
-					spread(k, "shm"), spread(k, "proc"), spread(k, "vader"), spread(k, "tcp"), spread(k, "mpitcp"), spread(k, "gloo")
-			}
-		}
+		printf "#\n# spread: the slowest repetition of each side / its fastest, per row (1.00: every repetition alike)\n%s", spreads
 	}'
 if [[ -s $iperf_results ]]; then
 	awk -v reps="$REPS" '

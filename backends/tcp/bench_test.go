@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"sync"
 	"syscall"
@@ -153,4 +154,26 @@ func localPair(ctx context.Context, tb testing.TB, size int) ([]backends.Transpo
 		mem[r] = pairBufs{make([]byte, size), make([]byte, size), make([]byte, size)}
 	}
 	return eps, mem
+}
+
+// socketPair returns the two ends of a loopback TCP connection, closed
+// when the test ends.
+func socketPair(t *testing.T) (in, out net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	out, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { out.Close() })
+	in, err = ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
+	return in, out
 }

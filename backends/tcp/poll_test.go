@@ -77,36 +77,14 @@ func TestYieldPoll(t *testing.T) {
 	oversubscribed = true
 	t.Cleanup(func() { oversubscribed = over })
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	in, err := ln.Accept()
-	ln.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
+	in, out := socketPair(t)
 	var looks atomic.Int64
 	var posted atomic.Bool
 	post := make(chan struct{})
 	state := func() (bool, bool, bool) { looks.Add(1); return posted.Load(), false, false }
 	idle := func() { <-post }
 	r := newPollReader(in, state, func() bool { return false }, idle)
-	got := make(chan string, 1)
-	go func() {
-		b := make([]byte, 5)
-		if _, err := io.ReadFull(r, b); err != nil {
-			got <- err.Error()
-			return
-		}
-		got <- string(b)
-	}()
+	got := readFive(r)
 
 	time.Sleep(50 * time.Millisecond)
 	if n := looks.Load(); n != 1 {
@@ -145,19 +123,7 @@ func TestIdleBeforeRead(t *testing.T) {
 	t.Cleanup(func() { oversubscribed = over })
 	for _, o := range []bool{false, true} {
 		oversubscribed = o
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := ln.Accept()
-		ln.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		in, out := socketPair(t)
 		if _, err := out.Write([]byte("hello")); err != nil {
 			t.Fatal(err)
 		}
@@ -165,15 +131,7 @@ func TestIdleBeforeRead(t *testing.T) {
 		post := make(chan struct{})
 		r := newPollReader(in, func() (bool, bool, bool) { return posted.Load(), false, false },
 			func() bool { return false }, func() { <-post })
-		got := make(chan string, 1)
-		go func() {
-			b := make([]byte, 5)
-			if _, err := io.ReadFull(r, b); err != nil {
-				got <- err.Error()
-				return
-			}
-			got <- string(b)
-		}()
+		got := readFive(r)
 		time.Sleep(50 * time.Millisecond)
 		if n := unread(t, in); n != 5 {
 			t.Errorf("oversubscribed=%v: with no receive posted the reader left %d of 5 bytes in the socket, want all", o, n)
@@ -188,9 +146,22 @@ func TestIdleBeforeRead(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("oversubscribed=%v: a receive posted never got the data", o)
 		}
-		in.Close()
-		out.Close()
 	}
+}
+
+// readFive reads five bytes from r in a goroutine of its own and sends
+// them, or the error's text, on the channel it returns.
+func readFive(r io.Reader) <-chan string {
+	got := make(chan string, 1)
+	go func() {
+		b := make([]byte, 5)
+		if _, err := io.ReadFull(r, b); err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- string(b)
+	}()
+	return got
 }
 
 // unread returns the bytes waiting in conn's receive queue (SIOCINQ).

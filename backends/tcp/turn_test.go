@@ -3,7 +3,6 @@ package tcp
 import (
 	"bytes"
 	"io"
-	"net"
 	"testing"
 	"time"
 )
@@ -21,30 +20,15 @@ func TestWriteInTurn(t *testing.T) {
 		got  chan []byte
 	}
 	dial := func(wait time.Duration) peer {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
+		in, out := socketPair(t)
 		got := make(chan []byte, 1)
 		go func() {
-			c, err := ln.Accept()
-			if err != nil {
-				got <- nil
-				return
-			}
-			defer c.Close()
 			time.Sleep(wait)
-			_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-			all, _ := io.ReadAll(io.LimitReader(c, HeaderSize+size))
+			_ = in.SetDeadline(time.Now().Add(30 * time.Second))
+			all, _ := io.ReadAll(io.LimitReader(in, HeaderSize+size))
 			got <- all
 		}()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return peer{link: &link{conn: c, wr: newRawWriter(c), ep: ep}, got: got}
+		return peer{link: &link{conn: out, wr: newRawWriter(out), ep: ep}, got: got}
 	}
 	stalled, prompt := dial(stall), dial(0)
 	hdr := bytes.Repeat([]byte{0xAB}, HeaderSize)
