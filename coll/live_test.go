@@ -2,6 +2,7 @@ package coll
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -46,5 +47,23 @@ func TestStatusWaiting(t *testing.T) {
 				t.Fatalf("status %q: waited %v, want about %v", s, waited, stuck)
 			}
 		})
+	}
+}
+
+// TestStatusBetweenCalls: the call number and whether the rank is inside
+// a call, kept in one word, read back as they were written.
+func TestStatusBetweenCalls(t *testing.T) {
+	c := NewComm(shm.NewWorld(1).Endpoint(0))
+	if s, want := c.Status(), "rank 0: no collective yet"; s != want {
+		t.Fatalf("before any call: %q, want %q", s, want)
+	}
+	a := &Args{Op: AllReduce, DType: dtype.FP32, RedOp: dtype.Sum, Count: 4, Send: make([]byte, 16), Recv: make([]byte, 16)}
+	for call := 1; call <= 3; call++ {
+		if _, err := c.Run(context.Background(), Auto, a); err != nil {
+			t.Fatal(err)
+		}
+		if s, want := c.Status(), fmt.Sprintf("rank 0: between calls, op #%d done", call); s != want {
+			t.Fatalf("after call %d: %q, want %q", call, s, want)
+		}
 	}
 }
