@@ -72,6 +72,8 @@ type endpoint struct {
 	// bigWrites counts large writes in progress, which may wait for
 	// socket space (see pollReader).
 	bigWrites atomic.Int32
+	// inlineFills counts the receives filled by their waiters (readInline).
+	inlineFills atomic.Int64
 	// bigTurn is the turn to stream a large frame on an oversubscribed
 	// host (writeInTurn): a one-slot semaphore.
 	bigTurn chan struct{}

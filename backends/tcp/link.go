@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"net"
@@ -54,6 +55,14 @@ type link struct {
 	// which failing the link closes.
 	stop     chan struct{}
 	dialConn net.Conn
+
+	// reading is set while a goroutine reads from in: the reader, or a
+	// waiter filling its own receive (readInline). in, pr and rseq belong
+	// to whoever is reading.
+	reading bool
+	in      *bufio.Reader
+	pr      *pollReader
+	rseq    uint64
 
 	// lwg counts the goroutines that belong to the current connection:
 	// its reader and writer, and a dial in progress. They count in ep.wg
@@ -147,6 +156,7 @@ func (l *link) attach(conn net.Conn, epoch uint32) error {
 		return fmt.Errorf("made at link epoch %d, the links are at %d (a connection from before they were reset)", epoch, now)
 	}
 	l.conn, l.wr = conn, newRawWriter(conn)
+	l.in, l.pr = nil, nil
 	l.notifyLocked()
 	l.ep.wg.Add(2)
 	l.lwg.Add(2)

@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -72,7 +73,11 @@ type pollReader struct {
 	until   time.Time
 	last    time.Time
 	polling time.Duration // how long this wait polls
+	once    bool          // one read attempt, no polling, no parking (errAgain)
 }
+
+// errAgain is what a read in once mode returns when no data waits.
+var errAgain = errors.New("no data yet")
 
 // preempted is the gap between two polls that says the host ran something
 // else in between: one poll (a read and a yield) takes about a microsecond.
@@ -169,6 +174,13 @@ func (p *pollReader) Read(b []byte) (int, error) {
 // readFd is Read's attempt at reading p.b from fd, polling while that
 // pays (see Read); it reports false to wait in the network poller.
 func (p *pollReader) readFd(fd uintptr) bool {
+	if p.once {
+		p.n, p.rerr = rawRead(fd, p.b)
+		if p.rerr == syscall.EAGAIN || p.rerr == syscall.EINTR {
+			p.n, p.rerr = 0, errAgain
+		}
+		return true
+	}
 	if spinBudget > 0 && p.posted != nil {
 		// Between messages with no receive posted for the next one: idle
 		// until there is, rather than first find the socket empty, a read

@@ -9,60 +9,97 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 )
 
-// readLoop fills the queued receives in order from the incoming frames.
+// readLoop fills the queued receives in order from the incoming frames. It
+// reads only while it holds the link's read side (reading), which it takes
+// once a receive is posted (at once when polling is off, to park in the
+// network poller) and gives up between frames, so that a waiter may fill
+// its own small receive meanwhile (readInline).
 func (l *link) readLoop() {
 	defer l.ep.wg.Done()
 	defer l.lwg.Done()
-	var seq uint64
 	var hdr [HeaderSize]byte
 	staging := make([]byte, chunkSize)
 	// Buffered, so a small message's header and payload come in one read;
 	// reads larger than the buffer go straight to the destination.
-	in := bufio.NewReaderSize(newPollReader(l.conn, l.readState, l.ep.writersBusy, l.awaitRecv), readBuffer)
-	for {
-		h, err := ReadHeader(in, &hdr)
-		if err != nil {
-			l.fail(l.lost("receiving from", err))
-			return
-		}
-		if h.Kind == KindAbort {
-			l.fail(l.aborted(in, h))
-			return
-		}
-		if h.Kind != KindData || h.Seq != seq {
-			l.fail(fmt.Errorf("rank %d: %w: got %v frame #%d, expected data frame #%d", l.peer, ErrBadFrame, h.Kind, h.Seq, seq))
-			return
-		}
-		seq++
-		r, err := l.take(&l.readerWake, func() *[]*request {
-			if len(l.recvs) > 0 {
-				l.filling = true
-			}
-			return &l.recvs
-		})
-		if err != nil {
-			return
-		}
-		if err := l.match(h, r); err != nil {
-			// Tell the peer too, so that its error names both sides
-			// rather than a closed connection.
-			l.abort(err)
-			r.finish(err)
-			l.fail(err)
-			return
-		}
-		err = l.fill(in, r, staging)
-		l.mu.Lock()
-		l.filling = false
-		l.mu.Unlock()
-		if err != nil {
-			err = l.lost("receiving from", err)
-			r.finish(err)
-			l.fail(err)
-			return
-		}
-		r.finish(nil)
+	pr := newPollReader(l.conn, l.readState, l.ep.writersBusy, l.awaitRecv)
+	in := bufio.NewReaderSize(pr, readBuffer)
+	l.mu.Lock()
+	for l.reading && l.err == nil {
+		l.readerWake.Wait() // a waiter still reads the last connection
 	}
+	l.in, l.pr, l.rseq = in, nil, 0
+	if p, ok := pr.(*pollReader); ok {
+		l.pr = p
+	}
+	l.mu.Unlock()
+	for {
+		l.mu.Lock()
+		for l.err == nil && (l.reading || (len(l.recvs) == 0 && spinBudget > 0)) {
+			l.readerWake.Wait()
+		}
+		if l.err != nil {
+			l.mu.Unlock()
+			return
+		}
+		l.reading = true
+		l.mu.Unlock()
+		stop := l.readFrame(in, &hdr, staging)
+		l.mu.Lock()
+		l.reading = false
+		l.readerWake.Broadcast()
+		l.mu.Unlock()
+		if stop {
+			return
+		}
+	}
+}
+
+// readFrame reads one frame and fills the receive it is for; it reports
+// true when the link has ended.
+func (l *link) readFrame(in *bufio.Reader, hdr *[HeaderSize]byte, staging []byte) bool {
+	h, err := ReadHeader(in, hdr)
+	if err != nil {
+		l.fail(l.lost("receiving from", err))
+		return true
+	}
+	if h.Kind == KindAbort {
+		l.fail(l.aborted(in, h))
+		return true
+	}
+	if h.Kind != KindData || h.Seq != l.rseq {
+		l.fail(fmt.Errorf("rank %d: %w: got %v frame #%d, expected data frame #%d", l.peer, ErrBadFrame, h.Kind, h.Seq, l.rseq))
+		return true
+	}
+	l.rseq++
+	r, err := l.take(&l.readerWake, func() *[]*request {
+		if len(l.recvs) > 0 {
+			l.filling = true
+		}
+		return &l.recvs
+	})
+	if err != nil {
+		return true
+	}
+	if err := l.match(h, r); err != nil {
+		// Tell the peer too, so that its error names both sides
+		// rather than a closed connection.
+		l.abort(err)
+		r.finish(err)
+		l.fail(err)
+		return true
+	}
+	err = l.fill(in, r, staging)
+	l.mu.Lock()
+	l.filling = false
+	l.mu.Unlock()
+	if err != nil {
+		err = l.lost("receiving from", err)
+		r.finish(err)
+		l.fail(err)
+		return true
+	}
+	r.finish(nil)
+	return false
 }
 
 // maxAbort bounds the error text an abort frame may carry.

@@ -54,6 +54,9 @@ func (r *request) Wait(ctx context.Context) error {
 		return r.err
 	default:
 	}
+	if !r.send {
+		r.l.readInline(ctx, r)
+	}
 	select {
 	case <-r.done:
 		r.done <- struct{}{}
