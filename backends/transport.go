@@ -196,3 +196,12 @@ type Readier interface {
 type PeerReporter interface {
 	Peer() (peer int, send bool)
 }
+
+// CheckAccumulator returns the error of a RecvReduce from peer whose
+// accumulator is shorter than its destination, or nil.
+func CheckAccumulator(peer int, dst, acc []byte) error {
+	if len(acc) < len(dst) {
+		return fmt.Errorf("recv-reduce from rank %d: accumulator of %d bytes for %d", peer, len(acc), len(dst))
+	}
+	return nil
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,6 +35,7 @@ func Run(t *testing.T, start World) {
 		{"recv-reduce every type and reduction", 3, recvReduceEvery},
 		{"zero length", 4, ZeroLength},
 		{"length mismatch", 2, lengthMismatch},
+		{"short accumulator", 2, shortAccumulator},
 		{"bad peer", 2, BadPeer},
 	}
 	for _, tc := range tests {
@@ -240,6 +242,19 @@ func lengthMismatch(ctx context.Context, tr backends.Transport) error {
 	}
 	if err := tr.Recv(0, make([]byte, 16)).Wait(ctx); !errors.Is(err, backends.ErrMismatch) {
 		return fmt.Errorf("got %v, want ErrMismatch", err)
+	}
+	return nil
+}
+
+// shortAccumulator: a receive-and-reduce whose accumulator is shorter
+// than its destination fails at once, naming the peer, with nothing sent.
+func shortAccumulator(ctx context.Context, tr backends.Transport) error {
+	peer := 1 - tr.Rank()
+	sum := dtype.Reducer(dtype.FP32, dtype.Sum)
+	err := tr.RecvReduce(peer, make([]byte, 16), make([]byte, 8), sum).Wait(ctx)
+	if err == nil || errors.Is(err, backends.ErrTimeout) || !strings.Contains(err.Error(), "accumulator") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("rank %d", peer)) {
+		return fmt.Errorf("an 8-byte accumulator for 16 bytes: got %v, want an error at once naming the accumulator and rank %d", err, peer)
 	}
 	return nil
 }

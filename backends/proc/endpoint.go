@@ -111,8 +111,8 @@ func (e *endpoint) Recv(peer int, buf []byte) backends.Request {
 
 // RecvReduce implements backends.Transport.
 func (e *endpoint) RecvReduce(peer int, dst, acc []byte, reduce dtype.ReduceFunc) backends.Request {
-	if len(acc) < len(dst) {
-		return failed{fmt.Errorf("recv-reduce from rank %d: accumulator of %d bytes for %d", peer, len(acc), len(dst))}
+	if err := backends.CheckAccumulator(peer, dst, acc); err != nil {
+		return failed{err}
 	}
 	return e.postRecv(peer, dst, acc, reduce)
 }

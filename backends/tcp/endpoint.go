@@ -158,8 +158,8 @@ func (ep *endpoint) Recv(peer int, buf []byte) backends.Request {
 // RecvReduce implements backends.Transport.
 func (ep *endpoint) RecvReduce(peer int, dst, acc []byte, reduce dtype.ReduceFunc) backends.Request {
 	r := ep.newRequest()
-	if len(acc) < len(dst) {
-		r.finish(fmt.Errorf("recv-reduce from rank %d: accumulator of %d bytes for %d", peer, len(acc), len(dst)))
+	if err := backends.CheckAccumulator(peer, dst, acc); err != nil {
+		r.finish(err)
 		return r
 	}
 	r.buf, r.acc, r.reduce = dst, acc, reduce
