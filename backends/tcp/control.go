@@ -99,7 +99,7 @@ func (c *control) closing() bool {
 func (c *control) serve(cc *ctlConn) {
 	defer c.ep.wg.Done()
 	defer cc.conn.Close()
-	in := bufio.NewReader(newPollReader(cc.conn, c.pollState, c.ep.writersBusy, nil))
+	in := bufio.NewReader(newPollReader(cc.conn, c.pollState, c.ep.writersBusy))
 	var hdr [HeaderSize]byte
 	buf := make([]byte, ctlFixedSize+maxAbort)
 	for {
@@ -158,7 +158,7 @@ func (c *control) relay(r agree.Round, v backends.Vote) {
 func (c *control) listen(cc *ctlConn) {
 	defer c.ep.wg.Done()
 	defer cc.conn.Close()
-	in := bufio.NewReader(newPollReader(cc.conn, c.pollState, c.ep.writersBusy, nil))
+	in := bufio.NewReader(newPollReader(cc.conn, c.pollState, c.ep.writersBusy))
 	var hdr [HeaderSize]byte
 	buf := make([]byte, ctlFixedSize+maxAbort)
 	for {

@@ -52,12 +52,6 @@ type pollReader struct {
 	// scheduler from checking the network poller, which is what would wake
 	// that writer.
 	writing func() bool
-	// posted blocks until a receive is posted or the link ends. When the
-	// host is not oversubscribed the reader idles there rather than in
-	// the network poller, so that a newly posted receive finds it
-	// running and polling when the data lands, with no wake-up. With
-	// posted nil the reader parks in the network poller instead.
-	posted func()
 	// credit says whether polling pays (see spinFor); waits counts the
 	// waits since it stopped, to try it again now and then.
 	credit int
@@ -137,7 +131,7 @@ func (p *pollReader) won(left, d time.Duration) {
 
 // newPollReader wraps conn, or returns conn itself when it is not a
 // system socket (tests over pipes).
-func newPollReader(conn net.Conn, state func() (bool, bool, bool), writing func() bool, posted func()) io.Reader {
+func newPollReader(conn net.Conn, state func() (bool, bool, bool), writing func() bool) io.Reader {
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return conn
@@ -146,7 +140,7 @@ func newPollReader(conn net.Conn, state func() (bool, bool, bool), writing func(
 	if err != nil {
 		return conn
 	}
-	p := &pollReader{rc: rc, state: state, writing: writing, posted: posted, credit: maxCredit}
+	p := &pollReader{rc: rc, state: state, writing: writing, credit: maxCredit}
 	p.fn = p.readFd
 	return p
 }
@@ -181,15 +175,6 @@ func (p *pollReader) readFd(fd uintptr) bool {
 		}
 		return true
 	}
-	if spinBudget > 0 && p.posted != nil {
-		// Between messages with no receive posted for the next one: idle
-		// until there is, rather than first find the socket empty, a read
-		// system call a message. The read after the idle takes what came
-		// meanwhile, so nothing waits on readiness already signalled.
-		if posted, filling, ended := p.state(); !posted && !filling && !ended {
-			p.posted()
-		}
-	}
 	for {
 		p.n, p.rerr = rawRead(fd, p.b)
 		if p.rerr == syscall.EINTR {
@@ -210,12 +195,10 @@ func (p *pollReader) readFd(fd uintptr) bool {
 			return false // polling is off (HCCL_TEST_SPIN=0)
 		case filling:
 			return false // the rest of a message streams in: park
-		case !posted && p.posted == nil:
-			return false
 		case !posted:
-			p.posted() // idle until someone waits, then poll
-			p.until = time.Time{}
-			continue
+			// Nobody waits (the link's reader reads only with a receive
+			// posted, so only the control connection gets here): park.
+			return false
 		case p.writing():
 			return false
 		case oversubscribed:

@@ -1,6 +1,8 @@
 package tcp
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net"
 	"sync/atomic"
@@ -9,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hccl-test/hccl-test/backends"
 )
 
 // TestAdaptiveSpin checks whether a reader polls after a history of polls
@@ -65,10 +69,10 @@ func TestAdaptiveSpin(t *testing.T) {
 	}
 }
 
-// TestYieldPoll checks a reader on an oversubscribed host: with no
-// receive posted it idles without reading its socket; once one is, it
-// polls, giving its CPU away between reads, for yieldBudget and then parks
-// in the network poller, which still wakes it for data that comes later.
+// TestYieldPoll checks a reader on an oversubscribed host with a receive
+// posted: it polls, giving its CPU away between reads, for yieldBudget and
+// then parks in the network poller, which still wakes it for data that
+// comes later.
 func TestYieldPoll(t *testing.T) {
 	if spinBudget <= 0 {
 		t.Skip("polling is off (HCCL_TEST_SPIN=0)")
@@ -79,23 +83,14 @@ func TestYieldPoll(t *testing.T) {
 
 	in, out := socketPair(t)
 	var looks atomic.Int64
-	var posted atomic.Bool
-	post := make(chan struct{})
-	state := func() (bool, bool, bool) { looks.Add(1); return posted.Load(), false, false }
-	idle := func() { <-post }
-	r := newPollReader(in, state, func() bool { return false }, idle)
+	state := func() (bool, bool, bool) { looks.Add(1); return true, false, false }
+	r := newPollReader(in, state, func() bool { return false })
 	got := readFive(r)
 
-	time.Sleep(50 * time.Millisecond)
-	if n := looks.Load(); n != 1 {
-		t.Errorf("with no receive posted the reader looked %d times in 50ms, want once, then idle", n)
-	}
-	posted.Store(true)
-	close(post)
 	time.Sleep(yieldBudget + 50*time.Millisecond)
-	polled := looks.Load() - 1
+	polled := looks.Load()
 	time.Sleep(50 * time.Millisecond)
-	if n := looks.Load() - 1; polled < 2 || n != polled {
+	if n := looks.Load(); polled < 2 || n != polled {
 		t.Errorf("with a receive posted the reader looked %d times in its budget, %d by 50ms later; want it to poll, then park", polled, n)
 	}
 	if _, err := out.Write([]byte("hello")); err != nil {
@@ -111,10 +106,10 @@ func TestYieldPoll(t *testing.T) {
 	}
 }
 
-// TestIdleBeforeRead checks that a reader between messages, with no
-// receive posted, waits for one before it reads the socket at all (a read
-// that would mostly find it empty, a system call a message), and then
-// takes what came meanwhile.
+// TestIdleBeforeRead checks that a link's reader between messages, with
+// no receive posted, waits for one before it reads the socket at all (a
+// read that would mostly find it empty, a system call a message), and
+// then takes what came meanwhile.
 func TestIdleBeforeRead(t *testing.T) {
 	if spinBudget <= 0 {
 		t.Skip("polling is off (HCCL_TEST_SPIN=0)")
@@ -123,28 +118,28 @@ func TestIdleBeforeRead(t *testing.T) {
 	t.Cleanup(func() { oversubscribed = over })
 	for _, o := range []bool{false, true} {
 		oversubscribed = o
-		in, out := socketPair(t)
-		if _, err := out.Write([]byte("hello")); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		eps := localWorld(t, 2, backends.Config{})
+		hello := eps[1].Recv(0, make([]byte, 1)) // rank 0 dials once it sends
+		if err := errors.Join(eps[0].Send(1, []byte{1}).Wait(ctx), hello.Wait(ctx)); err != nil {
 			t.Fatal(err)
 		}
-		var posted atomic.Bool
-		post := make(chan struct{})
-		r := newPollReader(in, func() (bool, bool, bool) { return posted.Load(), false, false },
-			func() bool { return false }, func() { <-post })
-		got := readFive(r)
-		time.Sleep(50 * time.Millisecond)
-		if n := unread(t, in); n != 5 {
-			t.Errorf("oversubscribed=%v: with no receive posted the reader left %d of 5 bytes in the socket, want all", o, n)
+		if err := eps[1].Send(0, []byte("hello")).Wait(ctx); err != nil {
+			t.Fatal(err)
 		}
-		posted.Store(true)
-		close(post)
-		select {
-		case s := <-got:
-			if s != "hello" {
-				t.Errorf("oversubscribed=%v: read %q, want hello", o, s)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("oversubscribed=%v: a receive posted never got the data", o)
+		l, err := eps[0].linkTo(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitUnread(t, l, HeaderSize+5)
+		time.Sleep(50 * time.Millisecond)
+		if n := unread(t, l.conn); n != HeaderSize+5 {
+			t.Errorf("oversubscribed=%v: with no receive posted the reader left %d of %d bytes in the socket, want all", o, n, HeaderSize+5)
+		}
+		b := make([]byte, 5)
+		if err := eps[0].Recv(1, b).Wait(ctx); err != nil || string(b) != "hello" {
+			t.Errorf("oversubscribed=%v: a receive posted got %q, %v; want hello", o, b, err)
 		}
 	}
 }
