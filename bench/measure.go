@@ -242,26 +242,24 @@ const (
 
 // combine turns every rank's samples (rank-major, iters times and the
 // sampleExtras each) into the row's record. The row's statistics are of
-// one series, each iteration's time combined over the ranks by avg (by
-// default its slowest rank counting: the op is done when the last rank is
-// done; -a picks rank 0, the mean or the fastest instead): time is its
-// mean, and min, p50, p99, max and stddev are of the same series, so min
-// <= time <= max. The CPU time per op (-C) is combined over the ranks by
-// avg too. The
-// straggler figures (slow, skew) are of per-rank busy time instead. With
-// groups, every rank of the world counts (all groups run at once) and the
-// bus factor is the group's.
+// one series, picked by avg (Average.series): by default the slowest
+// rank's iterations, the rank whose timed loop took longest (the op is
+// done when the last rank is done), as nccl-tests' -a 3 takes each rank's
+// mean over its loop and then the largest; time is the series' mean, and
+// min, p50, p99, max and stddev are of the same series, so min <= time <=
+// max. The CPU time per op (-C) is combined over the ranks by avg too.
+// The straggler figures (slow, skew) are of per-rank busy time instead.
+// With groups, every rank of the world counts (all groups run at once)
+// and the bus factor is the group's.
 func combine(row Row, all []float64, n, iters int, linkGBps float64, avg Average) results.Record {
-	perIter := make([]float64, iters)
+	perRank := make([][]float64, n)
 	busy := make([]float64, n)
-	ranks, cpu := make([]float64, n), make([]float64, n)
+	cpu := make([]float64, n)
 	var wrong, unchecked, inCheck int64
-	for i := range perIter {
-		for rk := range n {
-			ranks[rk] = all[rk*(iters+sampleExtras)+i]
-		}
-		perIter[i] = avg.of(ranks)
+	for rk := range perRank {
+		perRank[rk] = all[rk*(iters+sampleExtras) : rk*(iters+sampleExtras)+iters]
 	}
+	perIter := avg.series(perRank)
 	for rk := range n {
 		s := all[rk*(iters+sampleExtras) : (rk+1)*(iters+sampleExtras)]
 		var total float64

@@ -15,26 +15,26 @@ type tableColumn struct {
 	name, note string
 }
 
-// tableColumns returns the columns the table shows under h, in their order,
-// each with its one-line explanation.
-// timeColumn explains the time column: how the ranks' times of an
-// iteration combine (-a), and with -m that an iteration is several ops.
+// timeColumn explains the time column: whose iterations it is the mean of
+// (-a), and with -m that an iteration is several ops.
 func timeColumn(h Header) string {
 	ranks := map[string]string{
-		"rank0": "rank 0's",
-		"mean":  "the mean of the ranks'",
-		"min":   "its fastest rank's",
+		"rank0": "rank 0",
+		"mean":  "every rank (each iteration's mean over the ranks)",
+		"min":   "the fastest rank (whose timed iterations took least in all)",
 	}[h.Average]
 	if ranks == "" {
-		ranks = "its slowest rank's (the op is done when the last rank is done)"
+		ranks = "the slowest rank (whose timed iterations took longest in all: the op is done when the last rank is done)"
 	}
-	s := "mean time of one op in us over the timed iterations, an iteration's time being " + ranks
+	s := "mean time of one op in us over the timed iterations of " + ranks
 	if h.AggIters > 1 {
-		s += fmt.Sprintf(", divided by the %d ops it issued", h.AggIters)
+		s += fmt.Sprintf(", each iteration divided by the %d ops it issued", h.AggIters)
 	}
 	return s
 }
 
+// tableColumns returns the columns the table shows under h, in their order,
+// each with its one-line explanation.
 func tableColumns(h Header) []tableColumn {
 	var cs []tableColumn
 	if h.Cycles {

@@ -21,7 +21,7 @@ func TestMethodOutputs(t *testing.T) {
 
 	var table bytes.Buffer
 	writeAll(t, NewTable(&table), h, []Record{rec})
-	for _, want := range []string{"# measured: time is the fastest rank's (-a 2)\n", "   cputime", "   12.50", "its fastest rank's, divided by the 4 ops"} {
+	for _, want := range []string{"# measured: time is the fastest rank's (-a 2)\n", "   cputime", "   12.50", "the fastest rank (whose timed iterations took least in all), each iteration divided by the 4 ops"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}

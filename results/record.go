@@ -24,9 +24,10 @@ type Record struct {
 	Bytes         int64 // size as DESIGN.md defines it per collective
 	Count         int64 // elements in Bytes
 	Iters         int   // timed iterations
-	// TimeUS to StdDevUS are of one series, in microseconds: each timed
-	// iteration's time, its slowest rank counting (the op is done when the
-	// last rank is done). TimeUS is its mean, so MinUS <= TimeUS <= MaxUS.
+	// TimeUS to StdDevUS are of one series, in microseconds: the timed
+	// iterations of the slowest rank, whose loop took longest (the op is
+	// done when the last rank is done), or another by -a. TimeUS is its
+	// mean, so MinUS <= TimeUS <= MaxUS.
 	TimeUS   float64 // mean iteration
 	MinUS    float64 // fastest iteration
 	P50US    float64 // median iteration

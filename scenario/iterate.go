@@ -111,9 +111,10 @@ func (r *scenRank) calls(wd *kit.Watchdog, comm *coll.Comm, c *scenColl, wrong [
 }
 
 // scenResult is a run's figures, the same on every rank: sums over its
-// timed iterations, in seconds, of the step's time (per iteration, its
-// slowest rank's) and of that same rank's compute and domain times (so
-// that they add up to the step); means are sums over iters.
+// timed iterations, in seconds, of the step's time (the slowest rank's,
+// whose steps took longest in all) and of that same rank's compute and
+// domain times (so that they add up to the step); means are sums over
+// iters.
 type scenResult struct {
 	iters                  int
 	step, stepMin, stepMax float64
@@ -149,36 +150,35 @@ func (r *scenResult) add(o *scenResult) *scenResult {
 func (r *scenResult) mean(sum float64) float64 { return sum / float64(max(r.iters, 1)) }
 
 // combine turns every rank's samples of iters iterations into the run's
-// figures: which rank was slowest in each iteration (a max, then a min of
-// the ranks that reached it), then that rank's breakdown (a sum to which
-// every other rank adds zero), and the wrong counts (a sum): one per step,
-// then the corrupted messages the check could not see.
+// figures: the slowest rank, the one whose timed steps took longest in all
+// (a max, then a min of the ranks that reached it), then that rank's
+// iterations and breakdown (a sum to which every other rank adds zero),
+// and the wrong counts (a sum): one per step, then the corrupted messages
+// the check could not see. One rank's iterations, not each iteration's
+// slowest rank: the ranks' iterations are not the same stretch of time (a
+// rank that waited in one finds its next messages already in), and
+// per-iteration maxima add up to more than any rank's run lasted.
 func (r *scenRank) combine(ctx context.Context, iters int, samples, wrong []float64) (*scenResult, error) {
 	k := scenSampleLen(len(r.domains))
-	steps := make([]float64, iters)
-	for i := range steps {
-		steps[i] = samples[i*k]
+	var total float64
+	for i := range iters {
+		total += samples[i*k]
 	}
-	slowest, err := r.allreduce(ctx, dtype.Max, steps)
+	slowest, err := r.allreduce(ctx, dtype.Max, []float64{total})
 	if err != nil {
 		return nil, err
 	}
-	mine := make([]float64, iters)
-	for i := range mine {
-		mine[i] = math.Inf(1)
-		if steps[i] == slowest[i] {
-			mine[i] = float64(r.rank)
-		}
+	mine := []float64{math.Inf(1)}
+	if total == slowest[0] {
+		mine[0] = float64(r.rank)
 	}
 	owner, err := r.allreduce(ctx, dtype.Min, mine)
 	if err != nil {
 		return nil, err
 	}
 	contrib := make([]float64, iters*k+len(wrong))
-	for i := range iters {
-		if owner[i] == float64(r.rank) {
-			copy(contrib[i*k:(i+1)*k], samples[i*k:(i+1)*k])
-		}
+	if owner[0] == float64(r.rank) {
+		copy(contrib[:iters*k], samples[:iters*k])
 	}
 	copy(contrib[iters*k:], wrong)
 	sum, err := r.allreduce(ctx, dtype.Sum, contrib)

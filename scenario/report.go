@@ -12,9 +12,9 @@ import (
 
 // Report is what a scenario run found, as rank 0 writes it. Times
 // are in milliseconds: the step's is the mean over the timed iterations of
-// the slowest rank's; every other time is, per iteration, that same
-// rank's, so that compute, the domains' exposed times and other add up
-// to the step.
+// the slowest rank, whose steps took longest in all; every other time is
+// that same rank's, so that compute, the domains' exposed times and other
+// add up to the step.
 type Report struct {
 	Scenario   string `json:"scenario"`
 	Backend    string `json:"backend"`
@@ -185,7 +185,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 	if rep.Faults != "" {
 		p("# faults in every run, the baseline included: %s\n", rep.Faults)
 	}
-	p("# step time %.2f ms (mean over iterations of the slowest rank's; min %.2f, max %.2f)\n", rep.StepMS, rep.StepMinMS, rep.StepMaxMS)
+	p("# step time %.2f ms (mean of the slowest rank's iterations, whose steps took longest in all; min %.2f, max %.2f)\n", rep.StepMS, rep.StepMinMS, rep.StepMaxMS)
 	p("# domain   groups  ops/step   comm (ms)  exposed (ms)   share\n")
 	for _, d := range rep.Domains {
 		p("  %-7s %7s %9d %11.2f %13.2f %6.1f%%\n", d.Domain, fmt.Sprintf("%d x %d", d.Groups, d.GroupSize), d.OpsPerStep, d.CommMS, d.ExposedMS, d.SharePct)
