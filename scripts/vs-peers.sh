@@ -184,11 +184,23 @@ gloo() {
 
 # iperf P REP: iperf3 over loopback with P streams for 2 s; records GB/s.
 iperf() {
-	local p=$1 rep=$2 port pid
-	port=$(( (RANDOM % 20000) + 30000 ))
-	iperf3 -s -B 127.0.0.1 -p "$port" -1 >"$work/iperf_s_P${p}_r${rep}.out" 2>&1 &
-	pid=$!
-	sleep 0.3
+	local p=$1 rep=$2 port pid try
+	# The server is up once it listens (--forceflush: its own output is
+	# buffered until it ends); on a loaded host that took more than the
+	# 0.3 s once slept here. A port taken already ends it: another port.
+	for try in 1 2 3 4 5; do
+		port=$(((RANDOM % 20000) + 30000))
+		iperf3 -s -B 127.0.0.1 -p "$port" -1 --forceflush >"$work/iperf_s_P${p}_r${rep}.out" 2>&1 &
+		pid=$!
+		for _ in $(seq 100); do
+			grep -q "listening" "$work/iperf_s_P${p}_r${rep}.out" && break 2
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		((try < 5)) || die "iperf3 -s did not start listening (tail of its output: $(tail -1 "$work/iperf_s_P${p}_r${rep}.out"))"
+	done
 	run "iperf_P${p}_r${rep}" iperf3 -c 127.0.0.1 -p "$port" -t 2 -P "$p" -f g
 	wait "$pid" 2>/dev/null || true
 	awk -v p="$p" -v rep="$rep" '
