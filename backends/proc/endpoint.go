@@ -274,11 +274,25 @@ func (e *endpoint) await(ctx context.Context, p *peer, ready func() bool) error 
 			}
 		}
 	}
+	return e.sleepUntil(ctx, p, ready)
+}
+
+// sleepUntil is await's last stage: it sleeps on this rank's doorbell, a
+// slice at a time, until ready reports true, ctx ends or p is gone. A peer
+// found gone may have posted what ready waits for (or taken what it
+// waited on) just before it closed, between ready's last look and this
+// one: ready looks again before the peer's end counts. (8 ranks on 2 CPUs
+// lost a row's timings so: a child's part of the gather was in, and its
+// parent reported it gone.)
+func (e *endpoint) sleepUntil(ctx context.Context, p *peer, ready func() bool) error {
 	for {
 		if ctx.Err() != nil {
 			return backends.ContextError(ctx)
 		}
 		if err := p.gone(); err != nil {
+			if ready() {
+				return nil
+			}
 			return err
 		}
 		d := sleepSlice

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,4 +77,35 @@ func pinThread(t *testing.T) uint32 {
 		t.Skip("getcpu(2) does not answer here")
 	}
 	return cpu
+}
+
+// TestWaitGetsWhatAGonePeerLeft: a peer that posted a message and then
+// closed its endpoint, between a waiting rank's last look at the message
+// and its look at the peer, leaves the message to be had: the wait ends
+// with it, not with the peer's end; with nothing there the peer's end is
+// the answer. And a small message sent just before its sender closed is
+// received whole.
+func TestWaitGetsWhatAGonePeerLeft(t *testing.T) {
+	eps := localWorld(t, 2)
+	e, p := eps[0], eps[0].peers[1]
+	atomic.StoreUint32(p.ctl.u32(hdrClosed), 1) // as the peer's Close does
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := e.sleepUntil(ctx, p, func() bool { return true }); err != nil {
+		t.Errorf("wait for what a closed peer left: %v, want it", err)
+	}
+	if err := e.sleepUntil(ctx, p, func() bool { return false }); !errors.Is(err, backends.ErrPeerGone) {
+		t.Errorf("wait for what a closed peer never sent: %v, want ErrPeerGone", err)
+	}
+
+	eps = localWorld(t, 2)
+	sent := []byte("the last part of a gather")
+	if err := eps[1].Send(0, sent).Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eps[1].Close()
+	got := make([]byte, len(sent))
+	if err := eps[0].Recv(1, got).Wait(ctx); err != nil || string(got) != string(sent) {
+		t.Errorf("receive from a peer that sent and closed: %q, %v; want %q", got, err, sent)
+	}
 }
