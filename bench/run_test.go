@@ -118,7 +118,6 @@ func TestRunProbesLink(t *testing.T) {
 // must end with an error naming the op and a timeout, soon after the op
 // timeout, and keep the summary.
 func TestRunTimeout(t *testing.T) {
-	backends.Register(silentBackend{})
 	p := smallPlan()
 	p.Backend = "silent-rank-1"
 	p.Ops = []coll.Op{coll.AllReduce}
@@ -139,6 +138,10 @@ func TestRunTimeout(t *testing.T) {
 
 // silentBackend is shm whose rank 1 stops answering after its first row.
 type silentBackend struct{}
+
+// Registered once for the test binary: a test that registered it itself
+// could not run twice (-count 2), the registry refusing a second one.
+func init() { backends.Register(silentBackend{}) }
 
 func (silentBackend) Name() string { return "silent-rank-1" }
 
