@@ -11,6 +11,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/hugemem"
+	"github.com/hccl-test/hccl-test/internal/ticks"
 )
 
 // Comm is one rank's handle for running collectives over a Transport. It
@@ -19,7 +20,7 @@ import (
 type Comm struct {
 	t          backends.Transport
 	rel        backends.Releaser // t, when it reuses its requests
-	waited     time.Duration     // time spent in waitAll
+	waited     ticks.Ticks       // time spent in waitAll
 	live       live              // what the rank is doing now, for Status
 	rank, size int
 	scratch    []byte
@@ -290,12 +291,13 @@ func (c *Comm) recvReduce(ctx context.Context, peer int, dst, acc []byte, reduce
 func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
 	top := c.top()
 	// A wait on requests that are all ready takes no time worth a
-	// reading of the clock, which costs 70-200 ns on virtual machines:
-	// more than an eager send's whole wait.
+	// reading of the clock: more than an eager send's whole wait. The
+	// clock is ticks', a tenth of the monotonic clock's cost and without
+	// its fence.
 	timed := !allReady(reqs)
-	var start time.Duration
+	var start ticks.Ticks
 	if timed {
-		start = monoNow()
+		start = ticks.Now()
 		top.live.waiting(start, reqs)
 		defer top.live.waited()
 	}
@@ -319,7 +321,7 @@ func (c *Comm) waitAll(ctx context.Context, reqs ...backends.Request) error {
 		}
 	}
 	if timed {
-		top.waited += monoNow() - start
+		top.waited += ticks.Now() - start
 	}
 	if c.rel != nil {
 		// Every request is done with: waitAll is the only place a
@@ -345,19 +347,11 @@ func allReady(reqs []backends.Request) bool {
 	return true
 }
 
-// clockBase anchors monoNow.
-var clockBase = time.Now()
-
-// monoNow reads the monotonic clock alone, as time since clockBase:
-// time.Now reads the wall clock too, twice the cost (70-90 ns a reading
-// on some virtual machines), and every wait reads the clock twice.
-func monoNow() time.Duration { return time.Since(clockBase) }
-
 // Waited returns the time this rank has spent waiting on its messages, in
 // all calls so far. What a call takes beyond that is the rank's own work
 // (and, on backends whose receiver moves the bytes inside Wait, less than
 // all of it): the rank with the most is the one the others waited for.
-func (c *Comm) Waited() time.Duration { return c.waited }
+func (c *Comm) Waited() time.Duration { return c.waited.Duration() }
 
 // Barrier returns once every rank has entered it (dissemination barrier:
 // ceil(log2 n) rounds of zero-byte messages). With a retry policy set

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/ticks"
 )
 
 // live is what a rank is doing now. The rank's goroutine writes it with
@@ -22,7 +23,7 @@ type live struct {
 	// (a row repeats them); args is nil in a barrier.
 	args  atomic.Pointer[Args]
 	algo  atomic.Pointer[algorithm]
-	since atomic.Int64 // when the current wait began (monoNow, plus one), 0 when not waiting
+	since atomic.Int64 // when the current wait began (ticks.Now, plus one), 0 when not waiting
 	// peers holds what the current wait is for: peer<<1 | send, plus one;
 	// 0 marks the end.
 	peers [livePeers]atomic.Int64
@@ -50,7 +51,7 @@ func (l *live) begin(seq uint64, a *Args, alg *algorithm) {
 func (l *live) end() { l.call.Store(l.call.Load() &^ 1) }
 
 // waiting records the requests a wait is for.
-func (l *live) waiting(start time.Duration, reqs []backends.Request) {
+func (l *live) waiting(start ticks.Ticks, reqs []backends.Request) {
 	n := 0
 	for _, r := range reqs {
 		if n == livePeers {
@@ -114,7 +115,7 @@ func (c *Comm) Status() string {
 		}
 		on = append(on, fmt.Sprintf("%s rank %d", dir, v>>1))
 	}
-	s += fmt.Sprintf(", waiting %v", (monoNow() - time.Duration(since-1)).Round(time.Millisecond))
+	s += fmt.Sprintf(", waiting %v", (ticks.Now() - ticks.Ticks(since-1)).Duration().Round(time.Millisecond))
 	if len(on) > 0 {
 		s += " to " + strings.Join(on, ", ")
 	}

@@ -37,8 +37,9 @@ func (t *slowTransport) RecvReduce(int, []byte, []byte, dtype.ReduceFunc) backen
 
 // TestWaitAllTimesOnlyWaits checks that a wait counts towards Waited
 // unless every request said it was ready (then the clock is not read at
-// all), and that each request is handed back to a transport that reuses
-// them (backends.Releaser) once waited on.
+// all), as time (at least the requests' own, at most the call's), and that
+// each request is handed back to a transport that reuses them
+// (backends.Releaser) once waited on.
 func TestWaitAllTimesOnlyWaits(t *testing.T) {
 	const took = 20 * time.Millisecond
 	for _, tc := range []struct {
@@ -52,12 +53,16 @@ func TestWaitAllTimesOnlyWaits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := &slowTransport{req: slowRequest{took: took, ready: tc.ready}}
 			c := NewComm(tr)
+			start := time.Now()
 			if err := c.exchange(context.Background(), 1, nil, 1, nil); err != nil {
 				t.Fatal(err)
 			}
+			elapsed := time.Since(start)
 			switch got := c.Waited(); {
 			case tc.wantTimed && got < 2*took:
 				t.Errorf("waited %v on two requests of %v each, want at least %v", got, took, 2*took)
+			case got > elapsed:
+				t.Errorf("waited %v in a call that took %v", got, elapsed)
 			case !tc.wantTimed && got != 0:
 				t.Errorf("waited %v on ready requests, want 0", got)
 			}

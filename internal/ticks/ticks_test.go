@@ -1,0 +1,90 @@
+package ticks
+
+import (
+	"testing"
+	"time"
+)
+
+// TestDurationAgrees: an interval read on this clock and converted
+// agrees with the monotonic clock's reading of the same interval, within
+// 2% and the two clocks' reading costs, early after start (the rate
+// still measured at each conversion) and once the rate is fixed.
+func TestDurationAgrees(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sleep time.Duration
+	}{
+		{"short", 2 * time.Millisecond},
+		{"longer", 30 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m0, t0 := time.Now(), Now()
+			time.Sleep(tc.sleep)
+			t1, m1 := Now(), time.Now()
+			want := m1.Sub(m0)
+			got := (t1 - t0).Duration()
+			if diff := (got - want).Abs(); diff > want/50+20*time.Microsecond {
+				t.Errorf("%v of ticks, the monotonic clock read %v (tsc %v)", got, want, useTSC)
+			}
+		})
+	}
+}
+
+// TestRateFixed: once measured over calibrateFor the rate is fixed, and
+// conversions after agree with the monotonic clock as before.
+func TestRateFixed(t *testing.T) {
+	if !useTSC {
+		t.Skip("readings are nanoseconds here: no rate to measure")
+	}
+	was := calibrateFor
+	calibrateFor = time.Millisecond
+	t.Cleanup(func() { calibrateFor = was })
+	time.Sleep(2 * time.Millisecond)
+	rate := nsPerTick()
+	if f := frozen.Load(); f == 0 || rate <= 0 {
+		t.Fatalf("rate %v not fixed after %v", rate, calibrateFor)
+	}
+	m0, t0 := time.Now(), Now()
+	time.Sleep(5 * time.Millisecond)
+	t1, m1 := Now(), time.Now()
+	if got, want := (t1 - t0).Duration(), m1.Sub(m0); (got - want).Abs() > want/50+20*time.Microsecond {
+		t.Errorf("%v of ticks at the fixed rate, the monotonic clock read %v", got, want)
+	}
+	if nsPerTick() != rate {
+		t.Errorf("the fixed rate moved")
+	}
+}
+
+// TestNowMonotonic: readings in one goroutine never go back, across
+// yields that may move it to another CPU.
+func TestNowMonotonic(t *testing.T) {
+	last := Now()
+	for i := range 100000 {
+		if i%100 == 0 {
+			time.Sleep(0)
+		}
+		now := Now()
+		if now < last {
+			t.Fatalf("reading %d went back: %d after %d", i, now, last)
+		}
+		last = now
+	}
+}
+
+// BenchmarkNow is the cost of one reading, beside the monotonic clock's.
+func BenchmarkNow(b *testing.B) {
+	b.Run("ticks", func(b *testing.B) {
+		var sum Ticks
+		for range b.N {
+			sum += Now()
+		}
+		_ = sum
+	})
+	b.Run("time.Since", func(b *testing.B) {
+		var sum time.Duration
+		for range b.N {
+			sum += time.Since(base)
+		}
+		_ = sum
+	})
+}
