@@ -29,11 +29,47 @@ type Ticks int64
 // useTSC says whether readings are the time-stamp counter's.
 var useTSC = runtime.GOOS == "linux" && hasTSC && clocksourceIsTSC()
 
-// The anchors of the counter's rate: a reading of each clock at start.
-var (
-	base     = time.Now()
-	baseTick = read()
+// base is a reading of both clocks at start, the anchor of the
+// counter's rate; nanoseconds since base.mono are the fallback's readings.
+var base = pairNow()
+
+// pair is a reading of the counter and of the monotonic clock at the
+// same moment.
+type pair struct {
+	mono time.Time
+	tick Ticks
+}
+
+// pairTries bounds the attempts at a pair, and pairGap is the most that
+// the two monotonic readings around a counter reading may be apart: more
+// says the host took the CPU in between, which would put the pair's two
+// readings that far apart (one 20 ms gap at start would have skewed the
+// rate by 2% for good).
+const (
+	pairTries = 8
+	pairGap   = 5 * time.Microsecond
 )
+
+// pairNow reads the counter between two readings of the monotonic clock
+// and pairs it with their midpoint, again if they are more than pairGap
+// apart (up to pairTries times).
+func pairNow() pair {
+	var p pair
+	for range pairTries {
+		before := time.Now()
+		t := Ticks(0)
+		if useTSC {
+			t = Ticks(rdtsc())
+		}
+		after := time.Now()
+		gap := after.Sub(before)
+		p = pair{mono: before.Add(gap / 2), tick: t}
+		if gap <= pairGap {
+			break
+		}
+	}
+	return p
+}
 
 // frozen holds the counter's rate (nanoseconds per tick, as float64
 // bits) once it has been measured over calibrateFor; 0 before.
@@ -60,7 +96,7 @@ func read() Ticks {
 	if useTSC {
 		return Ticks(rdtsc())
 	}
-	return Ticks(time.Since(base))
+	return Ticks(time.Since(base.mono))
 }
 
 // Now returns the clock's reading.
@@ -80,13 +116,12 @@ func nsPerTick() float64 {
 	if f := frozen.Load(); f != 0 {
 		return math.Float64frombits(f)
 	}
-	elapsed := time.Since(base)
-	for elapsed < minSpan {
+	for time.Since(base.mono) < minSpan {
 		runtime.Gosched()
-		elapsed = time.Since(base)
 	}
-	t := read()
-	rate := float64(elapsed) / float64(max(t-baseTick, 1))
+	now := pairNow()
+	elapsed := now.mono.Sub(base.mono)
+	rate := float64(elapsed) / float64(max(now.tick-base.tick, 1))
 	if elapsed >= calibrateFor {
 		frozen.Store(math.Float64bits(rate))
 	}
