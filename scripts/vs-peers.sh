@@ -197,8 +197,8 @@ iperf() {
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
+		kill "$pid" 2>/dev/null || true # it may have ended already
+		wait "$pid" 2>/dev/null || true
 		((try < 5)) || die "iperf3 -s did not start listening (tail of its output: $(tail -1 "$work/iperf_s_P${p}_r${rep}.out"))"
 	done
 	run "iperf_P${p}_r${rep}" iperf3 -c 127.0.0.1 -p "$port" -t 2 -P "$p" -f g
