@@ -92,15 +92,13 @@ func clocksourceIsTSC() bool {
 	return err == nil && strings.TrimSpace(string(b)) == "tsc"
 }
 
-func read() Ticks {
+// Now returns the clock's reading.
+func Now() Ticks {
 	if useTSC {
 		return Ticks(rdtsc())
 	}
 	return Ticks(time.Since(base.mono))
 }
-
-// Now returns the clock's reading.
-func Now() Ticks { return read() }
 
 // Duration returns n ticks as time.
 func (n Ticks) Duration() time.Duration {
