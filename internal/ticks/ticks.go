@@ -10,8 +10,8 @@
 // pairs).
 //
 // Readings convert to time by the counter's rate, measured against the
-// monotonic clock from the package's start: refined at every conversion
-// for its first second, fixed after.
+// monotonic clock from the package's start: refined every millisecond (at
+// the first conversion after it) for its first second, fixed after.
 package ticks
 
 import (
@@ -108,11 +108,33 @@ func (n Ticks) Duration() time.Duration {
 	return time.Duration(math.Round(float64(n) * nsPerTick()))
 }
 
+// estimate is the counter's rate as last measured during calibrateFor,
+// and the counter's reading when it was: conversions in between use it.
+type estimate struct {
+	rate float64 // nanoseconds per tick
+	at   Ticks
+}
+
+// latest is the last estimate, nil before the first conversion.
+var latest atomic.Pointer[estimate]
+
+// refreshEvery is how often a conversion during calibrateFor measures
+// the rate again. Measuring it takes two readings of the monotonic clock
+// (a pair): at every conversion that was 4 a timed iteration in the
+// harness, which reads its waits twice, and cost a 2-rank 1 KiB
+// allreduce in shared memory a fifth of its time for the process's first
+// second, which is all of a short run.
+const refreshEvery = time.Millisecond
+
 // nsPerTick returns the counter's rate: fixed once measured over
-// calibrateFor, else measured now.
+// calibrateFor, else the estimate measured within refreshEvery, else
+// measured now.
 func nsPerTick() float64 {
 	if f := frozen.Load(); f != 0 {
 		return math.Float64frombits(f)
+	}
+	if e := latest.Load(); e != nil && float64(Now()-e.at)*e.rate < float64(refreshEvery) {
+		return e.rate
 	}
 	for time.Since(base.mono) < minSpan {
 		runtime.Gosched()
@@ -120,6 +142,7 @@ func nsPerTick() float64 {
 	now := pairNow()
 	elapsed := now.mono.Sub(base.mono)
 	rate := float64(elapsed) / float64(max(now.tick-base.tick, 1))
+	latest.Store(&estimate{rate: rate, at: now.tick})
 	if elapsed >= calibrateFor {
 		frozen.Store(math.Float64bits(rate))
 	}

@@ -1,6 +1,7 @@
 package ticks
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -84,6 +85,65 @@ func TestNowMonotonic(t *testing.T) {
 			t.Fatalf("reading %d went back: %d after %d", i, now, last)
 		}
 		last = now
+	}
+}
+
+// TestCalibrationRereadsRarely: while the rate is being measured, a
+// conversion measures it again only when the last measurement is
+// refreshEvery old, so that back-to-back conversions cost a counter
+// reading, not two of the monotonic clock; and one that old is refreshed.
+func TestCalibrationRereadsRarely(t *testing.T) {
+	if !useTSC {
+		t.Skip("readings are nanoseconds here: no rate to measure")
+	}
+	was, wasFrozen := calibrateFor, frozen.Load()
+	calibrateFor = time.Hour
+	frozen.Store(0)
+	t.Cleanup(func() { calibrateFor = was; frozen.Store(wasFrozen) })
+
+	const calls = 10000
+	start := time.Now()
+	seen := map[*estimate]bool{}
+	for range calls {
+		if nsPerTick() <= 0 {
+			t.Fatal("rate not positive")
+		}
+		seen[latest.Load()] = true
+	}
+	// One estimate a refreshEvery, and one more for the edges; and, a
+	// refreshEvery being far longer than a conversion, a few at most.
+	if most := min(int(time.Since(start)/refreshEvery)+2, calls/10); len(seen) > most {
+		t.Errorf("%d conversions over %v made %d estimates, want at most %d", calls, time.Since(start), len(seen), most)
+	}
+	old := latest.Load()
+	time.Sleep(2 * refreshEvery)
+	nsPerTick()
+	if latest.Load() == old {
+		t.Errorf("an estimate %v old was used again", 2*refreshEvery)
+	}
+}
+
+// BenchmarkDuration is the cost of one conversion while the rate is being
+// measured and once it is fixed.
+func BenchmarkDuration(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		frozen bool
+	}{{"calibrating", false}, {"fixed", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			was, wasFrozen := calibrateFor, frozen.Load()
+			calibrateFor = time.Hour
+			frozen.Store(0)
+			if tc.frozen {
+				frozen.Store(math.Float64bits(nsPerTick()))
+			}
+			b.Cleanup(func() { calibrateFor = was; frozen.Store(wasFrozen) })
+			var sum time.Duration
+			for i := range b.N {
+				sum += Ticks(i).Duration()
+			}
+			_ = sum
+		})
 	}
 }
 
