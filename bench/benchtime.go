@@ -72,15 +72,19 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 		// small iterations faults in fresh pages and wakes the garbage
 		// collector between timed calls.
 		samples = slices.Grow(samples, n+sampleExtras-len(samples))
+		// The waits and the CPU time are of the iterations alone, as
+		// their times are: read around each one with -z 3, whose barrier
+		// waits too, else around the round (a reading is two of a clock,
+		// which the peers' loops do not pay: an iteration's, as a send's
+		// hand-off to the peer, ends up in the peer's time).
+		roundWaited := r.waited(comm)
 		for len(samples) < n {
 			if p.Blocking == BlockingIterBarrier {
 				if err := r.barrier(ctx); err != nil {
 					return nil, fmt.Errorf("barrier before an iteration (-z 3): %w", err)
 				}
+				roundWaited = r.waited(comm)
 			}
-			// The waits and the CPU time are of the iteration alone, as
-			// its time is, without -z 3's barrier.
-			w := r.waited(comm)
 			var used time.Duration
 			if p.CPUTime {
 				used = kit.ProcessCPU()
@@ -92,9 +96,14 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 			if p.CPUTime {
 				cpu += kit.ProcessCPU() - used
 			}
-			waited += r.waited(comm) - w
+			if p.Blocking == BlockingIterBarrier {
+				waited += r.waited(comm) - roundWaited
+			}
 			samples = append(samples, d.Seconds()/float64(ops))
 			work += d
+		}
+		if p.Blocking != BlockingIterBarrier {
+			waited += r.waited(comm) - roundWaited
 		}
 		if p.BenchTime <= 0 {
 			break
