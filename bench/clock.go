@@ -10,6 +10,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/ticks"
 	"github.com/hccl-test/hccl-test/kit"
 )
 
@@ -29,6 +30,32 @@ func (r *rankRunner) now() time.Duration {
 		return c.Now()
 	}
 	return time.Since(kit.Epoch)
+}
+
+// stamp is a reading of the clock that times a row's iterations, which
+// only differences of two (rankRunner.since) make time of: the virtual
+// clock's nanoseconds, or the wall clock's ticks (internal/ticks: the
+// CPU's counter where the kernel keeps time by it, a third of the cost
+// of a reading of the monotonic clock, which fences the read to wait for
+// every load before it, here the peer's cache lines a wait ends on). An
+// iteration's two readings are part of what the peer waits for in the
+// next one (the peers' own benchmarks read the clock twice a loop).
+type stamp int64
+
+// stamp returns a reading of the clock that times the row.
+func (r *rankRunner) stamp() stamp {
+	if c, ok := r.comm.Clock(); ok {
+		return stamp(c.Now())
+	}
+	return stamp(ticks.Now())
+}
+
+// since returns the time from s to now.
+func (r *rankRunner) since(s stamp) time.Duration {
+	if c, ok := r.comm.Clock(); ok {
+		return c.Now() - time.Duration(s)
+	}
+	return (ticks.Now() - ticks.Ticks(s)).Duration()
 }
 
 // waited returns the time this rank has spent waiting on its peers, which

@@ -58,10 +58,10 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// An op is one collective, or with --fusion one per bucket, back to
 	// back; a timed iteration is p.aggIters() ops (-m), each on the next
 	// buffer set, with a barrier after each with -z 1. They are timed by
-	// r.now (clock.go): the backend's virtual clock where it simulates
+	// r.stamp (clock.go): the backend's virtual clock where it simulates
 	// (sim), else the wall clock. The watchdog stays on the wall clock.
 	call := func(ops int) (time.Duration, error) {
-		start := r.now()
+		start := r.stamp()
 		for range ops {
 			set := sets[next%len(sets)]
 			next++
@@ -80,7 +80,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 				}
 			}
 		}
-		return r.now() - start, nil
+		return r.since(start), nil
 	}
 	for range p.Warmup {
 		if _, err := call(1); err != nil {

@@ -120,15 +120,15 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *ki
 
 	var alone float64
 	timeAlone := func() error {
-		start := r.now()
+		start := r.stamp()
 		if err := k.alone(ctx, units); err != nil {
 			return fmt.Errorf("timing the compute alone: %w", err)
 		}
-		alone += (r.now() - start).Seconds()
+		alone += r.since(start).Seconds()
 		return nil
 	}
 	iteration := func() (time.Duration, error) {
-		start := r.now()
+		start := r.stamp()
 		for i, args := range buckets {
 			share := units / len(buckets)
 			if i < units%len(buckets) {
@@ -138,7 +138,7 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *ki
 				return 0, err
 			}
 		}
-		return r.now() - start, nil
+		return r.since(start), nil
 	}
 	for range p.Warmup {
 		if _, err := iteration(); err != nil {

@@ -1,13 +1,13 @@
-// Package ticks is a cheap monotonic clock for adding up many short
-// intervals, such as a rank's waits on its peers. On amd64 Linux, where
-// the kernel keeps time by the CPU's time-stamp counter, a reading is that
-// counter itself (RDTSC: 10 ns on this kind of virtual machine); elsewhere
-// it is the monotonic clock, in nanoseconds. A reading of the monotonic
-// clock goes through the kernel's vDSO, which fences the counter's read
-// so that it waits for every load before it: 27-55 ns here, and more where
-// those loads are a peer's cache lines, as in a wait (two such readings a
-// wait made proc's 2-rank 1 KiB allreduce 10% slower, 20 interleaved
-// pairs).
+// Package ticks is a cheap monotonic clock for timing many short
+// intervals, such as a row's iterations and a rank's waits on its peers.
+// On amd64 Linux, where the kernel keeps time by the CPU's time-stamp
+// counter, a reading is that counter itself (RDTSC: 10 ns on this kind of
+// virtual machine); elsewhere it is the monotonic clock, in nanoseconds. A
+// reading of the monotonic clock goes through the kernel's vDSO, which
+// fences the counter's read so that it waits for every load before it:
+// 27-55 ns here, and more where those loads are a peer's cache lines, as
+// in a wait (two such readings a wait made proc's 2-rank 1 KiB allreduce
+// 10% slower, 20 interleaved pairs).
 //
 // Readings convert to time by the counter's rate, measured against the
 // monotonic clock from the package's start: refined every millisecond (at
