@@ -16,7 +16,10 @@
 #
 # Under the table, each side's spread per row (its slowest repetition over
 # its fastest) shows how much the host's noise moved it: a ratio between two
-# sides that is inside their spreads is a draw, not a result.
+# sides that is inside their spreads is a draw, not a result. Under that,
+# each pair's ratio of medians, and in how many repetitions ours was the
+# faster (a repetition runs every side of a row within seconds): the best of
+# several favours the side whose repetitions spread the wider.
 #
 # Rows: fp32 allreduce (sum) at 2 and 8 ranks for 1 KiB, 1 MiB and 64 MiB;
 # allgather, reducescatter, broadcast and alltoall at 8 ranks for 64 MiB.
@@ -264,7 +267,7 @@ torch_version=$("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/nul
 	echo "# ratio = the peer's time / ours: above 1, ours is faster; vader and Gloo's ratios against shm and tcp as named"
 	echo "#"
 }
-sort -k1,1 -k2,2n -k3,3n "$results" | awk -v order="allreduce allgather reducescatter broadcast alltoall" '
+sort -k1,1 -k2,2n -k3,3n "$results" | awk -v maxrep="$REPS" -v order="allreduce allgather reducescatter broadcast alltoall" '
 	function label(s) { return s >= 1048576 ? s / 1048576 "M" : s >= 1024 ? s / 1024 "K" : s }
 	function t(k, side) { return (k SUBSEP side) in best ? best[k SUBSEP side] : 0 }
 	function num(v) { return v > 0 ? sprintf("%10.2f", v) : sprintf("%10s", "-") }
@@ -276,6 +279,27 @@ sort -k1,1 -k2,2n -k3,3n "$results" | awk -v order="allreduce allgather reducesc
 		kk = k SUBSEP $4
 		if (!(kk in best) || $6 + 0 < best[kk]) best[kk] = $6 + 0
 		if (!(kk in worst) || $6 + 0 > worst[kk]) worst[kk] = $6 + 0
+		rep[kk SUBSEP $5] = $6 + 0
+		reps[kk] = reps[kk] " " $6
+	}
+	# median(k, side): the median of the side'"'"'s repetitions of row k.
+	function median(k, side, v, c, i, j, x) {
+		if (!((k SUBSEP side) in reps)) return 0
+		c = split(reps[k SUBSEP side], v, " ")
+		for (i = 2; i <= c; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+		return c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
+	}
+	# paired(k, peer, ours): the medians'"'"' ratio, and in how many of the
+	# repetitions that ran both (a repetition runs every side within
+	# seconds) ours was the faster.
+	function paired(k, peer, ours, r, won, both) {
+		if (median(k, peer) <= 0 || median(k, ours) <= 0) return sprintf("%10s", "-")
+		for (r = 1; r <= maxrep; r++)
+			if ((k SUBSEP peer SUBSEP r) in rep && (k SUBSEP ours SUBSEP r) in rep) {
+				both++
+				if (rep[k SUBSEP ours SUBSEP r] < rep[k SUBSEP peer SUBSEP r]) won++
+			}
+		return sprintf("%5.2f %d/%d", median(k, peer) / median(k, ours), won, both)
 	}
 	function spread(k, side) { return t(k, side) > 0 ? sprintf("%10.2f", worst[k SUBSEP side] / t(k, side)) : sprintf("%10s", "-") }
 	END {
@@ -298,9 +322,16 @@ sort -k1,1 -k2,2n -k3,3n "$results" | awk -v order="allreduce allgather reducesc
 				# ratio within both sides spreads says less than it seems.
 				spreads = spreads sprintf("# %-13s %3d %5s | %s %s %s %s %s %s |\n", op, p[1], p[2],
 					spread(k, "shm"), spread(k, "proc"), spread(k, "vader"), spread(k, "tcp"), spread(k, "mpitcp"), spread(k, "gloo"))
+				pairs = pairs sprintf("# %-13s %3d %5s | %10s %10s %10s %10s %10s |\n", op, p[1], p[2],
+					paired(k, "vader", "shm"), paired(k, "vader", "proc"), paired(k, "shm", "proc"), paired(k, "mpitcp", "tcp"), paired(k, "gloo", "tcp"))
 			}
 		}
 		printf "#\n# spread: the slowest repetition of each side / its fastest, per row (1.00: every repetition alike)\n%s", spreads
+		# Best-of favours the side whose repetitions spread the wider;
+		# the medians and the repetitions side by side do not.
+		printf "#\n# medians: the peer'"'"'s median / ours, and in how many repetitions ours was the faster (each runs every side within seconds)\n"
+		printf "# %-13s %3s %5s | %10s %10s %10s %10s %10s |\n", "", "", "", "vader/shm", "vader/proc", "shm/proc", "ompi/tcp", "gloo/tcp"
+		printf "%s", pairs
 	}'
 if [[ -s $iperf_results ]]; then
 	awk -v reps="$REPS" '
