@@ -267,7 +267,7 @@ torch_version=$("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/nul
 	echo "# ratio = the peer's time / ours: above 1, ours is faster; vader and Gloo's ratios against shm and tcp as named"
 	echo "#"
 }
-sort -k1,1 -k2,2n -k3,3n "$results" | awk -v maxrep="$REPS" -v order="allreduce allgather reducescatter broadcast alltoall" '
+sort -k1,1 -k2,2n -k3,3n "$results" | awk -v maxrep="$REPS" -v order="allreduce allgather reducescatter broadcast alltoall" "$AWK_MEDIAN"'
 	function label(s) { return s >= 1048576 ? s / 1048576 "M" : s >= 1024 ? s / 1024 "K" : s }
 	function t(k, side) { return (k SUBSEP side) in best ? best[k SUBSEP side] : 0 }
 	function num(v) { return v > 0 ? sprintf("%10.2f", v) : sprintf("%10s", "-") }
@@ -283,23 +283,18 @@ sort -k1,1 -k2,2n -k3,3n "$results" | awk -v maxrep="$REPS" -v order="allreduce 
 		reps[kk] = reps[kk] " " $6
 	}
 	# median(k, side): the median of the side'"'"'s repetitions of row k.
-	function median(k, side, v, c, i, j, x) {
-		if (!((k SUBSEP side) in reps)) return 0
-		c = split(reps[k SUBSEP side], v, " ")
-		for (i = 2; i <= c; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
-		return c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
-	}
+	function med(k, side) { return (k SUBSEP side) in reps ? median(reps[k SUBSEP side]) : 0 }
 	# paired(k, peer, ours): the medians'"'"' ratio, and in how many of the
 	# repetitions that ran both (a repetition runs every side within
 	# seconds) ours was the faster.
 	function paired(k, peer, ours, r, won, both) {
-		if (median(k, peer) <= 0 || median(k, ours) <= 0) return sprintf("%10s", "-")
+		if (med(k, peer) <= 0 || med(k, ours) <= 0) return sprintf("%10s", "-")
 		for (r = 1; r <= maxrep; r++)
 			if ((k SUBSEP peer SUBSEP r) in rep && (k SUBSEP ours SUBSEP r) in rep) {
 				both++
 				if (rep[k SUBSEP ours SUBSEP r] < rep[k SUBSEP peer SUBSEP r]) won++
 			}
-		return sprintf("%5.2f %d/%d", median(k, peer) / median(k, ours), won, both)
+		return sprintf("%5.2f %d/%d", med(k, peer) / med(k, ours), won, both)
 	}
 	function spread(k, side) { return t(k, side) > 0 ? sprintf("%10.2f", worst[k SUBSEP side] / t(k, side)) : sprintf("%10s", "-") }
 	END {
