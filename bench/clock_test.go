@@ -172,10 +172,10 @@ func TestClockOf(t *testing.T) {
 
 // TestWallClockRow: on a backend without a virtual clock a row is timed
 // by the wall clock (read as the CPU's counter where it can be): a 2-rank
-// allreduce whose every message --inject holds for 3 ms takes at least
+// allreduce whose every message --inject holds for 5 ms takes at least
 // that an iteration, and not twice that.
 func TestWallClockRow(t *testing.T) {
-	const hold = 3 * time.Millisecond
+	const hold = 5 * time.Millisecond
 	p := DefaultPlan()
 	p.Backend, p.Ranks = shm.Name, 2
 	p.Ops, p.DTypes, p.RedOps = []coll.Op{coll.AllReduce}, []dtype.DType{dtype.FP32}, []dtype.ReduceOp{dtype.Sum}
@@ -184,7 +184,7 @@ func TestWallClockRow(t *testing.T) {
 	p.Algo = "oneshot" // one message each way an iteration
 	p.LinkGBps, p.LinkSource = 1, "given"
 	p.Timeout = 20 * time.Second
-	spec, err := inject.Parse("delay=3ms")
+	spec, err := inject.Parse("delay=5ms")
 	if err != nil {
 		t.Fatal(err)
 	}
