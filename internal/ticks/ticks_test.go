@@ -9,7 +9,7 @@ import (
 // TestDurationAgrees: an interval read on this clock and converted
 // agrees with the monotonic clock's reading of the same interval, within
 // 2% and the two clocks' reading costs, early after start (the rate
-// still measured at each conversion) and once the rate is fixed.
+// still being measured) and once the rate is fixed.
 func TestDurationAgrees(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -37,9 +37,7 @@ func TestRateFixed(t *testing.T) {
 	if !useTSC {
 		t.Skip("readings are nanoseconds here: no rate to measure")
 	}
-	was := calibrateFor
-	calibrateFor = time.Millisecond
-	t.Cleanup(func() { calibrateFor = was })
+	calibrateAgain(t, time.Millisecond)
 	time.Sleep(2 * time.Millisecond)
 	rate := nsPerTick()
 	if f := frozen.Load(); f == 0 || rate <= 0 {
@@ -96,10 +94,7 @@ func TestCalibrationRereadsRarely(t *testing.T) {
 	if !useTSC {
 		t.Skip("readings are nanoseconds here: no rate to measure")
 	}
-	was, wasFrozen := calibrateFor, frozen.Load()
-	calibrateFor = time.Hour
-	frozen.Store(0)
-	t.Cleanup(func() { calibrateFor = was; frozen.Store(wasFrozen) })
+	calibrateAgain(t, time.Hour)
 
 	const calls = 10000
 	start := time.Now()
@@ -131,13 +126,10 @@ func BenchmarkDuration(b *testing.B) {
 		frozen bool
 	}{{"calibrating", false}, {"fixed", true}} {
 		b.Run(tc.name, func(b *testing.B) {
-			was, wasFrozen := calibrateFor, frozen.Load()
-			calibrateFor = time.Hour
-			frozen.Store(0)
+			calibrateAgain(b, time.Hour)
 			if tc.frozen {
 				frozen.Store(math.Float64bits(nsPerTick()))
 			}
-			b.Cleanup(func() { calibrateFor = was; frozen.Store(wasFrozen) })
 			var sum time.Duration
 			for i := range b.N {
 				sum += Ticks(i).Duration()
@@ -163,4 +155,13 @@ func BenchmarkNow(b *testing.B) {
 		}
 		_ = sum
 	})
+}
+
+// calibrateAgain starts the rate's measurement over for a test, to be
+// fixed after d, and puts the package's state back when the test ends.
+func calibrateAgain(tb testing.TB, d time.Duration) {
+	was, wasFrozen := calibrateFor, frozen.Load()
+	calibrateFor = d
+	frozen.Store(0)
+	tb.Cleanup(func() { calibrateFor = was; frozen.Store(wasFrozen) })
 }
