@@ -77,6 +77,8 @@ type endpoint struct {
 	// bigTurn is the turn to stream a large frame on an oversubscribed
 	// host (writeInTurn): a one-slot semaphore.
 	bigTurn chan struct{}
+	// turnWaiters counts the frames waiting for bigTurn.
+	turnWaiters atomic.Int32
 
 	// epoch counts the times Recover has reset the links; every link
 	// connection is made at one epoch (Hello.Epoch) and used only in it.

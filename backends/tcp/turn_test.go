@@ -3,6 +3,7 @@ package tcp
 import (
 	"bytes"
 	"io"
+	"net"
 	"testing"
 	"time"
 )
@@ -55,6 +56,66 @@ func TestWriteInTurn(t *testing.T) {
 		want := append(append([]byte(nil), hdr...), payloads[i]...)
 		if got := <-p.got; !bytes.Equal(got, want) {
 			t.Errorf("peer %d got %d bytes, not the %d sent", i, len(got), len(want))
+		}
+	}
+}
+
+// TestMovingFrameKeepsTurn streams two large frames of one rank at once,
+// the first to a peer that reads slowly but steadily (a read every few
+// milliseconds, well inside turnStall): the first keeps the turn until it
+// is out, so it is written whole before the second starts, which a turn
+// held for a fixed time, or given up while bytes still move, would not do.
+func TestMovingFrameKeepsTurn(t *testing.T) {
+	const size = 16 << 20
+	defer func(d time.Duration) { turnStall = d }(turnStall)
+	turnStall = 100 * time.Millisecond
+	ep := &endpoint{bigTurn: make(chan struct{}, 1), closed: make(chan struct{})}
+	read := func(in net.Conn, pause time.Duration, got chan<- []byte) {
+		_ = in.SetDeadline(time.Now().Add(60 * time.Second))
+		var all []byte
+		buf := make([]byte, 64<<10)
+		for len(all) < HeaderSize+size {
+			n, err := in.Read(buf)
+			all = append(all, buf[:n]...)
+			if err != nil {
+				break
+			}
+			time.Sleep(pause)
+		}
+		got <- all
+	}
+	slowIn, slowOut := socketPair(t)
+	promptIn, promptOut := socketPair(t)
+	slowGot, promptGot := make(chan []byte, 1), make(chan []byte, 1)
+	go read(slowIn, 4*time.Millisecond, slowGot) // 16 MiB in a second or more
+	go read(promptIn, 0, promptGot)
+	slow := &link{conn: slowOut, wr: newRawWriter(slowOut), ep: ep}
+	prompt := &link{conn: promptOut, wr: newRawWriter(promptOut), ep: ep}
+	hdr := bytes.Repeat([]byte{0xCD}, HeaderSize)
+	payload := bytes.Repeat([]byte{7, 8, 9, 10}, size/4)
+	order := make(chan string, 2)
+	errs := make(chan error, 2)
+	go func() {
+		errs <- slow.writeInTurn(hdr, payload)
+		order <- "slow"
+	}()
+	time.Sleep(20 * time.Millisecond) // the slow frame takes the turn first
+	go func() {
+		errs <- prompt.writeInTurn(hdr, payload)
+		order <- "prompt"
+	}()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if first := <-order; first != "slow" {
+		t.Errorf("the frame waiting for the turn went out before the one that kept moving")
+	}
+	want := append(append([]byte(nil), hdr...), payload...)
+	for name, got := range map[string][]byte{"slow": <-slowGot, "prompt": <-promptGot} {
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s peer got %d bytes, not the %d sent", name, len(got), len(want))
 		}
 	}
 }
