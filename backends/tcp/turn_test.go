@@ -68,7 +68,7 @@ func TestWriteInTurn(t *testing.T) {
 func TestMovingFrameKeepsTurn(t *testing.T) {
 	const size = 16 << 20
 	defer func(d time.Duration) { turnStall = d }(turnStall)
-	turnStall = 100 * time.Millisecond
+	turnStall = 500 * time.Millisecond // far above a read's pause, even on a loaded host
 	ep := &endpoint{bigTurn: make(chan struct{}, 1), closed: make(chan struct{})}
 	read := func(in net.Conn, pause time.Duration, got chan<- []byte) {
 		_ = in.SetDeadline(time.Now().Add(60 * time.Second))
@@ -99,7 +99,9 @@ func TestMovingFrameKeepsTurn(t *testing.T) {
 		errs <- slow.writeInTurn(hdr, payload)
 		order <- "slow"
 	}()
-	time.Sleep(20 * time.Millisecond) // the slow frame takes the turn first
+	for len(ep.bigTurn) == 0 { // the slow frame takes the turn first
+		time.Sleep(time.Millisecond)
+	}
 	go func() {
 		errs <- prompt.writeInTurn(hdr, payload)
 		order <- "prompt"
