@@ -10,7 +10,8 @@ import (
 
 // TestWriteInTurn streams two large frames of one rank at once, the first
 // to a peer that does not read for a while: the second must not wait for
-// that peer (the first gives the turn up after turnHold), and both must
+// that peer (the first gives the turn up once it stalls for turnStall while
+// the second waits), and both must
 // arrive whole.
 func TestWriteInTurn(t *testing.T) {
 	const size = 32 << 20
@@ -99,7 +100,10 @@ func TestMovingFrameKeepsTurn(t *testing.T) {
 		errs <- slow.writeInTurn(hdr, payload)
 		order <- "slow"
 	}()
-	for len(ep.bigTurn) == 0 { // the slow frame takes the turn first
+	for deadline := time.Now().Add(10 * time.Second); len(ep.bigTurn) == 0; { // the slow frame takes the turn first
+		if time.Now().After(deadline) {
+			t.Fatal("the first frame never took the turn")
+		}
 		time.Sleep(time.Millisecond)
 	}
 	go func() {
