@@ -30,11 +30,19 @@ type endpoint struct {
 	// sameCPUWaits counts the waits that slept without polling, their
 	// peer having last waited on this rank's CPU.
 	sameCPUWaits int
-	stage        stagePool
-	pool         reqPool // released requests, for reuse
-	queued       int     // sends waiting in peers' queues
-	receiving    int     // receives posted and not yet complete (peers' recvs)
-	closed       bool
+	// yieldOffUntil: until then an oversubscribed rank's waits sleep at
+	// once, without yielding; set when a yield came back slowly
+	// (yieldWait). slowYields counts those yields.
+	yieldOffUntil time.Time
+	slowYields    int
+	// yield and now are yieldCPU and time.Now, which tests replace.
+	yield     func()
+	now       func() time.Time
+	stage     stagePool
+	pool      reqPool // released requests, for reuse
+	queued    int     // sends waiting in peers' queues
+	receiving int     // receives posted and not yet complete (peers' recvs)
+	closed    bool
 	// dropMu guards the peers' dropErr, which DropLink may set from
 	// another goroutine.
 	dropMu sync.Mutex
@@ -184,20 +192,6 @@ func (f failed) Wait(context.Context) error { return f.err }
 // doorbell, when its host has no more ranks than CPUs (as shm's).
 const spinBudget = 20 * time.Microsecond
 
-// yieldBudget is how long a waiting rank yields its CPU before it sleeps on
-// its doorbell, when its host has more ranks than CPUs.
-const yieldBudget = 100 * time.Microsecond
-
-// yieldsPerCheck is how many times an oversubscribed waiting rank yields
-// its CPU between readings of the clock (70-210 ns on virtual machines)
-// and turns of its process's other goroutines (runtime.Gosched, a trip
-// through the Go scheduler's locks): each was a fifth of a microsecond
-// or more a yield, against a yield's microsecond or two, and the rank
-// yields hundreds of thousands of times a second. 8 ranks on 2 CPUs, 1 KiB
-// rd allreduce, median of 6 interleaved runs: 46.0 us checking every
-// yield, 41.3 every 2, 40.7 every 4, 39.7 every 8, 38.1 every 16.
-const yieldsPerCheck = 8
-
 // quickPolls is how many times a waiting rank polls, without yielding or
 // reading the clock, before it asks which CPU it runs on (getcpu(2), a
 // system call: 400 ns on a loaded virtual machine, as long as a whole
@@ -254,25 +248,8 @@ func (e *endpoint) await(ctx context.Context, p *peer, ready func() bool) error 
 			}
 		}
 	}
-	if !e.spin {
-		// More ranks than CPUs: the rank waited for may be runnable but
-		// short of a CPU. Giving this one away (sched_yield) for a while
-		// before sleeping lets it run at once, where a sleep costs a
-		// wake-up through the scheduler: 8 ranks on 2 CPUs ran a 1 KiB
-		// allreduce in 90-240 us this way, 700-1400 us without.
-		start := time.Now()
-		for i := 1; ; i++ {
-			yieldCPU()
-			if ready() {
-				return nil
-			}
-			if i%yieldsPerCheck == 0 {
-				runtime.Gosched()
-				if time.Since(start) >= yieldBudget {
-					break
-				}
-			}
-		}
+	if !e.spin && e.yieldWait(ready) {
+		return nil
 	}
 	return e.sleepUntil(ctx, p, ready)
 }
