@@ -38,32 +38,40 @@ func probeSize(ranks int) int64 {
 	return kit.ShareBudget(probeBudget, ranks, probeMin, probeMax)
 }
 
-// probeLink measures the link on this backend and returns GB/s, on every
-// rank alike (rank 0's figure is what the header reports).
-func (r *rankRunner) probeLink(ctx context.Context) (float64, error) {
+// probeLink measures the link on this backend, repeating the probe until
+// it agrees with itself (settleProbe), and returns the figure, on every
+// rank alike (rank 0's readings, broadcast after each repetition).
+func (r *rankRunner) probeLink(ctx context.Context) (linkFigure, error) {
 	n := r.comm.Size()
 	if n == 1 {
-		return 0, nil // no link to measure with a single rank
+		return linkFigure{}, nil // no link to measure with a single rank
 	}
 	var bp kit.BufferPool
 	defer bp.Free()
 	size := probeSize(n)
 	if err := bp.Alloc(int(size)); err != nil {
-		return 0, err
+		return linkFigure{}, err
 	}
 	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: int(size), Bytes: size}
-	rec, err := r.probeRow(ctx, &bp, row, coll.Auto, probeWarmup, probeIters)
-	if err != nil {
-		return 0, err
-	}
-	// Every rank needs the figure; rank 0 computed it. Spread it with a
-	// broadcast so all ranks agree.
-	val := []float64{rec.BusBW}
-	out, err := r.broadcastFloats(ctx, val)
-	if err != nil {
-		return 0, err
-	}
-	return out[0], nil
+	start := time.Now()
+	return settleProbe(func(rep int) (probeReading, error) {
+		warmup := probeWarmup
+		if rep > 0 {
+			warmup = 1 // the buffers are touched, the algorithm's scratch in place
+		}
+		rec, err := r.probeRow(ctx, &bp, row, coll.Auto, warmup, probeIters)
+		if err != nil {
+			return probeReading{}, err
+		}
+		// Every rank needs the figure and the time, to stop at the same
+		// repetition; rank 0 computed them. Spread them with a broadcast
+		// so all ranks agree.
+		out, err := r.broadcastFloats(ctx, []float64{rec.BusBW, time.Since(start).Seconds()})
+		if err != nil {
+			return probeReading{}, err
+		}
+		return probeReading{GBps: out[0], Elapsed: time.Duration(out[1] * float64(time.Second))}, nil
+	})
 }
 
 // probeDescription says how the probe measured, for the header.
@@ -71,8 +79,8 @@ func (r *rankRunner) probeDescription() string {
 	if r.comm.Size() == 1 {
 		return "auto: one rank has no link; util not computed"
 	}
-	return fmt.Sprintf("auto: each of the %d ranks sends %s to its right neighbour while receiving from its left, all at once, on %s; at least %d timed iterations and %v after %d warm-up",
-		r.comm.Size(), units.FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeMinTime, probeWarmup)
+	return fmt.Sprintf("auto: each of the %d ranks sends %s to its right neighbour while receiving from its left, all at once, on %s; at least %d timed iterations and %v after %d warm-up, repeated: %s",
+		r.comm.Size(), units.FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeMinTime, probeWarmup, r.linkFig.describe())
 }
 
 // broadcastFloats sends rank 0's v to every rank.

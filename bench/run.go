@@ -117,6 +117,7 @@ type rankRunner struct {
 	bufs     *kit.BufferPool
 	llc      int64 // the last-level cache's bytes, read with --cache cold
 	linkGBps float64
+	linkFig  linkFigure       // the link probe's repetitions, with --link-bw auto
 	cal      *kit.Calibration // nil unless the plan needs the cost model
 	// rearm restarts the time limit of the op in progress before it is
 	// run again (--retry); nil outside a row.
@@ -186,11 +187,11 @@ func (r *rankRunner) rearmOp() {
 // rank's buffers for the largest row.
 func (r *rankRunner) prepare(ctx context.Context) error {
 	if r.plan.LinkSource == LinkAuto {
-		gbps, err := r.probeLink(ctx)
+		fig, err := r.probeLink(ctx)
 		if err != nil {
 			return fmt.Errorf("measuring the link (--link-bw auto): %w", err)
 		}
-		r.linkGBps = gbps
+		r.linkGBps, r.linkFig = fig.GBps, fig
 	}
 	for _, c := range r.groups {
 		if err := r.bufs.Ensure(r.plan.poolNeed(c.Size()), r.plan.NoPayload); err != nil {
@@ -259,6 +260,10 @@ func (r *rankRunner) header() results.Header {
 	}
 	if p.LinkSource == LinkAuto {
 		h.LinkGBps, h.LinkSource = r.linkGBps, r.probeDescription()
+		h.LLCBytes = kit.LLCBytes()
+		if r.comm.Size() > 1 {
+			h.LinkLoGBps, h.LinkHiGBps, h.LinkUncertain = r.linkFig.Lo, r.linkFig.Hi, !r.linkFig.Agreed
+		}
 	}
 	if r.cal != nil {
 		h.Model = r.cal.String()

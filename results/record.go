@@ -128,6 +128,14 @@ type Header struct {
 	Timeout    time.Duration
 	LinkGBps   float64 // link bandwidth in GB/s; 0 when unknown
 	LinkSource string  // how the link bandwidth was obtained
+	// LinkLoGBps and LinkHiGBps are the lowest and highest reading of the
+	// link probe's repetitions (--link-bw auto), 0 when not probed;
+	// LinkUncertain says that they did not agree, so util is uncertain.
+	LinkLoGBps, LinkHiGBps float64
+	LinkUncertain          bool
+	// LLCBytes is the host's last-level cache with --link-bw auto (0 when
+	// not read): a row larger than it did not run from cache.
+	LLCBytes int64
 	// Topology describes the servers (--topology), "" for one level;
 	// LinkInterGBps and LinkInterSource the link between servers (0 when
 	// not given), and LinkRule which domains util compares with which.

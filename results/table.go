@@ -18,9 +18,12 @@ type Table struct {
 	lastOp  string
 	pending *Record // out-of-place half of a line waiting for its in-place half
 	shown   shownMean
-	rows    int   // rows shown
-	faster  int   // of which moved data faster than their link
-	err     error // first write error; later writes are skipped
+	rows    int // rows shown
+	faster  int // of which moved data faster than their link
+	// fasterBig counts the faster rows larger than the last-level cache,
+	// whose data did not sit in it (Header.aboveCache).
+	fasterBig int
+	err       error // first write error; later writes are skipped
 }
 
 // NewTable returns a Table writing to w. If w has a Flush method (a
@@ -118,7 +121,10 @@ func (t *Table) Begin(h Header) error {
 	}
 	t.explainColumns()
 	if h.LinkGBps > 0 {
-		t.printf("# %s after util: the row moved data faster than its link (util above 100%%): %s\n", FasterMark, fasterWhy(h))
+		t.printf("# %s after util: the row moved data faster than its link (util above 100%%): %s\n", FasterMark, fasterWhyHeader(h))
+	}
+	if h.LinkUncertain && h.LinkGBps > 0 {
+		t.printf("# %s after util: the link's figure is uncertain (its probe's repetitions did not agree, see above): util is only as good as that figure\n", UncertainMark)
 	}
 	return t.flush()
 }
@@ -188,6 +194,9 @@ func (t *Table) Write(r Record) error {
 	t.rows++
 	if r.FasterThanLink() {
 		t.faster++
+		if t.h.aboveCache(r) {
+			t.fasterBig++
+		}
 	}
 	if r.Op != t.lastOp {
 		t.flushPending()
@@ -258,8 +267,11 @@ func (t *Table) group(r Record) string {
 	if !math.IsNaN(r.Util) {
 		util = fmt.Sprintf("%6.1f", 100*r.Util)
 	}
-	if r.FasterThanLink() {
+	switch {
+	case r.FasterThanLink():
 		mark = FasterMark
+	case t.h.LinkUncertain && !math.IsNaN(r.Util):
+		mark = UncertainMark
 	}
 	wrong := "   N/A"
 	if r.Checked() {
@@ -339,10 +351,7 @@ func (t *Table) End(s Summary) error {
 	if t.h.Retry != "" {
 		t.printf("# re-runs: %s failed on a transport error and ran again\n", Count(s.Retries, "op"))
 	}
-	if t.faster > 0 {
-		t.printf("# faster than the link (util marked %s): %d of %s shown (%s)\n", FasterMark,
-			t.faster, Count(t.rows, "row"), fasterWhy(t.h))
-	}
+	t.fasterFooter()
 	t.avgBusBW()
 	if s.Err != nil {
 		t.printf("# stopped early after %s: %s\n", Count(s.Rows, "row"), strings.ReplaceAll(s.Err.Error(), "\n", "; "))
@@ -357,16 +366,4 @@ func fmtEff(e float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", e)
-}
-
-// fasterWhy says why a row can move data faster than its link, and how to
-// measure without that.
-func fasterWhy(h Header) string {
-	if h.LinkSource != "" && !strings.HasPrefix(h.LinkSource, "auto") {
-		return "the link's rate was not measured here (" + h.LinkSource + "): the row's data sat in cache, or the rate is below what this host moves"
-	}
-	if cacheName(h) == "cold" {
-		return "its data came from memory with --cache cold, so the link was measured below what the row reached"
-	}
-	return "data in cache: the link was measured from memory; --cache cold measures from memory"
 }
