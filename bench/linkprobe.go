@@ -39,38 +39,38 @@ func probeSize(ranks int) int64 {
 }
 
 // probeLink measures the link on this backend, repeating the probe until
-// it agrees with itself (settleProbe), and returns the figure, on every
+// it agrees with itself (kit.Settle), and returns the figure, on every
 // rank alike (rank 0's readings, broadcast after each repetition).
-func (r *rankRunner) probeLink(ctx context.Context) (linkFigure, error) {
+func (r *rankRunner) probeLink(ctx context.Context) (kit.Settled, error) {
 	n := r.comm.Size()
 	if n == 1 {
-		return linkFigure{}, nil // no link to measure with a single rank
+		return kit.Settled{}, nil // no link to measure with a single rank
 	}
 	var bp kit.BufferPool
 	defer bp.Free()
 	size := probeSize(n)
 	if err := bp.Alloc(int(size)); err != nil {
-		return linkFigure{}, err
+		return kit.Settled{}, err
 	}
 	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: int(size), Bytes: size}
 	start := time.Now()
-	return settleProbe(func(rep int) (probeReading, error) {
+	return kit.Settle(func(rep int) (kit.Reading, error) {
 		warmup := probeWarmup
 		if rep > 0 {
 			warmup = 1 // the buffers are touched, the algorithm's scratch in place
 		}
 		rec, err := r.probeRow(ctx, &bp, row, coll.Auto, warmup, probeIters)
 		if err != nil {
-			return probeReading{}, err
+			return kit.Reading{}, err
 		}
 		// Every rank needs the figure and the time, to stop at the same
 		// repetition; rank 0 computed them. Spread them with a broadcast
 		// so all ranks agree.
 		out, err := r.broadcastFloats(ctx, []float64{rec.BusBW, time.Since(start).Seconds()})
 		if err != nil {
-			return probeReading{}, err
+			return kit.Reading{}, err
 		}
-		return probeReading{GBps: out[0], Elapsed: time.Duration(out[1] * float64(time.Second))}, nil
+		return kit.Reading{Value: out[0], Elapsed: time.Duration(out[1] * float64(time.Second))}, nil
 	})
 }
 
@@ -80,7 +80,7 @@ func (r *rankRunner) probeDescription() string {
 		return "auto: one rank has no link; util not computed"
 	}
 	return fmt.Sprintf("auto: each of the %d ranks sends %s to its right neighbour while receiving from its left, all at once, on %s; at least %d timed iterations and %v after %d warm-up, repeated: %s",
-		r.comm.Size(), units.FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeMinTime, probeWarmup, r.linkFig.describe())
+		r.comm.Size(), units.FormatSize(probeSize(r.comm.Size())), r.plan.Backend, probeIters, probeMinTime, probeWarmup, describeLink(r.linkFig))
 }
 
 // broadcastFloats sends rank 0's v to every rank.

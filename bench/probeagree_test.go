@@ -1,64 +1,24 @@
 package bench
 
 import (
-	"errors"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/hccl-test/hccl-test/kit"
 )
 
-// TestSettleProbe feeds the probe's agreement fake readings: it stops as
-// soon as the best probeBest agree, takes their median, and at the bounds
-// (repetitions or time) gives up with the figure marked uncertain.
-func TestSettleProbe(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		readings []float64
-		step     time.Duration // each repetition's time
-		reps     int
-		gbps     float64
-		agreed   bool
-		lo, hi   float64
-	}{
-		{"quiet: three alike", []float64{5, 5.1, 4.9, 1}, time.Millisecond, 3, 5, true, 4.9, 5.1},
-		{"a loaded first reading is outvoted", []float64{0.24, 5.9, 5.8, 5.93}, time.Millisecond, 4, 5.9, true, 0.24, 5.93},
-		{"the best three, not the last three", []float64{5, 1, 5.2, 2, 0.5, 5.1}, time.Millisecond, 6, 5.1, true, 0.5, 5.2},
-		{"never agree: stopped by the count", []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}, time.Millisecond, probeMaxReps, 1024, false, 1, 2048},
-		{"never agree: stopped by the time", []float64{1, 2, 4, 8, 16, 32}, probeMaxTime / 2, 2, 1.5, false, 1, 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			calls := 0
-			f, err := settleProbe(func(rep int) (probeReading, error) {
-				if rep != calls {
-					t.Fatalf("repetition %d after %d calls", rep, calls)
-				}
-				calls++
-				return probeReading{GBps: tc.readings[rep], Elapsed: time.Duration(rep+1) * tc.step}, nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f.Reps != tc.reps || calls != tc.reps || f.GBps != tc.gbps || f.Agreed != tc.agreed || f.Lo != tc.lo || f.Hi != tc.hi {
-				t.Errorf("got %+v after %d calls, want %d repetitions, %v GB/s, agreed %v, %v..%v", f, calls, tc.reps, tc.gbps, tc.agreed, tc.lo, tc.hi)
-			}
-			d := f.describe()
-			if want := "util uncertain"; strings.Contains(d, want) == tc.agreed {
-				t.Errorf("description %q: %q shown %v, want %v", d, want, !tc.agreed, !tc.agreed)
-			}
-		})
-	}
-}
-
-// TestSettleProbeError: a failed repetition ends the probe with its error.
-func TestSettleProbeError(t *testing.T) {
-	boom := errors.New("boom")
-	_, err := settleProbe(func(rep int) (probeReading, error) {
-		if rep == 1 {
-			return probeReading{}, boom
+// TestDescribeLink: the header says how far the probe's repetitions
+// spread, and that util is uncertain exactly when they did not agree.
+func TestDescribeLink(t *testing.T) {
+	for _, agreed := range []bool{true, false} {
+		d := describeLink(kit.Settled{Value: 5, Lo: 0.24, Hi: 5.93, Reps: 4, Agreed: agreed})
+		if !strings.Contains(d, "0.24..5.93 GB/s") || strings.Contains(d, "util uncertain") == agreed {
+			t.Errorf("agreed %v: %q", agreed, d)
 		}
-		return probeReading{GBps: 1}, nil
-	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("err %v, want %v", err, boom)
+	}
+	// One repetition past the time bound: nothing it could agree with.
+	d := describeLink(kit.Settled{Value: 0.29, Lo: 0.29, Hi: 0.29, Reps: 1})
+	if !strings.Contains(d, "1 repetition,") || strings.Contains(d, "best 3") || !strings.Contains(d, "util uncertain") {
+		t.Errorf("one repetition: %q", d)
 	}
 }

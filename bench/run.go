@@ -117,7 +117,7 @@ type rankRunner struct {
 	bufs     *kit.BufferPool
 	llc      int64 // the last-level cache's bytes, read with --cache cold
 	linkGBps float64
-	linkFig  linkFigure       // the link probe's repetitions, with --link-bw auto
+	linkFig  kit.Settled      // the link probe's repetitions, with --link-bw auto
 	cal      *kit.Calibration // nil unless the plan needs the cost model
 	// rearm restarts the time limit of the op in progress before it is
 	// run again (--retry); nil outside a row.
@@ -191,7 +191,7 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("measuring the link (--link-bw auto): %w", err)
 		}
-		r.linkGBps, r.linkFig = fig.GBps, fig
+		r.linkGBps, r.linkFig = fig.Value, fig
 	}
 	for _, c := range r.groups {
 		if err := r.bufs.Ensure(r.plan.poolNeed(c.Size()), r.plan.NoPayload); err != nil {

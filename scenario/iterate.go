@@ -124,6 +124,9 @@ type scenResult struct {
 	// injected counts the messages --inject corrupted where the check
 	// could not see them, every rank's together.
 	injected int64
+	// rounds is the mean step time of each round, in order (a run's
+	// rounds are its repetitions: see interval.go).
+	rounds []float64
 }
 
 // add returns the sums of r and o (r may be nil).
@@ -143,6 +146,7 @@ func (r *scenResult) add(o *scenResult) *scenResult {
 		r.wrong[i] += o.wrong[i]
 	}
 	r.injected += o.injected
+	r.rounds = append(r.rounds, o.rounds...)
 	return r
 }
 
@@ -201,5 +205,6 @@ func (r *scenRank) combine(ctx context.Context, iters int, samples, wrong []floa
 		res.wrong[i] = int64(w)
 	}
 	res.injected = int64(sum[len(sum)-1])
+	res.rounds = []float64{res.mean(res.step)}
 	return res, nil
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"time"
@@ -122,16 +123,43 @@ func (r *scenRank) probe(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		small, err := r.probeTime(ctx, comm, gate, send[:scenProbeSmall], recv[:scenProbeSmall], scenProbeIters)
-		if err != nil {
-			return fmt.Errorf("measuring %s links with %d-byte exchanges: %w", dom, scenProbeSmall, err)
+		// Repeated until the betas agree (kit.Settle): one repetition on
+		// a loaded host read a twentieth of another's, and the slowed
+		// runs' holds are made from these figures. Alpha is the least
+		// of the repetitions' small exchanges.
+		alpha := math.Inf(1)
+		start := time.Now()
+		measure := func(int) (kit.Reading, error) {
+			small, err := r.probeTime(ctx, comm, gate, send[:scenProbeSmall], recv[:scenProbeSmall], scenProbeIters)
+			if err != nil {
+				return kit.Reading{}, fmt.Errorf("measuring %s links with %d-byte exchanges: %w", dom, scenProbeSmall, err)
+			}
+			large, err := r.probeTime(ctx, comm, gate, send, recv, scenProbeLargeIters)
+			if err != nil {
+				return kit.Reading{}, fmt.Errorf("measuring %s links with %s exchanges: %w", dom, units.FormatSize(size), err)
+			}
+			// Every rank must stop at the same repetition: the
+			// slowest rank's clock counts.
+			el, err := r.allreduce(ctx, dtype.Max, []float64{time.Since(start).Seconds()})
+			if err != nil {
+				return kit.Reading{}, err
+			}
+			alpha = min(alpha, small)
+			beta := float64(size-scenProbeSmall) / max(large-small, large/10)
+			return kit.Reading{Value: beta, Elapsed: time.Duration(el[0] * float64(time.Second))}, nil
 		}
-		large, err := r.probeTime(ctx, comm, gate, send, recv, scenProbeLargeIters)
-		if err != nil {
-			return fmt.Errorf("measuring %s links with %s exchanges: %w", dom, units.FormatSize(size), err)
+		var fig kit.Settled
+		if r.virtual() {
+			// Virtual time reads the same every time: once is enough.
+			one, err := measure(0)
+			if err != nil {
+				return err
+			}
+			fig = kit.Settled{Value: one.Value, Lo: one.Value, Hi: one.Value, Reps: 1, Agreed: true, Took: one.Elapsed}
+		} else if fig, err = kit.Settle(measure); err != nil {
+			return err
 		}
-		r.alpha[d] = small
-		r.beta[d] = float64(size-scenProbeSmall) / max(large-small, large/10)
+		r.alpha[d], r.beta[d], r.betaFig[d] = alpha, fig.Value, fig
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -47,10 +48,17 @@ type Report struct {
 	OtherSharePct float64  `json:"other_share_pct"`
 	SlowdownPct   float64  `json:"slowdown_pct"`
 	Domains       []Domain `json:"domains"`
-	// Critical is the domain whose slowdown moved the step most, "" when
-	// no domain has links.
+	// Leading is the domain whose slowdown moved the step most, "" when
+	// no domain has links; Critical is the same domain when the
+	// intervals of the domains' changes separate it from the others
+	// (interval.go), else "" and CannotTell is true.
+	Leading           string  `json:"leading_domain"`
 	Critical          string  `json:"critical_domain"`
 	CriticalChangePct float64 `json:"critical_change_pct"`
+	CannotTell        bool    `json:"critical_cannot_tell"`
+	// IntervalConfidencePct is the confidence of the domains' intervals,
+	// in percent (below 95 when too few rounds ran for more).
+	IntervalConfidencePct float64 `json:"interval_confidence_pct"`
 	// Wrong counts wrong elements in the checked iteration of every run,
 	// every rank's together; WrongBySteps says where.
 	Wrong        int64       `json:"wrong"`
@@ -73,13 +81,24 @@ type Domain struct {
 	SharePct   float64 `json:"share_pct"`
 	// Links is false for groups of one rank, which have nothing to slow;
 	// the fields below are then zero.
-	Links        bool    `json:"links"`
-	AlphaUS      float64 `json:"alpha_us"`
-	BetaGBps     float64 `json:"beta_GBps"`
-	DelayUS      float64 `json:"injected_delay_us"`
-	RateGBps     float64 `json:"injected_bw_GBps"`
+	Links    bool    `json:"links"`
+	AlphaUS  float64 `json:"alpha_us"`
+	BetaGBps float64 `json:"beta_GBps"`
+	DelayUS  float64 `json:"injected_delay_us"`
+	RateGBps float64 `json:"injected_bw_GBps"`
+	// BetaLoGBps and BetaHiGBps are the lowest and highest of the beta
+	// probe's repetitions; BetaAgreed says that its best agreed, else
+	// the domain's holds, made from beta, are uncertain.
+	BetaLoGBps   float64 `json:"beta_lo_GBps"`
+	BetaHiGBps   float64 `json:"beta_hi_GBps"`
+	BetaAgreed   bool    `json:"beta_agreed"`
 	SlowedStepMS float64 `json:"slowed_step_ms"`
 	ChangePct    float64 `json:"change_pct"`
+	// ChangeLoPct and ChangeHiPct bound the median of the rounds' changes
+	// (each round's slowed step against its baseline), with the report's
+	// IntervalConfidencePct.
+	ChangeLoPct float64 `json:"change_lo_pct"`
+	ChangeHiPct float64 `json:"change_hi_pct"`
 }
 
 // WrongStep is the wrong-element count of one collective step (from
@@ -119,16 +138,21 @@ func (r *scenRank) report(base *scenResult, slowed []*scenResult) *Report {
 		if s := slowed[d]; s != nil {
 			delay, rate := r.slowFaults(d)
 			sd.AlphaUS, sd.BetaGBps = 1e6*r.alpha[d], r.beta[d]/1e9
+			f := r.betaFig[d]
+			sd.BetaLoGBps, sd.BetaHiGBps, sd.BetaAgreed = f.Lo/1e9, f.Hi/1e9, f.Agreed
 			sd.DelayUS, sd.RateGBps = float64(delay.Nanoseconds())/1e3, rate/1e9
 			sd.SlowedStepMS = 1e3 * s.mean(s.step)
 			sd.ChangePct = 100 * (sd.SlowedStepMS - rep.StepMS) / max(rep.StepMS, 1e-9)
-			if rep.Critical == "" || sd.ChangePct > best {
-				rep.Critical, best = dom, sd.ChangePct
+			if rep.Leading == "" || sd.ChangePct > best {
+				rep.Leading, best = dom, sd.ChangePct
 			}
+			_, sd.ChangeLoPct, sd.ChangeHiPct, rep.IntervalConfidencePct = medianInterval(roundChanges(base.rounds, s.rounds))
+			rep.IntervalConfidencePct *= 100
 		}
 		rep.Domains = append(rep.Domains, sd)
 	}
 	rep.CriticalChangePct = best
+	rep.decide()
 	if math.Abs(rep.OtherMS) < 1e-9 {
 		rep.OtherMS = 0 // rounding of the sums, in virtual time exact
 	}
@@ -196,24 +220,32 @@ func (rep *Report) WriteText(w io.Writer) error {
 	p("# sensitivity: each domain's links slowed by %g%% in turn, through the fault injector: on every link of the domain,\n", rep.SlowdownPct)
 	p("#   delay = %g%% of its alpha and bw = its beta / %g, so a message of s bytes is held %g%% of (alpha + s/beta) longer;\n",
 		rep.SlowdownPct, rep.SlowdownPct/100, rep.SlowdownPct)
-	p("#   alpha and beta: the slowest group's, --inject faults included, from ring exchanges of %d B and %s in every group at once\n",
+	p("#   alpha and beta: the slowest group's, --inject faults included, from ring exchanges of %d B and %s in every group at once,\n",
 		scenProbeSmall, units.FormatSize(scenProbeSize(rep.Ranks)))
-	p("# domain   alpha (us)  beta (GB/s)  delay (us)  bw (GB/s)   step (ms)   change\n")
+	if rep.Simulated != "" {
+		p("#   measured once: virtual time reads the same every time\n")
+	} else {
+		p("#   repeated until the best %d betas agree within %.0f%% (at most %d times and %v): beta their median, alpha the least\n",
+			kit.SettleBest, 100*kit.SettleAgree, kit.SettleMaxReps, kit.SettleMaxTime)
+	}
+	for _, d := range rep.Domains {
+		if d.Links && !d.BetaAgreed {
+			p("#   %s: its beta probes did not agree (%.3g..%.3g GB/s): its holds, and its change, are uncertain\n", d.Domain, d.BetaLoGBps, d.BetaHiGBps)
+		}
+	}
+	if rep.Leading != "" {
+		p("#   change: of the step's mean; interval: of the median of the %d rounds' changes (each round's slowed run against its baseline), %.0f%% confidence\n",
+			rep.Rounds, rep.IntervalConfidencePct)
+	}
+	p("# domain   alpha (us)  beta (GB/s)  delay (us)  bw (GB/s)   step (ms)   change   interval\n")
 	for _, d := range rep.Domains {
 		if !d.Links {
 			p("  %-7s %11s %12s %11s %10s %11s   no links (groups of 1 rank)\n", d.Domain, "-", "-", "-", "-", "-")
 			continue
 		}
-		p("  %-7s %11.1f %12.3f %11.1f %10.3f %11.2f %+7.1f%%\n", d.Domain, d.AlphaUS, d.BetaGBps, d.DelayUS, d.RateGBps, d.SlowedStepMS, d.ChangePct)
+		p("  %-7s %11.1f %12.3f %11.1f %10.3f %11.2f %+7.1f%%   %s\n", d.Domain, d.AlphaUS, d.BetaGBps, d.DelayUS, d.RateGBps, d.SlowedStepMS, d.ChangePct, span(d))
 	}
-	switch {
-	case rep.Critical == "":
-		p("# critical domain: none (no domain has links between ranks)\n")
-	case rep.CriticalChangePct >= 0:
-		p("# critical domain: %s (a %g%% slower %s link makes the step %.1f%% slower)\n", rep.Critical, rep.SlowdownPct, rep.Critical, rep.CriticalChangePct)
-	default:
-		p("# critical domain: %s (a %g%% slower %s link changes the step by %+.1f%%: within noise)\n", rep.Critical, rep.SlowdownPct, rep.Critical, rep.CriticalChangePct)
-	}
+	rep.writeVerdict(p)
 	switch {
 	case rep.Unchecked:
 		p("# wrong elements: not checked (--sim-data=false: the collectives carried no payload)\n")

@@ -124,9 +124,11 @@ type scenRank struct {
 	// alpha (seconds) and beta (bytes per second) of each domain's links,
 	// as probed.
 	alpha, beta []float64
-	actions     []scenAction
-	colls       []*scenColl // by step; nil for compute phases
-	load        scenLoad
+	// betaFig is how each domain's repeated beta probes went (kit.Settle).
+	betaFig []kit.Settled
+	actions []scenAction
+	colls   []*scenColl // by step; nil for compute phases
+	load    scenLoad
 	// comms holds each run's communicators, one per domain: [0] the
 	// baseline's, [1+d] those of the run with domain d slowed; made when
 	// the run first comes, kept for its later rounds.
@@ -178,6 +180,7 @@ func newScenRank(sc *Scenario, o Options, t backends.Transport) *scenRank {
 	var cal *kit.Calibration
 	r.top, cal = scenSim(sc, o)
 	r.alpha, r.beta = make([]float64, len(r.domains)), make([]float64, len(r.domains))
+	r.betaFig = make([]kit.Settled, len(r.domains))
 	for _, d := range r.domains {
 		r.links = append(r.links, sc.GroupSize(d) > 1)
 	}

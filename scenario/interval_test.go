@@ -1,0 +1,80 @@
+package scenario
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestMedianInterval checks the order-statistics interval of a median
+// against the binomial confidences worked out by hand: 6 values give
+// (x1, x6) at 1 - 2/64; 20 give (x6, x15) at 1 - 2 P(B <= 5) = 0.9586.
+func TestMedianInterval(t *testing.T) {
+	seq := func(n int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64(n - i) // descending: the function sorts
+		}
+		return x
+	}
+	for _, tc := range []struct {
+		x                 []float64
+		med, lo, hi, conf float64
+	}{
+		{[]float64{7}, 7, 7, 7, 0},
+		{seq(3), 2, 1, 3, 0.75},
+		{seq(6), 3.5, 1, 6, 1 - 2.0/64},
+		{seq(20), 10.5, 6, 15, 0.9586},
+	} {
+		med, lo, hi, conf := medianInterval(tc.x)
+		if med != tc.med || lo != tc.lo || hi != tc.hi || math.Abs(conf-tc.conf) > 1e-4 {
+			t.Errorf("%v: median %v in %v..%v at %.4f, want %v in %v..%v at %.4f", tc.x, med, lo, hi, conf, tc.med, tc.lo, tc.hi, tc.conf)
+		}
+	}
+}
+
+// TestVerdictNeedsSeparatedIntervals: a domain is called critical only
+// when its interval lies above zero and above every other domain's;
+// overlapping intervals, or one that reaches zero, make the report say
+// the run cannot tell, whatever the means.
+func TestVerdictNeedsSeparatedIntervals(t *testing.T) {
+	dom := func(name string, change, lo, hi float64) Domain {
+		return Domain{Domain: name, Groups: 1, GroupSize: 2, Links: true, ChangePct: change, ChangeLoPct: lo, ChangeHiPct: hi}
+	}
+	for _, tc := range []struct {
+		name     string
+		domains  []Domain
+		critical string
+		line     string
+	}{
+		{"separated", []Domain{dom("tp", 4, 2, 6), dom("ep", 13.5, 8, 19)}, "ep",
+			"# critical domain: ep (a 50% slower ep link makes the step 13.5% slower; its interval +8.0..+19.0% lies above zero and above every other domain's)"},
+		{"overlapping", []Domain{dom("tp", 4, -3, 30), dom("ep", 261.6, 5, 400)}, "",
+			"# critical domain: cannot tell (ep leads at +261.6%, but its interval +5.0..+400.0% overlaps tp's -3.0..+30.0%; more iterations may separate them)"},
+		{"touching", []Domain{dom("tp", 4, 1, 5), dom("ep", 6, 5, 7)}, "", "# critical domain: cannot tell (ep leads"},
+		{"above the others but not zero", []Domain{dom("tp", -4, -9, -5), dom("ep", 1, -1, 3)}, "",
+			"# critical domain: cannot tell (ep leads at +1.0%, but its interval -1.0..+3.0% includes no slowdown;"},
+		{"alone and above zero", []Domain{dom("dp", 3, 1, 5), {Domain: "tp", Groups: 8, GroupSize: 1}}, "dp",
+			"# critical domain: dp (a 50% slower dp link makes the step 3.0% slower; its interval +1.0..+5.0% lies above zero)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := &Report{Scenario: "t", Ranks: 2, SlowdownPct: 50, Rounds: 20, IntervalConfidencePct: 95.9, Domains: tc.domains}
+			for _, d := range tc.domains {
+				if d.Links && (rep.Leading == "" || d.ChangePct > rep.CriticalChangePct) {
+					rep.Leading, rep.CriticalChangePct = d.Domain, d.ChangePct
+				}
+			}
+			rep.decide()
+			if rep.Critical != tc.critical || rep.CannotTell != (tc.critical == "") {
+				t.Errorf("critical %q (cannot tell %v), want %q", rep.Critical, rep.CannotTell, tc.critical)
+			}
+			var b strings.Builder
+			if err := rep.WriteText(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tc.line) {
+				t.Errorf("report lacks %q:\n%s", tc.line, b.String())
+			}
+		})
+	}
+}
