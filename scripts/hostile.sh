@@ -122,3 +122,25 @@ row "--fusion 4096 -b 1K -e 1K" - 0 null -- "$bin" --fusion 4096 -b 1K -e 1K
 row "shm with --master" - 0 null -- "$bin" --master 127.0.0.1:29500 -b 1K -e 1K
 row "SIGQUIT at 0.01 s" QUIT 0.01 null -- "$bin" -b 1K -e 1M
 row "GOMAXPROCS=100000, tcp -p 2" - 0 null -- env GOMAXPROCS=100000 "$bin" --backend tcp -p 2 -b 1K -e 1K
+# class 11: figures that follow the host's load
+# $work/hog N CMD...: runs CMD while N busy loops keep the CPUs taken, and
+# exits with CMD's status.
+cat >"$work/hog" <<'HOG'
+#!/usr/bin/env bash
+n=$1
+shift
+for _ in $(seq "$n"); do (while :; do :; done) & done
+"$@"
+s=$?
+kill $(jobs -p) 2>/dev/null
+exit $s
+HOG
+chmod +x "$work/hog"
+hog=$work/hog
+row "8-rank shm probe, 64 MiB rows above the cache" - 0 null -- "$bin" -p 8 -b 64M -e 64M -n 3 -w 1
+row "8-rank shm probe beside a hog of 4" - 0 null -- "$hog" 4 "$bin" -p 8 -b 1K -e 64M -f 64 -n 5 -w 1
+row "proc -p 8 1 KiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend proc -p 8 -b 1K -e 1K -n 200 --link-bw 1GB/s
+row "proc -p 4 64 KiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend proc -p 4 -b 64K -e 64K -n 100 --link-bw 1GB/s
+row "proc -p 8 1 MiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend proc -p 8 -b 1M -e 1M -n 50 --link-bw 1GB/s
+row "tcp -p 8 1 KiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend tcp -p 8 -b 1K -e 1K -n 200 --link-bw 1GB/s
+row "scenario moe-ep beside a hog of 4" - 0 null -- "$hog" 4 "$bin" scenario examples/moe-ep.json --iters 12
