@@ -92,11 +92,38 @@ func separated(lo, hi []float64) int {
 // decide names the leading domain critical when its interval lies above
 // zero and above every other domain's, and otherwise says the run cannot
 // tell.
-func (rep *Report) decide() {
-	rep.Critical, rep.CannotTell = "", false
+//
+// Two things come first. The intervals must hold their medians with at
+// least verdictMinConfidence (5 rounds, 10 iterations, give 93.75%; 2
+// rounds, 50%: two runs on a starved host separated by chance). And every
+// domain's beta probes must have agreed (kit.Settle): the holds that slow
+// a domain are made from its beta, and a beta read under load makes them
+// anything (a 4-rank tcp run read tp's alpha at 195 ms). virtual: the
+// run is in virtual time (sim), whose rounds repeat exactly.
+func (rep *Report) decide(virtual bool) {
+	rep.Critical, rep.CannotTell, rep.CannotTellWhy = "", false, ""
 	if rep.Leading == "" {
 		return
 	}
+	rep.CannotTell = true
+	// In virtual time (sim) every round repeats the same run exactly:
+	// its figures need no confidence.
+	if !virtual && rep.IntervalConfidencePct < verdictMinConfidence {
+		rep.CannotTellWhy = fmt.Sprintf("%s give intervals of only %.0f%% confidence (%d iterations or more give %d rounds and %.0f%%)",
+			countRounds(rep.Rounds), rep.IntervalConfidencePct, verdictMinRounds*scenRoundIters, verdictMinRounds, 100*(1-2*binomCDF(verdictMinRounds, 0)))
+		return
+	}
+	var unsettled []string
+	for _, d := range rep.Domains {
+		if d.Links && !d.BetaAgreed {
+			unsettled = append(unsettled, d.Domain)
+		}
+	}
+	if len(unsettled) > 0 {
+		rep.CannotTellWhy = fmt.Sprintf("the beta probes of %s did not agree, so the holds that slowed them are uncertain", strings.Join(unsettled, " and "))
+		return
+	}
+	rep.CannotTell = false
 	var los, his []float64
 	var names []string
 	for _, d := range rep.Domains {
@@ -109,6 +136,22 @@ func (rep *Report) decide() {
 		return
 	}
 	rep.CannotTell = true
+}
+
+// verdictMinConfidence is the least confidence, in percent, of the
+// intervals a verdict is drawn from; verdictMinRounds the rounds that
+// first reach it.
+const (
+	verdictMinConfidence = 90
+	verdictMinRounds     = 5
+)
+
+// countRounds says "1 round" or "N rounds".
+func countRounds(n int) string {
+	if n == 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds", n)
 }
 
 // span formats a domain's interval.
@@ -145,6 +188,10 @@ func (rep *Report) writeVerdict(p func(string, ...any)) {
 		}
 		p("# critical domain: %s (a %g%% slower %s link makes the step %.1f%% slower; its interval %s lies %s)\n",
 			rep.Critical, rep.SlowdownPct, rep.Critical, rep.CriticalChangePct, span(lead), above)
+		return
+	}
+	if rep.CannotTellWhy != "" {
+		p("# critical domain: cannot tell (%s leads at %+.1f%%, but %s)\n", rep.Leading, rep.CriticalChangePct, rep.CannotTellWhy)
 		return
 	}
 	why := "includes no slowdown"

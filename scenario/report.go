@@ -56,6 +56,9 @@ type Report struct {
 	Critical          string  `json:"critical_domain"`
 	CriticalChangePct float64 `json:"critical_change_pct"`
 	CannotTell        bool    `json:"critical_cannot_tell"`
+	// CannotTellWhy says why, when it is not the intervals' overlap: too
+	// few rounds, or beta probes that did not agree.
+	CannotTellWhy string `json:"cannot_tell_why,omitempty"`
 	// IntervalConfidencePct is the confidence of the domains' intervals,
 	// in percent (below 95 when too few rounds ran for more).
 	IntervalConfidencePct float64 `json:"interval_confidence_pct"`
@@ -152,7 +155,7 @@ func (r *scenRank) report(base *scenResult, slowed []*scenResult) *Report {
 		rep.Domains = append(rep.Domains, sd)
 	}
 	rep.CriticalChangePct = best
-	rep.decide()
+	rep.decide(r.virtual())
 	if math.Abs(rep.OtherMS) < 1e-9 {
 		rep.OtherMS = 0 // rounding of the sums, in virtual time exact
 	}

@@ -36,8 +36,9 @@ func writeScenario(t *testing.T, text string) string {
 // TestScenarioTCP runs the scenario subcommand on 4 rank processes, with
 // the dp links planted slow (a bandwidth limit on both directions of every
 // dp pair: with tp fastest, dp groups are {0,2} and {1,3}), and checks
-// that tp is never named critical (dp is, or on a loaded host the report
-// says its 2 rounds cannot tell), every result is right and no rank
+// that the report comes out whole on tcp, where its 4 iterations, 2
+// rounds, are too few for a verdict and it says so (the shm test and the
+// unit tests check the verdict itself), every result is right and no rank
 // process is left behind.
 func TestScenarioTCP(t *testing.T) {
 	bin := buildBinary(t)
@@ -59,8 +60,8 @@ func TestScenarioTCP(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stdout, "# critical domain: dp ") && !strings.Contains(stdout, "# critical domain: cannot tell (") {
-		t.Errorf("the report names neither dp critical nor says it cannot tell:\n%s", stdout)
+	if !strings.Contains(stdout, "but 2 rounds give intervals of only 50% confidence") {
+		t.Errorf("the report does not say its 2 rounds are too few for a verdict:\n%s", stdout)
 	}
 	if n := strings.Count(stdout, "# hccl-test scenario"); n != 1 {
 		t.Errorf("%d reports, want 1 (rank 0's):\n%s", n, stdout)
