@@ -1,11 +1,16 @@
 package tcp
 
 import (
+	"context"
+	"errors"
+	"io"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hccl-test/hccl-test/internal/memguard"
 )
 
 // TestDescribeExit: a child killed by a signal is named by the signal's
@@ -128,6 +133,50 @@ func TestChildrenCulpritsFirst(t *testing.T) {
 			case <-killed:
 			case <-time.After(30 * time.Second):
 				t.Fatal("kill did not end a stopped child")
+			}
+		})
+	}
+}
+
+// TestSayStopped: a rank process that a signal stopped says so as its
+// last line, in the form its parent recognises (stoppedBy); one that the
+// memory guard stopped, or that failed on its own or not at all, says
+// nothing here (the program prints the guard's line itself).
+func TestSayStopped(t *testing.T) {
+	own := errors.New("allreduce: rank 3, op #7: recv from rank 2: context canceled")
+	cancelled := func(cause error) context.Context {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(cause)
+		return ctx
+	}
+	tests := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"a signal", cancelled(errors.New("terminated signal received")), own, "hccl-test: rank process 3 stopped: terminated signal received\n"},
+		{"the memory guard", cancelled(&memguard.Exceeded{Resident: 1 << 30}), own, ""},
+		{"its own failure", context.Background(), own, ""},
+		{"no failure", cancelled(errors.New("terminated signal received")), nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			sayStopped(&out, 3, stopCause(tc.ctx, tc.err))
+			if out.String() != tc.want {
+				t.Errorf("said %q, want %q", out.String(), tc.want)
+			}
+			if tc.want == "" {
+				return
+			}
+			l := &lastLine{w: io.Discard}
+			if _, err := l.Write([]byte(out.String())); err != nil {
+				t.Fatal(err)
+			}
+			l.finish(true)
+			if c := (&child{rank: 3, last: l}); !c.stoppedBy() {
+				t.Errorf("the parent does not see %q as the rank's stop", out.String())
 			}
 		})
 	}

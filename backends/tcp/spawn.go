@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/memguard"
 )
 
 // children are the rank processes hccl-test -p started: the same program
@@ -275,9 +276,10 @@ func (c *child) stopped() string {
 }
 
 // stopCause is the cause a rank process's run was cancelled with from
-// outside (a signal, the memory guard) when it failed, or nil.
+// outside (a signal) when it failed, or nil. The memory guard's is not
+// one: the program prints it, as the process's last line, itself.
 func stopCause(ctx context.Context, err error) error {
-	if c := backends.StopCause(ctx, err); c != err {
+	if c := backends.StopCause(ctx, err); c != err && memguard.Cause(ctx) == nil {
 		return c
 	}
 	return nil
