@@ -139,13 +139,39 @@ var (
 // ContextError turns the error of a finished context into the error a
 // Request reports: ErrTimeout for a deadline, or for a context cancelled
 // with a cause that wraps ErrTimeout (a watchdog that stands in for a
-// deadline), the context's error otherwise.
+// deadline), the context's error otherwise, saying the cause it was
+// cancelled with ("terminated signal received", not "context canceled")
+// while it matches only the context's error under errors.Is.
 func ContextError(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), ErrTimeout) {
 		return ErrTimeout
 	}
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		return causeError{err: ctx.Err(), cause: cause}
+	}
 	return ctx.Err()
 }
+
+// StopCause is what a rank tells its peers when it stops with err: the
+// cause its context was cancelled with from outside (a signal, the memory
+// guard), which says why it stopped where err only says where ("rank 3
+// stopped: terminated signal received", not the op it was in and
+// "context canceled"), else err.
+func StopCause(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() && !errors.Is(cause, ErrTimeout) {
+		return cause
+	}
+	return err
+}
+
+// causeError is a cancelled context's error told by its cause.
+type causeError struct{ err, cause error }
+
+func (e causeError) Error() string { return e.cause.Error() }
+func (e causeError) Unwrap() error { return e.err }
 
 // DirectReader is implemented by transports whose receiver reads the
 // sender's buffer itself (shared memory): a receive-and-reduce is then one

@@ -13,9 +13,9 @@ import (
 // context.WithTimeout per op costs about a microsecond, and re-arming a
 // timer per op a few hundred nanoseconds, which 1 KiB ops would measure;
 // instead the op's start is stored in an atomic, and one goroutine per row
-// looks at it every timeout/8. An op that overruns ends the row's context
-// with a cause that wraps ErrTimeout, so it fails as it would at a
-// deadline, at most an eighth of the timeout late. ArmNow reads no clock
+// looks at it every watchPeriod. An op that overruns ends the row's
+// context with a cause that wraps ErrTimeout, so it fails as it would at a
+// deadline, at most two periods late (200 ms at most). ArmNow reads no clock
 // at all (a reading costs 70-90 ns on some virtual machines, per op): it
 // stores a fresh token, and the watchdog times the token from the first
 // tick that sees it, which is at most a period after the op started.
@@ -37,7 +37,7 @@ type Watchdog struct {
 func NewWatchdog(parent context.Context, timeout time.Duration) *Watchdog {
 	ctx, cancel := context.WithCancelCause(parent)
 	w := &Watchdog{ctx: ctx, cancel: cancel, base: time.Now(), quit: make(chan struct{})}
-	period := max(timeout/8, time.Millisecond)
+	period := watchPeriod(timeout)
 	go func() {
 		tick := time.NewTicker(period)
 		defer tick.Stop()
@@ -66,13 +66,26 @@ func NewWatchdog(parent context.Context, timeout time.Duration) *Watchdog {
 	return w
 }
 
+// maxWatchPeriod bounds the watchdog's period: an op is ended at most two
+// periods after its time limit (one before a tick sees an op ArmNow armed,
+// one between ticks), and a run whose rank stopped must end within a
+// second of -T, which timeout/8 (1.25 s late at -T 5s) did not. Ten
+// ticks a second cost nothing a run measures.
+const maxWatchPeriod = 100 * time.Millisecond
+
+// watchPeriod is how often a watchdog over ops of timeout looks at the
+// running op: an eighth of the timeout, from 1 ms to maxWatchPeriod.
+func watchPeriod(timeout time.Duration) time.Duration {
+	return min(max(timeout/8, time.Millisecond), maxWatchPeriod)
+}
+
 // Arm starts the clock of an op that started at start.
 func (w *Watchdog) Arm(start time.Time) { w.started.Store(int64(start.Sub(w.base)) + 1) }
 
 // ArmNow starts the clock of an op that starts now, without reading the
 // clock: the watchdog counts the op's time from the first tick that sees
 // it, so that it ends an op that overran the timeout no earlier than Arm
-// would, and at most a tick period (timeout/8) later.
+// would, and at most a tick period (watchPeriod) later.
 func (w *Watchdog) ArmNow() { w.started.Store(-w.tokens.Add(1)) }
 
 // Disarm stops the clock between ops, so that waiting elsewhere (at a

@@ -112,3 +112,29 @@ func BenchmarkWatchdogArm(b *testing.B) {
 		}
 	})
 }
+
+// TestWatchPeriod: the watchdog ends an op at most two periods after its
+// time limit; that lateness stays within a fifth of a second whatever the
+// limit (a stopped rank is named within a second of -T), and within a
+// quarter of the limit for short ones.
+func TestWatchPeriod(t *testing.T) {
+	tests := []struct {
+		timeout  time.Duration
+		maxLate  time.Duration
+		minValue time.Duration
+	}{
+		{time.Microsecond, 2 * time.Millisecond, time.Millisecond},
+		{40 * time.Millisecond, 10 * time.Millisecond, time.Millisecond},
+		{time.Second, 250 * time.Millisecond, time.Millisecond},
+		{5 * time.Second, 200 * time.Millisecond, time.Millisecond},
+		{2 * time.Minute, 200 * time.Millisecond, time.Millisecond},
+		{24 * time.Hour, 200 * time.Millisecond, time.Millisecond},
+	}
+	for _, tc := range tests {
+		p := watchPeriod(tc.timeout)
+		if late := 2 * p; late > tc.maxLate || p < tc.minValue {
+			t.Errorf("timeout %v: period %v ends an op up to %v late, want at most %v (and a period of at least %v)",
+				tc.timeout, p, late, tc.maxLate, tc.minValue)
+		}
+	}
+}

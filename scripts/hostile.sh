@@ -37,7 +37,7 @@ cp "$work/a.csv" "$work/in.svg"
 mkfifo "$work/fifo"
 
 # row NAME SIGNAL DELAY STDOUT -- ARGS...: runs one command. SIGNAL is "-"
-# for none; STDOUT is "null", "file", "full", "closed" or "pipe" (a pipe
+# for none, or child:SIG for the last rank process it starts; STDOUT is "null", "file", "full", "closed" or "pipe" (a pipe
 # nobody reads).
 row() {
 	local name=$1 sig=$2 delay=$3 out=$4
@@ -63,6 +63,12 @@ row() {
 		# one of the ranks it starts).
 		local target
 		target=$(pgrep -f -o -- "^$1 " || true)
+		# child:SIG goes to the rank process it started last instead.
+		case $sig in child:*)
+			sig=${sig#child:}
+			[ -n "$target" ] && target=$(pgrep -n -P "$target" || true)
+			;;
+		esac
 		[ -n "$target" ] && kill -s "$sig" "$target"
 	fi
 	if [ "$out" = pipe ]; then
@@ -144,3 +150,16 @@ row "proc -p 4 64 KiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend p
 row "proc -p 8 1 MiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend proc -p 8 -b 1M -e 1M -n 50 --link-bw 1GB/s
 row "tcp -p 8 1 KiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend tcp -p 8 -b 1K -e 1K -n 200 --link-bw 1GB/s
 row "scenario moe-ep beside a hog of 4" - 0 null -- "$hog" 4 "$bin" scenario examples/moe-ep.json --iters 12
+# class 1: a stopped rank hangs proc
+row "proc -p 4 ring -T 5s, SIGSTOP rank 3 at 2 s" child:STOP 2 null -- "$bin" --backend proc -p 4 -b 1K -e 64M -n 50 --algo ring -T 5s
+row "tcp -p 4 ring -T 5s, SIGSTOP rank 3 at 2 s" child:STOP 2 null -- "$bin" --backend tcp -p 4 -b 1K -e 64M -n 50 --algo ring -T 5s
+row "proc -p 8 -T 3s, SIGSTOP rank 7 at 1.5 s" child:STOP 1.5 null -- "$bin" --backend proc -p 8 -b 1K -e 16M -n 50 -T 3s --link-bw 10GB/s
+row "scenario proc -p 8 -T 3s, SIGSTOP rank 7 at 3 s" child:STOP 3 null -- "$bin" scenario --backend proc -p 8 -T 3s examples/moe-ep.json
+row "tcp -p 4 alltoall -T 2s, SIGSTOP rank 3 at 1 s" child:STOP 1 null -- "$bin" --backend tcp -p 4 --op alltoall -b 1K -e 16M -n 100 -T 2s --link-bw 10GB/s
+# class 8: failures told in many lines, or wrongly (rank failures)
+row "scenario tcp -p 8, SIGINT at 3 s" INT 3 null -- "$bin" scenario --backend tcp -p 8 -n 1000 examples/moe-ep.json
+row "scenario tcp -p 8, SIGKILL rank 7 at 3 s" child:KILL 3 null -- "$bin" scenario --backend tcp -p 8 -n 1000 examples/moe-ep.json
+row "proc -p 4, SIGTERM rank 3 at 2 s" child:TERM 2 null -- "$bin" --backend proc -p 4 -b 1K -e 64M -n 50 --algo ring -T 5s
+row "tcp -p 4, SIGTERM rank 3 at 2 s" child:TERM 2 null -- "$bin" --backend tcp -p 4 -b 1K -e 64M -n 50 --algo ring -T 5s
+row "scenario proc -p 8, SIGTERM rank 7 at 3 s" child:TERM 3 null -- "$bin" scenario --backend proc -p 8 -n 1000 examples/moe-ep.json
+row "scenario proc -p 8, SIGKILL rank 7 at 3 s" child:KILL 3 null -- "$bin" scenario --backend proc -p 8 -n 1000 examples/moe-ep.json

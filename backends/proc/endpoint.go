@@ -213,6 +213,14 @@ func (e *endpoint) await(ctx context.Context, p *peer, ready func() bool) error 
 	if ready() {
 		return nil
 	}
+	// A cancelled run (SIGTERM to this rank alone) stops at its next wait,
+	// not at its next sleep: ranks whose peers answer within the polling
+	// budget never sleep, and went on to the end of the sweep.
+	select {
+	case <-ctx.Done():
+		return backends.ContextError(ctx)
+	default:
+	}
 	e.progress()
 	if e.spin && !p.sameProcess {
 		for range quickPolls {

@@ -94,7 +94,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 			return err
 		}
 		err = body(ctx, e)
-		e.closeWith(err)
+		e.closeWith(backends.StopCause(ctx, err))
 		return err
 	})
 }

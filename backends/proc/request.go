@@ -2,8 +2,10 @@ package proc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -205,14 +207,36 @@ func (s *sendReq) Wait(ctx context.Context) error {
 			break
 		}
 		// The receiver is reading the buffer: that ends without waiting
-		// on anyone, unless the receiver dies.
+		// on anyone, unless the receiver dies or is stopped.
 		if gerr := s.p.gone(); gerr != nil {
 			s.finish(fmt.Errorf("send to rank %d: %w", s.p.rank, gerr))
 			break
 		}
-		ctx = context.WithoutCancel(ctx)
+		if s.awaitRead(ctx, word) {
+			continue // harvested at the loop's top
+		}
+		s.finish(err)
+		break
 	}
 	return s.err
+}
+
+// awaitRead waits for a receiver that took s's slot to finish reading it,
+// once s's wait has failed (its op was given up by a peer, its link
+// dropped, its deadline passed), and reports whether the read ended. It
+// waits up to the op's deadline, and not at all past it or without one: a
+// receiver stopped in its read (SIGSTOP, a debugger) would hold the op
+// forever, and as it reads through its own mapping the send may end first.
+func (s *sendReq) awaitRead(ctx context.Context, word *uint64) bool {
+	dl, ok := ctx.Deadline()
+	if !ok || !time.Now().Before(dl) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return false
+	}
+	rctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), dl)
+	defer cancel()
+	return s.e.await(rctx, s.p, func() bool {
+		return s.done || atomic.LoadUint64(word) == state(s.ticket, phaseDone)
+	}) == nil
 }
 
 // giveUp ends a queued send with err; its slot, once posted, tells the

@@ -71,7 +71,7 @@ func runHosted(ctx context.Context, r role, per int, cfg backends.Config, starte
 		wg.Go(func() {
 			if err := body(ctx, ep); err != nil {
 				cause.add(err)
-				ep.Abort(err)
+				ep.Abort(backends.StopCause(ctx, err))
 				cancel()
 			}
 			ep.Close()

@@ -13,7 +13,8 @@ import (
 // that failed said about it, such as where it was waiting when an op
 // timed out.
 //
-// A line of the program's own ("hccl-test: ...") is held back for up to
+// A line of the program's own ("hccl-test: ...", or a command's, as
+// "hccl-test scenario: ...") is held back for up to
 // holdLine before it is passed on, and a child that fails takes its last
 // such line with it (finish): that line is the child's error, which the
 // parent's own one-line error repeats, so a failed run over tcp still
@@ -37,9 +38,34 @@ const (
 	// in case the child ends with it: a child prints its error right
 	// before it exits.
 	holdLine = 250 * time.Millisecond
-	// programPrefix starts every line the program writes itself.
-	programPrefix = "hccl-test: "
+	// programName starts every line the program writes itself, followed
+	// by ": " or by a command's name and ": ".
+	programName = "hccl-test"
 )
+
+// programLine returns the length of the program's name and ": " (or its
+// command's name and ": ") that line starts with, or 0 when it is not a
+// line of the program's own.
+func programLine(line []byte) int {
+	rest, ok := bytes.CutPrefix(line, []byte(programName))
+	if !ok {
+		return 0
+	}
+	if cmd, ok := bytes.CutPrefix(rest, []byte(" ")); ok {
+		n := 0
+		for n < len(cmd) && (cmd[n] >= 'a' && cmd[n] <= 'z' || cmd[n] == '-') {
+			n++
+		}
+		if n == 0 {
+			return 0
+		}
+		rest = cmd[n:]
+	}
+	if !bytes.HasPrefix(rest, []byte(": ")) {
+		return 0
+	}
+	return len(line) - len(rest) + 2
+}
 
 func (l *lastLine) Write(p []byte) (int, error) {
 	l.mu.Lock()
@@ -61,7 +87,7 @@ func (l *lastLine) Write(p []byte) (int, error) {
 			l.last = s
 		}
 		l.passHeld()
-		if bytes.HasPrefix(l.line, []byte(programPrefix)) {
+		if programLine(l.line) > 0 {
 			l.held = append(l.held[:0], l.line...)
 			l.timer = time.AfterFunc(holdLine, l.release)
 		} else {
@@ -119,10 +145,10 @@ func (l *lastLine) finish(failed bool) {
 	}
 }
 
-// String returns the last line, without the program's name in front.
+// String returns the last line, without the program's (or its
+// command's) name in front.
 func (l *lastLine) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s, _ := strings.CutPrefix(l.last, programPrefix)
-	return s
+	return l.last[programLine([]byte(l.last)):]
 }

@@ -75,3 +75,44 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestLastLineCommands: a failed child's error line is held back and
+// dropped (its parent's one line repeats it) whichever command printed
+// it, the sweep's "hccl-test: " or a command's "hccl-test scenario: ";
+// a line that only looks like one is passed on.
+func TestLastLineCommands(t *testing.T) {
+	tests := []struct {
+		line     string
+		held     bool
+		stripped string // String() once it is the last line
+	}{
+		{"hccl-test: rank 1, op #3: timed out", true, "rank 1, op #3: timed out"},
+		{"hccl-test scenario: world rank 5: peer gone", true, "world rank 5: peer gone"},
+		{"hccl-test isolate: round 2: timed out", true, "round 2: timed out"},
+		{"hccl-test-old: an error", false, "hccl-test-old: an error"},
+		{"hccl-test Scenario: capitals", false, "hccl-test Scenario: capitals"},
+		{"hccl-test : a space", false, "hccl-test : a space"},
+		{"hccl-testing: another program", false, "hccl-testing: another program"},
+		{"a note: hccl-test: inside", false, "a note: hccl-test: inside"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.line, func(t *testing.T) {
+			var out syncBuffer
+			l := &lastLine{w: &out}
+			if _, err := l.Write([]byte(tc.line + "\n")); err != nil {
+				t.Fatal(err)
+			}
+			l.finish(true)
+			want := tc.line + "\n"
+			if tc.held {
+				want = ""
+			}
+			if got := out.String(); got != want {
+				t.Errorf("a failed child's line: passed on %q, want %q", got, want)
+			}
+			if got := l.String(); got != tc.stripped {
+				t.Errorf("last line %q, want %q", got, tc.stripped)
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package tcp
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/memguard"
 )
 
 // children are the rank processes hccl-test -p started: the same program
@@ -92,25 +95,40 @@ func (cs *children) wait(grace time.Duration) error {
 	return cs.failed()
 }
 
-// exited returns an error naming the children that have ended badly, or
-// nil. A child whose death made this rank fail has usually not been reaped
-// yet when the failure shows, so it gives them a moment: up to 300 ms for a
-// first one, then 100 ms more for the others that died with it (a killed
-// rank's neighbours exit right after it, and may be reaped first).
-func (cs *children) exited() error {
+// exited names the children that are stopped or were killed by a signal
+// (culprits: why this rank failed), and the others that have ended badly,
+// each nil when there is none. A child whose death made this rank fail
+// has usually not been reaped yet when the failure shows, so it gives
+// them a moment: up to 300 ms for a first one, then 100 ms more for the
+// others that died with it (a killed rank's neighbours exit right after
+// it, and may be reaped first); no more once every child has exited.
+func (cs *children) exited() (culprits, others error) {
 	deadline := time.Now().Add(300 * time.Millisecond)
 	settled := false
-	for time.Now().Before(deadline) {
+	for time.Now().Before(deadline) && !cs.allDone() {
 		if !settled && cs.anyFailed() {
 			settled = true
 			deadline = time.Now().Add(100 * time.Millisecond)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return cs.failed()
+	return cs.report()
 }
 
-// anyFailed reports whether a child has already ended badly.
+// allDone reports whether every child has exited.
+func (cs *children) allDone() bool {
+	for _, c := range cs.procs {
+		select {
+		case <-c.done:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// anyFailed reports whether a child has already ended badly, or is
+// stopped.
 func (cs *children) anyFailed() bool {
 	for _, c := range cs.procs {
 		select {
@@ -119,43 +137,97 @@ func (cs *children) anyFailed() bool {
 				return true
 			}
 		default:
+			if c.stopped() != "" {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// failed names, on one line, the children that have already ended badly.
+// failed names, on one line, the children that are stopped or have
+// already ended badly, culprits first.
 func (cs *children) failed() error {
-	var msgs []string
-	var more []int // failed ranks past maxChildDetails, named as ranges
+	culprits, others := cs.report()
+	switch {
+	case culprits == nil:
+		return others
+	case others == nil:
+		return culprits
+	}
+	return fmt.Errorf("%v; %v", culprits, others)
+}
+
+// report names, one line each, the children that are stopped or were
+// killed by a signal (culprits: such a rank is why the others failed,
+// timed out or found their links broken), and the others that have
+// already ended badly; at most maxChildDetails in all one by one, and the
+// rest as ranges of ranks.
+func (cs *children) report() (culprits, others error) {
+	var first, then []*child
 	for _, c := range cs.procs {
 		select {
 		case <-c.done:
-			if c.err != nil && len(msgs) == maxChildDetails {
+			var ee *exec.ExitError
+			switch {
+			case c.err == nil:
+			case errors.As(c.err, &ee) && ee.ExitCode() == -1, c.stoppedBy(): // by a signal
+				first = append(first, c)
+			default:
+				then = append(then, c)
+			}
+		default:
+			if c.stopped() != "" {
+				first = append(first, c)
+			}
+		}
+	}
+	room := maxChildDetails
+	var more []int // failed ranks past maxChildDetails, named as ranges
+	describe := func(cs []*child) []string {
+		var msgs []string
+		for _, c := range cs {
+			switch {
+			case room == 0:
 				more = append(more, c.rank)
-			} else if c.err != nil {
+				continue
+			case c.err == nil:
+				msgs = append(msgs, fmt.Sprintf("rank %d (pid %d) is stopped (%s)", c.rank, c.cmd.Process.Pid, c.stopped()))
+			default:
 				msg := fmt.Sprintf("rank %d (pid %d) %v", c.rank, c.cmd.Process.Pid, describeExit(c.err))
 				if said := c.last.String(); said != "" {
 					msg += ": " + said
 				}
 				msgs = append(msgs, msg)
 			}
-		default:
+			room--
 		}
+		return msgs
 	}
-	if len(msgs) == 0 {
-		return nil
-	}
+	a, b := describe(first), describe(then)
 	if len(more) > 0 {
-		msgs = append(msgs, fmt.Sprintf("and %s ended badly too", backends.RankList(more)))
+		b = append(b, fmt.Sprintf("and %s ended badly too", backends.RankList(more)))
 	}
-	return errors.New(strings.Join(msgs, "; "))
+	if len(a) > 0 {
+		culprits = errors.New(strings.Join(a, "; "))
+	}
+	if len(b) > 0 {
+		others = errors.New(strings.Join(b, "; "))
+	}
+	return culprits, others
 }
 
 // maxChildDetails is how many children that ended badly an error
 // describes one by one (how each ended, its last line); the rest it names
 // as ranges of ranks.
 const maxChildDetails = 4
+
+// killGrace is how long children sent SIGTERM get to exit before SIGKILL.
+// A failed run's children end on their own once rank 0's links close, in
+// a few milliseconds; the grace bounds one that does not, so that the run
+// ends within a second of its failure (a stopped child is killed at once:
+// SIGTERM would wait for it to be continued).
+const killGrace = 500 * time.Millisecond
 
 // kill ends every child still running and waits for them.
 func (cs *children) kill() {
@@ -164,10 +236,14 @@ func (cs *children) kill() {
 		select {
 		case <-c.done:
 		default:
-			_ = c.cmd.Process.Signal(syscall.SIGTERM)
+			if c.stopped() != "" {
+				_ = c.cmd.Process.Kill()
+			} else {
+				_ = c.cmd.Process.Signal(syscall.SIGTERM)
+			}
 		}
 	}
-	deadline := time.After(2 * time.Second)
+	deadline := time.After(killGrace)
 	for _, c := range cs.procs {
 		select {
 		case <-c.done:
@@ -177,6 +253,54 @@ func (cs *children) kill() {
 	}
 	cs.wg.Wait()
 }
+
+// stopped says how c's process is stopped (SIGSTOP, Ctrl-Z, a debugger),
+// from its state in /proc, or returns "" when it runs or cannot be read.
+func (c *child) stopped() string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return ""
+	}
+	switch b[i+2] {
+	case 'T':
+		return "by a signal: SIGSTOP, SIGTSTP or a debugger"
+	case 't':
+		return "by a debugger"
+	}
+	return ""
+}
+
+// stopCause is the cause a rank process's run was cancelled with from
+// outside (a signal) when it failed, or nil. The memory guard's is not
+// one: the program prints it, as the process's last line, itself.
+func stopCause(ctx context.Context, err error) error {
+	if c := backends.StopCause(ctx, err); c != err && memguard.Cause(ctx) == nil {
+		return c
+	}
+	return nil
+}
+
+// sayStopped writes, as the last line of a rank process that hccl-test -p
+// started, why it stopped when that came from outside (SIGTERM sent to it
+// alone): its parent holds the line back, and names the process among
+// those that made the run fail (stoppedBy), with it. A child ended by a
+// signal it does not catch is named by its exit status.
+func sayStopped(log io.Writer, rank int, cause error) {
+	if cause != nil {
+		fmt.Fprintf(log, "%s: %s%v\n", programName, stoppedPrefix(rank), cause)
+	}
+}
+
+// stoppedPrefix starts the line sayStopped writes for rank.
+func stoppedPrefix(rank int) string { return fmt.Sprintf("rank process %d stopped: ", rank) }
+
+// stoppedBy reports whether c's last line says it stopped from outside.
+func (c *child) stoppedBy() bool { return strings.HasPrefix(c.last.String(), stoppedPrefix(c.rank)) }
 
 // describeExit says how a child ended.
 func describeExit(err error) string {

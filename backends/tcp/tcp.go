@@ -112,13 +112,24 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 		}
 	}
 	err = runHosted(ctx, r, per, cfg, started, met, body)
+	if r.Child {
+		sayStopped(log, r.Rank, stopCause(ctx, err))
+	}
 	if kids == nil {
 		return err
 	}
 	if err != nil {
-		// A child that already died is the likely cause: say so.
-		if dead := kids.exited(); dead != nil {
-			err = fmt.Errorf("%w (%v)", err, dead)
+		// A child that is stopped or was killed is the likely cause: it
+		// leads, before what this rank saw of it (a cut line keeps its
+		// head); the others that failed with it follow.
+		culprits, others := kids.exited()
+		switch {
+		case culprits != nil && others != nil:
+			err = fmt.Errorf("%v: %w (%v)", culprits, err, others)
+		case culprits != nil:
+			err = fmt.Errorf("%v: %w", culprits, err)
+		case others != nil:
+			err = fmt.Errorf("%w (%v)", err, others)
 		}
 		kids.kill()
 		return err
