@@ -161,8 +161,12 @@ func (p Plan) checkMemory() error {
 	default:
 		field, value, hint, hintArgs = "Ranks", p.Ranks, "use fewer ranks or a smaller %s", []any{smaller}
 	}
-	args := append([]any{value, units.HumanSize(need), e.Hosted, big.Name, units.HumanSize(p.MemLimit)}, hintArgs...)
-	return kit.FieldErrorf(field, " %v: the run needs about %s of memory for %d ranks on this machine (%s the most), more than the %s available: "+hint, args...)
+	by := "available"
+	if p.Limits.Memory.Set {
+		by = p.Limits.Memory.Name
+	}
+	args := append([]any{value, units.HumanSize(need), e.Hosted, big.Name, units.HumanSize(p.MemLimit), by}, hintArgs...)
+	return kit.FieldErrorf(field, " %v: the run needs about %s of memory for %d ranks on this machine (%s the most), more than the %s %s: "+hint, args...)
 }
 
 // sweepsMulSum reports whether the plan reduces with mulsum, whose

@@ -86,7 +86,7 @@ func (p Plan) Validate() error {
 		p.validateGroupLayout, p.Domains.validateGroups, p.validateGroupRuns, p.Domains.validateRanges,
 		p.validateFusion, p.validateSim, p.validateMethod, p.World.ValidateMaster, p.validateBackend, p.validateAlgos,
 		// Counted before the estimate, which counts the rows.
-		p.checkMemory,
+		p.checkMemory, p.checkLimits,
 	)
 }
 

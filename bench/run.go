@@ -207,9 +207,14 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 	// inside timed calls.
 	for _, g := range r.plan.groupList() {
 		c := r.groups[g]
-		c.Reserve(int(r.plan.bufferNeed(c.Size())))
-		if r.plan.sweepsMulSum() {
-			c.ReservePreMul(int(r.plan.bufferNeed(c.Size())))
+		if err := c.Reserve(int(r.plan.bufferNeed(c.Size()))); err != nil {
+			return err
+		}
+		if !r.plan.sweepsMulSum() {
+			continue
+		}
+		if err := c.ReservePreMul(int(r.plan.bufferNeed(c.Size()))); err != nil {
+			return err
 		}
 	}
 	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {

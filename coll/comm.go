@@ -180,15 +180,18 @@ func (c *Comm) Transport() backends.Transport { return c.t }
 
 // Reserve makes sure scratch space for collectives of up to maxBytes (a
 // rank's larger buffer) is allocated now, and touched, rather than inside a
-// timed call. Without payload (SetNoPayload) there is nothing to reserve.
-func (c *Comm) Reserve(maxBytes int) {
+// timed call. Without payload (SetNoPayload) it takes the address space
+// that stands in for it (noPayloadScratch), which nothing touches, and
+// returns the error if that cannot be had.
+func (c *Comm) Reserve(maxBytes int) error {
 	if !c.payload() {
-		return
+		return reserveStandIn(&noPayloadScratch, 2*maxBytes, "scratch space")
 	}
 	b := c.scratchBuf(2 * maxBytes)
 	for i := 0; i < len(b); i += 4096 {
 		b[i] = 0
 	}
+	return nil
 }
 
 // scratchBuf returns n bytes of scratch space, reusing earlier space when it
@@ -205,7 +208,7 @@ func (c *Comm) Reserve(maxBytes int) {
 // mapped (a slice of it may still be in use) until the Comm is collected.
 func (c *Comm) scratchBuf(n int) []byte {
 	if !c.payload() {
-		return noPayloadScratch.Get(n)
+		return standIn(&noPayloadScratch, n)
 	}
 	if cap(c.scratch) < n {
 		c.scratch = c.scratchMemory().grow(n)

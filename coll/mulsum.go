@@ -27,22 +27,24 @@ var noPayloadPreMul vmem.Region
 
 // ReservePreMul makes sure the memory for MulSum's multiplied input of up
 // to maxBytes is allocated now, and touched, rather than inside a timed
-// call. Only sweeps with mulsum need it.
-func (c *Comm) ReservePreMul(maxBytes int) {
+// call; without payload, the address space that stands in for it
+// (noPayloadPreMul), or the error. Only sweeps with mulsum need it.
+func (c *Comm) ReservePreMul(maxBytes int) error {
 	if !c.payload() {
-		return
+		return reserveStandIn(&noPayloadPreMul, maxBytes, "multiplied inputs")
 	}
 	b := c.preMulBuf(maxBytes)
 	for i := 0; i < len(b); i += 4096 {
 		b[i] = 0
 	}
+	return nil
 }
 
 // preMulBuf returns n bytes for a multiplied input, reusing earlier space
 // when it is large enough; mapped as the scratch space is (scratchBuf).
 func (c *Comm) preMulBuf(n int) []byte {
 	if !c.payload() {
-		return noPayloadPreMul.Get(n)
+		return standIn(&noPayloadPreMul, n)
 	}
 	if cap(c.preMul) < n {
 		c.preMul = c.scratchMemory().grow(n)

@@ -1,6 +1,8 @@
 package coll
 
 import (
+	"fmt"
+
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/vmem"
 )
@@ -19,8 +21,30 @@ import (
 // buffers need no memory at all.
 
 // noPayloadScratch is the scratch space of every Comm without payload: one
-// reservation of address space for the process, never touched.
+// stand-in for the process (internal/vmem), never touched.
 var noPayloadScratch vmem.Region
+
+// reserveStandIn makes r stand for n bytes now (Comm.Reserve), so that
+// the calls that follow, which ask for at most that, get their stand-in
+// without an error to handle; what names the part for the error.
+func reserveStandIn(r *vmem.Region, n int, what string) error {
+	if _, err := r.Get(n); err != nil {
+		return fmt.Errorf("%s without payload: %w", what, err)
+	}
+	return nil
+}
+
+// standIn returns n bytes of r for a call without payload. Comm.Reserve
+// made r stand for the most any call asks, so r does not grow here and
+// Get cannot fail; if it does, an algorithm asked for more scratch space
+// than Reserve promised, which is this package's bug.
+func standIn(r *vmem.Region, n int) []byte {
+	b, err := r.Get(n)
+	if err != nil {
+		panic(fmt.Sprintf("coll: %d bytes of scratch space past what Comm.Reserve took: %v", n, err))
+	}
+	return b
+}
 
 // SetNoPayload makes the calls that follow carry lengths only (on) or
 // data (off). Every rank of a world must set the same. Only transports

@@ -53,7 +53,7 @@ var untouchable vmem.Region
 func (c call) noPayloadBuffers(rank int) (send, recv []byte) {
 	b := c.count * c.dt.Size()
 	sendLen, recvLen := c.lengths()
-	mem := untouchable.Get(sendLen + recvLen)
+	mem := standIn(&untouchable, sendLen+recvLen)
 	if !c.inPlace {
 		return mem[:sendLen], mem[sendLen:]
 	}
@@ -95,7 +95,9 @@ func (c call) messages(t *testing.T, noPayload bool) [][]string {
 					return
 				}
 			}
-			comm.Reserve(len(send) + len(recv))
+			if errs[r] = comm.Reserve(len(send) + len(recv)); errs[r] != nil {
+				return
+			}
 			_, errs[r] = comm.Run(ctx, c.algo, &Args{
 				Op: c.op, DType: c.dt, RedOp: c.redop, Count: c.count, Root: c.root, Send: send, Recv: recv,
 			})

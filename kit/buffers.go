@@ -1,6 +1,8 @@
 package kit
 
 import (
+	"fmt"
+
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/internal/hugemem"
 	"github.com/hccl-test/hccl-test/internal/vmem"
@@ -35,7 +37,10 @@ func (bp *BufferPool) Ensure(need int64, noPayload bool) error {
 	}
 	bp.freeBuffers()
 	if noPayload {
-		mem := NoPayloadBuffers.Get(2 * int(need))
+		mem, err := NoPayloadBuffers.Get(2 * int(need))
+		if err != nil {
+			return fmt.Errorf("buffers without payload: %w", err)
+		}
 		bp.A, bp.B = mem[:need:need], mem[need:]
 		return nil
 	}

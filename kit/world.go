@@ -8,6 +8,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/backends/sim"
+	"github.com/hccl-test/hccl-test/internal/syslimits"
 )
 
 // World is where a harness runs: the backend, the ranks and how they were
@@ -49,6 +50,10 @@ type World struct {
 	// MemLimit is the memory the run may use in bytes (0: no limit):
 	// the sweep refuses a plan whose estimate (bench.Plan.Memory) is larger.
 	MemLimit int64
+	// Limits are the system's limits on this process (memory cgroups,
+	// rlimits), from syslimits.Read; the zero value knows none. MemLimit
+	// is their Memory's room, and Limits.Memory.Name names it.
+	Limits syslimits.Limits
 }
 
 // Validate reports the first thing wrong with w as a *FieldError.

@@ -68,7 +68,10 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 				return err
 			}
 		}
-		r := newScenRank(sc, o, t)
+		r, err := newScenRank(sc, o, t)
+		if err != nil {
+			return fmt.Errorf("scenario %q, world rank %d: %w", sc.Name, t.Rank(), err)
+		}
 		res, err := r.run(ctx)
 		if err != nil {
 			return fmt.Errorf("scenario %q, world rank %d: %w", sc.Name, t.Rank(), err)
@@ -169,8 +172,8 @@ type scenColl struct {
 }
 
 // newScenRank prepares rank t.Rank() of sc: the plan of an iteration and the
-// buffers of every collective.
-func newScenRank(sc *Scenario, o Options, t backends.Transport) *scenRank {
+// buffers of every collective, or the error of buffers it cannot have.
+func newScenRank(sc *Scenario, o Options, t backends.Transport) (*scenRank, error) {
 	r := &scenRank{sc: sc, o: o, t: t, rank: t.Rank(), domains: sc.Domains(), colls: make([]*scenColl, len(sc.Steps))}
 	r.comms = make([][]*coll.Comm, 1+len(r.domains))
 	r.gates = make([]*inject.Gate, 1+len(r.domains))
@@ -210,7 +213,10 @@ func newScenRank(sc *Scenario, o Options, t backends.Transport) *scenRank {
 		if o.NoPayload {
 			// Address space that nothing touches, as a sweep's without
 			// payload.
-			mem := kit.NoPayloadBuffers.Get(int(send + recv))
+			mem, err := kit.NoPayloadBuffers.Get(int(send + recv))
+			if err != nil {
+				return nil, fmt.Errorf("step %d: buffers without payload: %w", i+1, err)
+			}
 			bp.A, bp.B = mem[:send:send], mem[send:]
 		} else {
 			bp.A, bp.B = make([]byte, send), make([]byte, recv)
@@ -230,7 +236,7 @@ func newScenRank(sc *Scenario, o Options, t backends.Transport) *scenRank {
 		}
 		r.colls[i] = c
 	}
-	return r
+	return r, nil
 }
 
 // members returns the world ranks of this rank's group in domain dom.

@@ -163,3 +163,58 @@ row "proc -p 4, SIGTERM rank 3 at 2 s" child:TERM 2 null -- "$bin" --backend pro
 row "tcp -p 4, SIGTERM rank 3 at 2 s" child:TERM 2 null -- "$bin" --backend tcp -p 4 -b 1K -e 64M -n 50 --algo ring -T 5s
 row "scenario proc -p 8, SIGTERM rank 7 at 3 s" child:TERM 3 null -- "$bin" scenario --backend proc -p 8 -n 1000 examples/moe-ep.json
 row "scenario proc -p 8, SIGKILL rank 7 at 3 s" child:KILL 3 null -- "$bin" scenario --backend proc -p 8 -n 1000 examples/moe-ep.json
+# class 2: Limits other than MemAvailable
+# A memory cgroup of $1 bytes below this script's own (v2, else v1), removed
+# on exit; its directory on stdout, nothing where none can be made.
+cgroup() {
+	local line id ctrls path base file d
+	while IFS=: read -r id ctrls path; do
+		if [ "$id" = 0 ] && [ -z "$ctrls" ]; then
+			base=/sys/fs/cgroup file=memory.max
+			[ -e $base/cgroup.controllers ] || base=/sys/fs/cgroup/unified
+		elif [[ ",$ctrls," == *,memory,* ]]; then
+			base=/sys/fs/cgroup/memory file=memory.limit_in_bytes
+		else
+			continue
+		fi
+		d=$base$path/hostile-$$-$1
+		mkdir "$d" 2>/dev/null || continue
+		if echo "$1" >"$d/$file" 2>/dev/null; then
+			echo "$d"
+			return
+		fi
+		rmdir "$d"
+	done </proc/self/cgroup
+}
+cg2=$(cgroup $((2 << 30)))
+cg1=$(cgroup $((1 << 30)))
+trap 'rm -rf "$work"; for d in $cg2 $cg1; do rmdir "$d"; done 2>/dev/null' EXIT
+# incg CGROUP ARGS...: runs ARGS in the cgroup, or says it could not.
+incg() {
+	local d=$1
+	shift
+	if [ -z "$d" ]; then
+		echo "no memory cgroup could be made here" >&2
+		return 125
+	fi
+	echo $$ >"$d/cgroup.procs" && exec "$@"
+}
+export -f incg
+# RLIMIT_NPROC binds no root process: the rows that set it run as nobody.
+chmod 755 "$work"
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+row "-p 8 -e 256M in a 2 GiB memory cgroup" - 0 null -- bash -c 'incg "$@"' incg "$cg2" "$bin" -p 8 -b 1K -e 256M
+row "tcp -p 4 -e 256M in a 1 GiB memory cgroup" - 0 null -- bash -c 'incg "$@"' incg "$cg1" "$bin" --backend tcp -p 4 -b 1K -e 256M
+row "-p 2 -e 1M in a 1 GiB memory cgroup (fits)" - 0 null -- bash -c 'incg "$@"' incg "$cg1" "$bin" -p 2 -b 1K -e 1M -n 2 -w 0
+row "ulimit -v 8000000, -p 8 -e 256M" - 0 null -- prlimit --as=8192000000 "$bin" -p 8 -b 1K -e 256M
+row "ulimit -u 3, -p 8 (as nobody)" - 0 null -- prlimit --nproc=3 "${nobody[@]}" "$bin" -p 8 -b 1K -e 1M
+row "ulimit -u 12, -p 8 (as nobody)" - 0 null -- prlimit --nproc=12 "${nobody[@]}" "$bin" -p 8 -b 1K -e 1M
+row "ulimit -u 40, tcp -p 8 (as nobody)" - 0 null -- prlimit --nproc=40 "${nobody[@]}" "$bin" --backend tcp -p 8 -b 1K -e 1K
+row "ulimit -n 64, tcp -p 32" - 0 null -- prlimit --nofile=64 "$bin" --backend tcp -p 32 -b 1K -e 1M
+row "ulimit -n 64, proc -p 32" - 0 null -- prlimit --nofile=64 "$bin" --backend proc -p 32 -b 1K -e 1M
+# class 4: Stack traces for sizes the docs allow
+row "sim -p 8 -b 64T -e 64T --sim-data=false" - 0 null -- "$bin" --backend sim -p 8 -b 64T -e 64T --sim-data=false
+row "sim -p 8 -b 1024T -e 1024T --sim-data=false" - 0 null -- "$bin" --backend sim -p 8 -b 1024T -e 1024T --sim-data=false -n 2 -w 0
+row "sim -p 4 alltoall 1024T --sim-data=false" - 0 null -- "$bin" --backend sim -p 4 --op alltoall -b 1024T -e 1024T --sim-data=false -n 2 -w 0
+row "sim -p 5 bruck allgather 1024T --retry 1 --sim-data=false" - 0 null -- "$bin" --backend sim -p 5 --op allgather --algo bruck --retry 1 -b 1024T -e 1024T --sim-data=false -n 2 -w 0
+row "sim -p 4 mulsum 512T..1024T --sim-data=false" - 0 null -- "$bin" --backend sim -p 4 -o mulsum -b 512T -e 1024T --sim-data=false -n 2 -w 0

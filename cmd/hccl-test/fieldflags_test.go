@@ -13,7 +13,7 @@ import (
 // internalFields are the fields of bench.Plan that no flag sets: the
 // command or the run fills them in.
 var internalFields = map[string]bool{
-	"Args": true, "Log": true, "HostedRanks": true, "LaunchedRank": true, "MemLimit": true,
+	"Args": true, "Log": true, "HostedRanks": true, "LaunchedRank": true, "MemLimit": true, "Limits": true,
 	"RetrySource": true, "LinkSource": true, "LinkInterSource": true,
 }
 

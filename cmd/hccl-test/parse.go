@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/hccl-test/hccl-test/internal/syslimits"
 	"io"
 	"os"
 	"strings"
@@ -238,7 +239,10 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := p.ApplyLauncher(fs.Changed("ranks")); err != nil {
 		return p, o, err
 	}
-	p.MemLimit = bench.AvailableMemory()
+	p.Limits = syslimits.Read()
+	if p.Limits.Memory.Set {
+		p.MemLimit = max(p.Limits.Memory.Room, 1) // a cgroup already full refuses every run
+	}
 	return p, o, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hccl-test/hccl-test/internal/syslimits"
 	"io"
 	"os"
 	"os/signal"
@@ -197,9 +198,9 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		hosted = 1
 	}
 	mem := sc.Memory(o.Backend, int(hosted), o.NoPayload)
-	if avail := bench.AvailableMemory(); avail > 0 && mem.Total() > avail {
-		return scenarioRun{}, fmt.Errorf("%s: the scenario needs about %s of memory for %d ranks (%s the most), more than the %s available",
-			file, units.HumanSize(mem.Total()), hosted, mem.Largest().Name, units.HumanSize(avail))
+	if l := syslimits.Read().Memory; l.Set && mem.Total() > l.Room {
+		return scenarioRun{}, fmt.Errorf("%s: the scenario needs about %s of memory for %d ranks (%s the most), more than the %s %s",
+			file, units.HumanSize(mem.Total()), hosted, mem.Largest().Name, units.HumanSize(max(l.Room, 0)), l.Name)
 	}
 	o.Args = append([]string{"scenario"}, args...)
 	return scenarioRun{sc: sc, opts: o, writes: o.WritesOutput(), memory: mem.Total()}, nil

@@ -27,10 +27,17 @@ type Exceeded struct {
 	Estimate int64 // what the run was estimated to need
 	Limit    int64 // the resident size the guard stops at
 	Start    int64 // the resident size when the watch began
+	// Ceiling is Config.Ceiling when the limit came from it (the
+	// system's limit came before the estimate's), else 0.
+	Ceiling int64
 }
 
 // Error names the resident size, the estimate and the limit, on one line.
 func (e *Exceeded) Error() string {
+	if e.Ceiling > 0 {
+		return fmt.Sprintf("resident memory %s passed the limit of %s (%s at the start, and the %s a memory cgroup or ulimit -v left, less a margin): stopped before the kernel ends the process; use a smaller -e or fewer ranks",
+			human(e.Resident), human(e.Limit), human(e.Start), human(e.Ceiling))
+	}
 	return fmt.Sprintf("resident memory %s passed the limit of %s (%s at the start, and the run's estimate of %s with margin): stopped before the system runs out; the estimate (--dry-run) is wrong, please report it",
 		human(e.Resident), human(e.Limit), human(e.Start), human(e.Estimate))
 }
@@ -58,6 +65,12 @@ type Config struct {
 	// the run has not ended Grace after the guard cancelled it, and
 	// should end the process.
 	Stuck func(*Exceeded)
+	// Ceiling, if positive, is how much the resident size may grow before
+	// a limit of the system acts (the room a memory cgroup leaves, or
+	// RLIMIT_AS's): the guard stops the run CeilingMargin short of it when
+	// that comes before Limit, so that the kernel's out-of-memory killer
+	// never does.
+	Ceiling int64
 	// GoLimit, if set, also makes the Go runtime collect garbage harder
 	// as its own memory nears Limit (debug.SetMemoryLimit), until the
 	// watch stops.
@@ -75,6 +88,12 @@ func DefaultLimit(estimate int64) int64 {
 	}
 	return estimate + margin
 }
+
+// CeilingMargin is how far short of a system's limit of ceiling bytes the
+// guard stops a run: a sixteenth, and at least 32 MiB, for what the kernel
+// charges besides the resident pages (page tables, socket buffers, the page
+// cache of outputs) and what grows between two samples.
+func CeilingMargin(ceiling int64) int64 { return max(ceiling/16, 32<<20) }
 
 // Watch starts the guard on a context derived from ctx, which it cancels
 // with an *Exceeded cause when the resident size passes the limit. The run
@@ -100,11 +119,14 @@ func Watch(ctx context.Context, cfg Config) (context.Context, func()) {
 	if err != nil {
 		start = 0
 	}
-	limit := cfg.Limit
+	limit, ceiling := cfg.Limit, int64(0)
+	if c := max(cfg.Ceiling-CeilingMargin(cfg.Ceiling), 1); cfg.Ceiling > 0 && c < limit {
+		limit, ceiling = c, cfg.Ceiling
+	}
 	if limit < math.MaxInt64-start {
 		limit += start
 	}
-	gctx, stop := watch(ctx, cfg, start, limit)
+	gctx, stop := watch(ctx, cfg, start, limit, ceiling)
 	if !cfg.GoLimit {
 		return gctx, stop
 	}
@@ -116,8 +138,9 @@ func Watch(ctx context.Context, cfg Config) (context.Context, func()) {
 }
 
 // watch runs the watcher of Watch.
-// It stops the run past limit, the resident size start plus cfg.Limit.
-func watch(ctx context.Context, cfg Config, start, limit int64) (context.Context, func()) {
+// It stops the run past limit, the resident size start plus cfg.Limit (or
+// the ceiling less its margin, when ceiling is not 0).
+func watch(ctx context.Context, cfg Config, start, limit, ceiling int64) (context.Context, func()) {
 	gctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -145,7 +168,7 @@ func watch(ctx context.Context, cfg Config, start, limit int64) (context.Context
 				if err != nil || rss <= limit {
 					continue
 				}
-				over = &Exceeded{Resident: rss, Estimate: cfg.Estimate, Limit: limit, Start: start}
+				over = &Exceeded{Resident: rss, Estimate: cfg.Estimate, Limit: limit, Start: start, Ceiling: ceiling}
 				cancel(over)
 				timer := time.NewTimer(cfg.Grace)
 				defer timer.Stop()

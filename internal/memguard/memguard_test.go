@@ -168,3 +168,42 @@ func TestDefaultLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestCeiling: a system's limit (a memory cgroup's room) below what the
+// estimate allows stops the run a margin short of it, with a line naming
+// it rather than calling the estimate wrong; above it, it changes nothing.
+func TestCeiling(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name      string
+		ceiling   int64
+		resident  int64 // past the start
+		wantLimit int64 // past the start; 0: not stopped
+		wantWord  string
+	}{
+		{"cgroup tighter", 512 * mib, 600 * mib, 512*mib - 32*mib, "a memory cgroup or ulimit -v left"},
+		{"cgroup tighter, under", 512 * mib, 470 * mib, 0, ""},
+		{"cgroup looser", 64 << 30, 2000 * mib, 1000*mib + 500*mib, "the estimate (--dry-run) is wrong"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var f fake
+			const start = 100 * mib
+			f.n.Store(start)
+			ctx, stop := Watch(context.Background(), Config{Estimate: 1000 * mib, Ceiling: tc.ceiling, Every: time.Millisecond, Resident: f.read})
+			defer stop()
+			f.n.Store(start + tc.resident)
+			select {
+			case <-ctx.Done():
+				e := Cause(ctx)
+				if tc.wantLimit == 0 || e == nil || e.Limit != start+tc.wantLimit || !strings.Contains(e.Error(), tc.wantWord) {
+					t.Fatalf("stopped: %+v: %v", e, e)
+				}
+			case <-time.After(200 * time.Millisecond):
+				if tc.wantLimit != 0 {
+					t.Fatalf("not stopped at %d past the start", tc.resident)
+				}
+			}
+		})
+	}
+}
