@@ -164,9 +164,17 @@ func Detectable(n1, n2 int, alpha float64) bool {
 // Unpaired returns the names of the rows measured in only one of the files,
 // in the order they appear in it.
 func Unpaired(old, new *Samples) (onlyOld, onlyNew []string) {
+	// Sets of names, not searches of the other file's rows: a search per
+	// row made 120,000 rows take 80 s.
 	only := func(a, b *Samples) (names []string) {
+		inB := make(map[string]bool, len(b.keys))
+		for _, k := range b.keys {
+			inB[k.name] = true
+		}
+		seen := map[string]bool{}
 		for _, k := range a.keys {
-			if !slices.Contains(names, k.name) && !slices.ContainsFunc(b.keys, func(o sampleKey) bool { return o.name == k.name }) {
+			if !inB[k.name] && !seen[k.name] {
+				seen[k.name] = true
 				names = append(names, k.name)
 			}
 		}
