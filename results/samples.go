@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -335,34 +336,61 @@ type csvRow struct {
 // algorithm name, in one run: their measurements, by unit.
 type csvGroup struct {
 	run, plain, withAlgo string // the name without and with the requested algorithm
-	values               *Samples
+	values               [len(csvUnits)]kept
+}
+
+// csvUnits are the units of a CSV row's measurements, in the order
+// parseCSVRow gives them.
+var csvUnits = [...]string{"sec/op", unitAlgBW, unitBusBW}
+
+// kept are the measurements of one row in one unit, as Samples.add keeps
+// them: all up to MaxRuns, then a uniform sample of seen.
+type kept struct {
+	vals []float64
+	seen int64
+}
+
+func (k *kept) add(v float64, rng *rand.Rand) {
+	if k.seen++; len(k.vals) < MaxRuns {
+		k.vals = append(k.vals, v)
+	} else if j := rng.Int64N(k.seen); j < MaxRuns {
+		k.vals[j] = v
+	}
 }
 
 // csvRows are a CSV file's rows, as groups in the order of their first row.
 type csvRows struct {
 	groups []*csvGroup
-	index  map[csvRow0]*csvGroup
+	index  map[csvName]*csvGroup
 	algos  map[string]map[string]bool // requested algorithms by run
+	rng    *rand.Rand
 }
 
-// csvRow0 is what tells two groups apart.
-type csvRow0 struct{ run, requested, plain string }
+// csvName is what names a row of a CSV file (see BenchFmt.name), and the
+// run and algorithm it was requested with: the fields, not the name
+// written out, which is made once a group.
+type csvName struct {
+	op, dtype, redop, group, backend, run, requested string
+	root, buckets, ranks                             int
+	bytes                                            int64
+	inPlace                                          bool
+}
 
 // add adds the measurements of r to its group.
 func (rs *csvRows) add(r csvRow) {
 	if rs.index == nil {
-		rs.index, rs.algos = map[csvRow0]*csvGroup{}, map[string]map[string]bool{}
+		rs.index, rs.algos, rs.rng = map[csvName]*csvGroup{}, map[string]map[string]bool{}, rand.New(rand.NewPCG(1, 2))
 	}
-	name := func(algo string) string {
-		rec := r.rec
-		rec.AlgoRequested = algo
-		return (&BenchFmt{h: Header{Backend: r.backend, Ranks: r.ranks}}).name(rec)
-	}
-	plain := name("")
-	k := csvRow0{r.run, r.requested, plain}
+	k := csvName{op: r.rec.Op, dtype: r.rec.DType, redop: r.rec.RedOp, group: r.rec.Group, backend: r.backend, run: r.run,
+		requested: r.requested, root: r.rec.Root, buckets: r.rec.Buckets, ranks: r.ranks, bytes: r.rec.Bytes, inPlace: r.rec.InPlace}
 	g := rs.index[k]
 	if g == nil {
-		g = &csvGroup{run: r.run, plain: plain, withAlgo: name(r.requested), values: &Samples{values: map[sampleKey][]float64{}}}
+		name := func(algo string) string {
+			rec := r.rec
+			rec.AlgoRequested = algo
+			return (&BenchFmt{h: Header{Backend: r.backend, Ranks: r.ranks}}).name(rec)
+		}
+		g = &csvGroup{run: r.run, plain: name(""), withAlgo: name(r.requested)}
 		rs.index[k] = g
 		rs.groups = append(rs.groups, g)
 		if rs.algos[r.run] == nil {
@@ -371,7 +399,7 @@ func (rs *csvRows) add(r csvRow) {
 		rs.algos[r.run][r.requested] = true
 	}
 	for _, v := range r.values {
-		g.values.add("", v.Unit, v.Value)
+		g.values[slices.Index(csvUnits[:], v.Unit)].add(v.Value, rs.rng)
 	}
 }
 
@@ -384,18 +412,17 @@ func (rs *csvRows) addTo(s *Samples) {
 		if len(rs.algos[g.run]) > 1 {
 			name = g.withAlgo
 		}
-		for _, k := range g.values.keys {
-			vals := g.values.values[k]
-			for _, v := range vals {
-				s.add(name, k.unit, v)
+		for u, k := range g.values {
+			for _, v := range k.vals {
+				s.add(name, csvUnits[u], v)
 			}
 			// The group's sample stands for more measurements.
-			if seen := g.values.seen[k]; seen > int64(len(vals)) {
-				sk := sampleKey{name, k.unit}
+			if k.seen > int64(len(k.vals)) {
+				sk := sampleKey{name, csvUnits[u]}
 				if s.seen == nil {
 					s.seen, s.rng = map[sampleKey]int64{}, rand.New(rand.NewPCG(1, 2))
 				}
-				s.seen[sk] = max(s.seen[sk], int64(len(s.values[sk]))) + seen - int64(len(vals))
+				s.seen[sk] = max(s.seen[sk], int64(len(s.values[sk]))) + k.seen - int64(len(k.vals))
 			}
 		}
 	}
