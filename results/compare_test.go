@@ -284,6 +284,11 @@ func TestReadSamples(t *testing.T) {
 			map[string][]float64{"AllReduce/size=1KiB sec/op": {1e-6, 2e-6}, "AllReduce/size=1KiB algbw-GB/s": {1.5, 2}}},
 		{"concatenated.csv", "", "", // an empty field is left out
 			map[string][]float64{kib + " sec/op": {84.2e-6, 85e-6}, kib + " algbw-GB/s": {0.01216, 0.01205}, kib + " busbw-GB/s": {0.02108}}},
+		// Columns found by name: in any order, after a byte-order mark,
+		// with one this reader does not know, lines ending in CRLF.
+		{"reordered-bom.csv", "", "",
+			map[string][]float64{kib + " sec/op": {84.2e-6}, kib + " algbw-GB/s": {0.01216}, kib + " busbw-GB/s": {0.02108}}},
+		{"missing-columns.csv", ":1: the CSV header has no dtype, redop, root, in_place, algbw_GBps, busbw_GBps columns", "", nil},
 		{"no-good-line.txt", ":1: parsing measurement", "", nil},
 		{"empty.txt", ": no measurements", "", nil},
 		{"not-results.txt", ": no measurements", "", nil},
@@ -292,7 +297,7 @@ func TestReadSamples(t *testing.T) {
 		{"bad-time.csv", `:2: time_us "8x4.2" is not a number`, "", nil},
 		{"bad-size.csv", `:2: size_bytes "1K" is not an integer`, "", nil},
 		{"bad-quote.csv", `:3: extraneous or missing " in quoted-field`, "", nil},
-		{"no-busbw-column.csv", ":1: header has no busbw_GBps column", "", nil},
+		{"no-busbw-column.csv", ":1: the CSV header has no busbw_GBps column", "", nil},
 		{"schema-2.csv", `:2: schema_version "2": this hccl-test reads version 1`, "", nil},
 		// Values that cannot be times or bandwidths are refused, not dropped.
 		{"nan-time.txt", ":3: NaN ns/op: not a time (want a positive number)", "", nil},
@@ -382,8 +387,8 @@ func TestCompareOptionsValidate(t *testing.T) {
 
 // TestReadSamplesBounded reads files no parser could hold: a line longer
 // than benchfmt's scanner takes (named by its own number), a sparse file
-// larger than MaxInputBytes (refused before reading), /dev/zero and a
-// directory.
+// of 1 TiB and /dev/zero (a first line longer than MaxLineBytes, refused
+// after 1 MiB) and a directory.
 func TestReadSamplesBounded(t *testing.T) {
 	dir := t.TempDir()
 	long := filepath.Join(dir, "long.txt")
@@ -401,8 +406,8 @@ func TestReadSamplesBounded(t *testing.T) {
 	}
 	for _, tc := range []struct{ path, wantErr string }{
 		{long, long + ":4: line too long: a Go benchmark line holds at most 64 KiB"},
-		{sparse, sparse + ": 1 TiB, larger than the limit of 64 MiB for this file"},
-		{"/dev/zero", "/dev/zero:1: line too long"},
+		{sparse, sparse + ":1: a line longer than 1 MiB: no line of an hccl-test CSV or Go benchmark file"},
+		{"/dev/zero", "/dev/zero:1: a line longer than 1 MiB"},
 		{dir, dir + ": is a directory, not a file"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {

@@ -8,15 +8,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchunit"
-
-	"github.com/hccl-test/hccl-test/internal/boundedfile"
-	"github.com/hccl-test/hccl-test/results/peerlog"
 )
 
 // Samples are one file's measurements by row name and unit, as ReadSamples
@@ -34,77 +32,102 @@ type Samples struct {
 	keys   []sampleKey              // in order of first appearance
 	values map[sampleKey][]float64  // in file order
 	units  benchfmt.UnitMetadataMap // the file's "Unit" lines; nil for CSV
+	// seen counts the measurements of the rows measured more than
+	// MaxRuns times; rng picks which are kept.
+	seen map[sampleKey]int64
+	rng  *rand.Rand
+	// dropped counts the lines that did not parse past maxWarnings.
+	dropped int
 }
 
 type sampleKey struct{ name, unit string }
 
-// MaxInputBytes is the most ReadSamples, and plot.Load, read of one file:
-// about 140,000 rows of CSV. A larger file, or a device or a pipe that goes
-// on past it, is refused.
-const MaxInputBytes = 64 << 20
+// MaxRuns is the most measurements Samples keeps of one row in one unit:
+// all of them up to that, and then a uniform sample of that many of them
+// (Vitter's Algorithm R, seeded alike for every file, so that a file reads
+// the same each time). A file of a run without end (-N 0) is read whole
+// in the memory of its distinct rows, whatever its length; at MaxRuns a
+// side, Compare's statistics have their full power.
+const MaxRuns = 1 << 16
 
 func (s *Samples) add(name, unit string, v float64) {
 	k := sampleKey{name, unit}
-	if _, ok := s.values[k]; !ok {
+	vals, ok := s.values[k]
+	if !ok {
 		s.keys = append(s.keys, k)
 	}
-	s.values[k] = append(s.values[k], v)
+	if len(vals) < MaxRuns {
+		s.values[k] = append(vals, v)
+		return
+	}
+	if s.seen == nil {
+		s.seen, s.rng = map[sampleKey]int64{}, rand.New(rand.NewPCG(1, 2))
+	}
+	seen := s.seen[k] + 1
+	if seen == 1 { // the first past MaxRuns
+		seen = MaxRuns + 1
+	}
+	s.seen[k] = seen
+	if j := s.rng.Int64N(seen); j < MaxRuns {
+		vals[j] = v
+	}
+}
+
+// Sampled returns the rows, in one unit each, that the file measured more
+// than MaxRuns times, and how many times each: Samples keeps a uniform
+// sample of MaxRuns of their measurements.
+func (s *Samples) Sampled() map[string]int64 {
+	m := map[string]int64{}
+	for k, n := range s.seen {
+		m[k.name+" "+k.unit] = n
+	}
+	return m
 }
 
 // ReadSamples reads the file at path, written by hccl-test --bench (the Go
 // benchmark format; any file benchstat reads) or --csv (recognized by its
-// header line, which starts with "schema_version,"), or the log of another
-// tool (nccl-tests, rccl-tests, hccl_test, nccom-test; see ReadLog),
-// recognized by a row in its first MiB, whose rows are named as CSV rows
-// are. CSV rows get the names
-// the Go benchmark lines give them, and file configuration is ignored, so the
-// two files of one run read the same. Units are tidied ("ns/op" reads as
-// "sec/op"); CSV columns become sec/op (time_us), algbw-GB/s and busbw-GB/s,
-// and an empty field is left out.
+// header line, which has a schema_version column; see OpenInput), or the
+// log of another tool (nccl-tests, rccl-tests, hccl_test, nccom-test; see
+// ReadLog), recognized by a row in its first MiB, whose rows are named as
+// CSV rows are. CSV rows get the names the Go benchmark lines give them,
+// and file configuration is ignored, so the two files of one run read the
+// same. CSV columns are found by name, in any order, extra ones ignored,
+// and a byte-order mark is skipped. Units are tidied ("ns/op" reads as
+// "sec/op"); CSV columns become sec/op (time_us), algbw-GB/s and
+// busbw-GB/s, and an empty field is left out.
 //
-// A benchmark line that does not parse is kept in Samples.Warnings and the
-// rest is read; a CSV row that does not parse, a value that cannot be what
-// its unit says (see CheckMeasurement), or a file without any measurement, is an
-// error naming the path and line. The file is read through boundedfile, at
-// most MaxInputBytes of it.
+// A benchmark line that does not parse is kept in Samples.Warnings (the
+// first maxWarnings of them) and the rest is read; a CSV row that does not
+// parse, a value that cannot be what its unit says (see CheckMeasurement),
+// or a file without any measurement, is an error naming the path and
+// line. The file is read through OpenInput and streamed: a CSV or Go
+// benchmark file of any length, in memory that grows with its distinct
+// rows (see MaxRuns), not its bytes.
 func ReadSamples(path string) (*Samples, error) {
-	f, err := boundedfile.Open(path, MaxInputBytes)
+	in, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer in.Close()
 	s := &Samples{Path: path, values: map[sampleKey][]float64{}}
-	// The first bytes tell the format. They are read, not peeked through a
-	// bufio.Reader, so that the parsers read f itself and f.Line is the
-	// line a benchmark parser stopped on.
-	head := make([]byte, len("schema_version,"))
-	n, _ := io.ReadFull(f, head)
-	r := io.MultiReader(bytes.NewReader(head[:n]), f)
-	switch {
-	case string(head[:n]) == "schema_version,":
-		err = s.readCSV(r)
-	default:
-		// Another tool's log shows itself in its first lines; the rest
-		// of the file is read only then (a Go benchmark file is streamed).
-		more := make([]byte, logPeek)
-		m, _ := io.ReadFull(f, more)
-		head = append(head[:n], more[:m]...)
-		if first := head[:bytes.LastIndexByte(head, '\n')+1]; peerlog.Looks(first) || (m < logPeek && peerlog.Looks(head)) {
-			var rest []byte
-			if rest, err = io.ReadAll(f); err == nil {
-				s.addLog(append(head, rest...))
-			}
-			break
+	switch in.Format {
+	case FormatCSV:
+		err = s.readCSV(in)
+	case FormatLog:
+		var data []byte
+		if data, err = in.ReadAll(); err == nil {
+			s.addLog(data)
 		}
+	default:
 		line := func() int { // where benchfmt's scanner stopped
-			if n := longLine(head); n > 0 {
+			if n := longLine(in.Head()); n > 0 {
 				return n
 			}
-			return f.Line()
+			return in.Line()
 		}
-		err = s.readBench(io.MultiReader(bytes.NewReader(head), f), line)
+		err = s.readBench(in, line)
 	}
-	if ferr := f.Err(); ferr != nil { // too large, or stalled: what the parser made of it matters less
+	if ferr := in.Err(); ferr != nil { // stalled, too large, a line too long: what the parser made of it matters less
 		return nil, ferr
 	}
 	switch {
@@ -130,10 +153,6 @@ func longLine(data []byte) int {
 	}
 	return 0
 }
-
-// logPeek is how much of a file ReadSamples reads to tell another tool's
-// log from a Go benchmark file.
-const logPeek = 1 << 20
 
 // addLog adds the rows of another tool's log (see ReadLog), named as CSV
 // rows are: a row the log measured again (nccl-tests -N) is one more
@@ -161,8 +180,7 @@ func (s *Samples) readBench(r io.Reader, line func() int) error {
 	for br.Scan() {
 		switch rec := br.Result().(type) {
 		case *benchfmt.SyntaxError:
-			e := *rec
-			s.Warnings = append(s.Warnings, &e)
+			s.warn(rec)
 		case *benchfmt.Result:
 			for _, v := range rec.Values {
 				// The Reader leaves 0 ns/op in ns/op: make it sec/op.
@@ -179,6 +197,9 @@ func (s *Samples) readBench(r io.Reader, line func() int) error {
 		}
 	}
 	s.units = br.Units()
+	if s.dropped > 0 {
+		s.Warnings = append(s.Warnings, fmt.Errorf("%s: and %s more that did not parse", s.Path, Count(s.dropped, "line")))
+	}
 	err := br.Err()
 	switch {
 	case errors.Is(err, bufio.ErrTooLong):
@@ -188,6 +209,20 @@ func (s *Samples) readBench(r io.Reader, line func() int) error {
 		return fmt.Errorf("%s: %w", s.Path, err)
 	}
 	return nil
+}
+
+// maxWarnings is the most lines that did not parse that Samples.Warnings
+// holds one by one; one more warning counts the rest.
+const maxWarnings = 100
+
+// warn keeps e, a line that did not parse, or counts it past maxWarnings.
+func (s *Samples) warn(e *benchfmt.SyntaxError) {
+	if len(s.Warnings) == maxWarnings {
+		s.dropped++
+		return
+	}
+	c := *e
+	s.Warnings = append(s.Warnings, &c)
 }
 
 // CheckMeasurement says why v cannot be a measurement in unit, or "" if it can:
@@ -212,19 +247,23 @@ var csvRequired = []string{"schema_version", "op", "dtype", "redop", "root", "in
 	"size_bytes", "backend", "ranks", "time_us", "algbw_GBps", "busbw_GBps"}
 
 // readCSV reads the rows of one CSV file or several concatenated: a header
-// met again sets the columns anew.
+// met again sets the columns anew. Rows are kept by what names them, with
+// their measurements, not one by one: a file of one row measured a
+// million times (-N 0) takes the memory of one row and MaxRuns values.
 func (s *Samples) readCSV(r io.Reader) error {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1 // checked against the latest header
-	var col map[string]int  // column index by name
-	var header []string
-	var rows []csvRow
+	cr.Comment = '#'
+	cr.ReuseRecord = true
+	var col map[string]int // column index by name
+	var width int          // fields of the latest header
+	var rows csvRows
 	for {
 		row, err := cr.Read()
 		var pe *csv.ParseError
 		switch {
 		case err == io.EOF:
-			s.addCSVRows(rows)
+			rows.addTo(s)
 			return nil
 		case errors.As(err, &pe):
 			return fmt.Errorf("%s:%d: %w", s.Path, pe.Line, pe.Err)
@@ -232,19 +271,29 @@ func (s *Samples) readCSV(r io.Reader) error {
 			return fmt.Errorf("%s: %w", s.Path, err)
 		}
 		line, _ := cr.FieldPos(0)
-		if row[0] == "schema_version" {
-			col, header = map[string]int{}, row
+		if isHeader(row) {
+			col, width = map[string]int{}, len(row)
 			for i, name := range row {
 				col[name] = i
 			}
-			if i := slices.IndexFunc(csvRequired, func(c string) bool { _, ok := col[c]; return !ok }); i >= 0 {
-				return fmt.Errorf("%s:%d: header has no %s column", s.Path, line, csvRequired[i])
+			var missing []string
+			for _, c := range csvRequired {
+				if _, ok := col[c]; !ok {
+					missing = append(missing, c)
+				}
+			}
+			if len(missing) > 0 {
+				return fmt.Errorf("%s:%d: the CSV header has no %s column%s", s.Path, line, strings.Join(missing, ", "),
+					map[bool]string{true: "s"}[len(missing) > 1])
 			}
 			continue
 		}
-		if len(row) != len(header) {
-			err = fmt.Errorf("%d fields, the header has %d", len(row), len(header))
-		} else {
+		switch {
+		case col == nil:
+			err = errors.New("a row before the CSV header (a line with a schema_version column)")
+		case len(row) != width:
+			err = fmt.Errorf("%d fields, the header has %d", len(row), width)
+		default:
 			var r csvRow
 			r, err = parseCSVRow(func(c string) string {
 				if i, ok := col[c]; ok {
@@ -252,7 +301,7 @@ func (s *Samples) readCSV(r io.Reader) error {
 				}
 				return "" // a column added after the file was written
 			})
-			rows = append(rows, r)
+			rows.add(r)
 			// Rows convert read from another tool's log are one mean
 			// each, as the log itself (see Compare's Means).
 			if src := get(row, col, "source"); src != "" && src != SourceOurs {
@@ -283,24 +332,98 @@ type csvRow struct {
 	values    []benchfmt.Value
 }
 
-// addCSVRows adds the measurements of rows. A run whose rows asked for
-// several algorithms (--algo auto,ring) names each row with its own, as
-// its Go benchmark lines do.
-func (s *Samples) addCSVRows(rows []csvRow) {
-	algos := map[string]map[string]bool{}
-	for _, r := range rows {
-		if algos[r.run] == nil {
-			algos[r.run] = map[string]bool{}
-		}
-		algos[r.run][r.requested] = true
+// csvGroup is the rows of a CSV file that one name and requested
+// algorithm name, in one run: their measurements, by unit.
+type csvGroup struct {
+	run, plain, withAlgo string // the name without and with the requested algorithm
+	values               [len(csvUnits)]kept
+}
+
+// csvUnits are the units of a CSV row's measurements, in the order
+// parseCSVRow gives them.
+var csvUnits = [...]string{"sec/op", unitAlgBW, unitBusBW}
+
+// kept are the measurements of one row in one unit, as Samples.add keeps
+// them: all up to MaxRuns, then a uniform sample of seen.
+type kept struct {
+	vals []float64
+	seen int64
+}
+
+func (k *kept) add(v float64, rng *rand.Rand) {
+	if k.seen++; len(k.vals) < MaxRuns {
+		k.vals = append(k.vals, v)
+	} else if j := rng.Int64N(k.seen); j < MaxRuns {
+		k.vals[j] = v
 	}
-	for _, r := range rows {
-		if len(algos[r.run]) > 1 {
-			r.rec.AlgoRequested = r.requested
+}
+
+// csvRows are a CSV file's rows, as groups in the order of their first row.
+type csvRows struct {
+	groups []*csvGroup
+	index  map[csvName]*csvGroup
+	algos  map[string]map[string]bool // requested algorithms by run
+	rng    *rand.Rand
+}
+
+// csvName is what names a row of a CSV file (see BenchFmt.name), and the
+// run and algorithm it was requested with: the fields, not the name
+// written out, which is made once a group.
+type csvName struct {
+	op, dtype, redop, group, backend, run, requested string
+	root, buckets, ranks                             int
+	bytes                                            int64
+	inPlace                                          bool
+}
+
+// add adds the measurements of r to its group.
+func (rs *csvRows) add(r csvRow) {
+	if rs.index == nil {
+		rs.index, rs.algos, rs.rng = map[csvName]*csvGroup{}, map[string]map[string]bool{}, rand.New(rand.NewPCG(1, 2))
+	}
+	k := csvName{op: r.rec.Op, dtype: r.rec.DType, redop: r.rec.RedOp, group: r.rec.Group, backend: r.backend, run: r.run,
+		requested: r.requested, root: r.rec.Root, buckets: r.rec.Buckets, ranks: r.ranks, bytes: r.rec.Bytes, inPlace: r.rec.InPlace}
+	g := rs.index[k]
+	if g == nil {
+		name := func(algo string) string {
+			rec := r.rec
+			rec.AlgoRequested = algo
+			return (&BenchFmt{h: Header{Backend: r.backend, Ranks: r.ranks}}).name(rec)
 		}
-		name := (&BenchFmt{h: Header{Backend: r.backend, Ranks: r.ranks}}).name(r.rec)
-		for _, v := range r.values {
-			s.add(name, v.Unit, v.Value)
+		g = &csvGroup{run: r.run, plain: name(""), withAlgo: name(r.requested)}
+		rs.index[k] = g
+		rs.groups = append(rs.groups, g)
+		if rs.algos[r.run] == nil {
+			rs.algos[r.run] = map[string]bool{}
+		}
+		rs.algos[r.run][r.requested] = true
+	}
+	for _, v := range r.values {
+		g.values[slices.Index(csvUnits[:], v.Unit)].add(v.Value, rs.rng)
+	}
+}
+
+// addTo adds the measurements of the rows to s. A run whose rows asked
+// for several algorithms (--algo auto,ring) names each row with its own,
+// as its Go benchmark lines do.
+func (rs *csvRows) addTo(s *Samples) {
+	for _, g := range rs.groups {
+		name := g.plain
+		if len(rs.algos[g.run]) > 1 {
+			name = g.withAlgo
+		}
+		for u, k := range g.values {
+			for _, v := range k.vals {
+				s.add(name, csvUnits[u], v)
+			}
+			// The group's sample stands for more measurements.
+			if k.seen > int64(len(k.vals)) {
+				sk := sampleKey{name, csvUnits[u]}
+				if s.seen == nil {
+					s.seen, s.rng = map[sampleKey]int64{}, rand.New(rand.NewPCG(1, 2))
+				}
+				s.seen[sk] = max(s.seen[sk], int64(len(s.values[sk]))) + k.seen - int64(len(k.vals))
+			}
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -60,8 +61,11 @@ type File struct {
 	size  int64 // the size of a regular file; -1 otherwise
 	read  int64 // bytes returned so far
 	lines int   // newlines returned so far
-	err   error // the first error Read returned other than io.EOF
-	idle  time.Duration
+	col   int64 // bytes returned since the last newline
+	// maxLine is the most bytes a line may hold (SetMaxLine); 0 for any.
+	maxLine int64
+	err     error // the first error Read returned other than io.EOF
+	idle    time.Duration
 	// deadline says whether reads of f take a deadline: pipes and pollable
 	// devices other than terminals.
 	deadline bool
@@ -73,6 +77,37 @@ type File struct {
 func Open(path string, limit int64) (*File, error) {
 	return open(path, limit, Idle)
 }
+
+// OpenStream opens path as Open does, for a reader whose memory does not
+// grow with the bytes it reads: a regular file is read to its end
+// whatever its size (it ends), and limit holds only for a pipe or a
+// device, which may never end. With SetMaxLine, no line can hold the
+// reader's memory either.
+func OpenStream(path string, limit int64) (*File, error) {
+	f, err := open(path, math.MaxInt64-1, Idle)
+	if err != nil || f.size < 0 {
+		if f != nil {
+			f.limit = limit
+		}
+		return f, err
+	}
+	return f, nil
+}
+
+// LineError is the error of a line longer than the most SetMaxLine allows.
+type LineError struct {
+	Path string
+	Line int   // from 1
+	Max  int64 // bytes
+}
+
+func (e *LineError) Error() string {
+	return fmt.Sprintf("%s:%d: a line longer than %s", e.Path, e.Line, humanBytes(e.Max))
+}
+
+// SetMaxLine makes Read fail with a *LineError when a line holds more
+// than max bytes before its newline; 0 (the default) is no limit.
+func (f *File) SetMaxLine(max int64) { f.maxLine = max }
 
 func open(path string, limit int64, idle time.Duration) (*File, error) {
 	st, err := os.Stat(path)
@@ -166,6 +201,10 @@ func (f *File) Read(p []byte) (int, error) {
 	if room := f.limit + 1 - f.read; int64(len(p)) > room {
 		p = p[:room]
 	}
+	var le *LineError
+	if errors.As(f.err, &le) {
+		return 0, f.err
+	}
 	if len(p) == 0 {
 		if f.err == nil {
 			f.err = &LimitError{Path: f.path, Limit: f.limit, Size: f.sizeSeen()}
@@ -180,12 +219,20 @@ func (f *File) Read(p []byte) (int, error) {
 		n = int(f.limit - f.read)
 		err = &LimitError{Path: f.path, Limit: f.limit, Size: f.sizeSeen()}
 	}
-	f.read += int64(n)
-	for _, c := range p[:n] {
+	for i, c := range p[:n] {
 		if c == '\n' {
 			f.lines++
+			f.col = 0
+			continue
+		}
+		if f.col++; f.maxLine > 0 && f.col > f.maxLine {
+			// The line's bytes up to the most are returned, and the
+			// error from now on.
+			n, err = i, &LineError{Path: f.path, Line: f.lines + 1, Max: f.maxLine}
+			break
 		}
 	}
+	f.read += int64(n)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		err = fmt.Errorf("%s: nothing more to read for %v (a pipe or device that stopped sending?)", f.path, f.idle)
 	}

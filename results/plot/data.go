@@ -9,7 +9,6 @@ package plot
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -73,65 +72,24 @@ type Data struct {
 	Note string
 }
 
-// group makes series of samples, a point per size with the medians of
-// the samples of that size, and labels them.
-func group(samples []sample) *Data {
-	type row struct {
-		key   Key
-		bytes int64
-	}
-	var keys []Key
-	rows := map[row][]sample{}
-	sizes := map[Key][]int64{}
-	for _, s := range samples {
-		if _, ok := sizes[s.key]; !ok {
-			keys = append(keys, s.key)
-		}
-		r := row{s.key, s.bytes}
-		if _, ok := rows[r]; !ok {
-			sizes[s.key] = append(sizes[s.key], s.bytes)
-		}
-		rows[r] = append(rows[r], s)
-	}
-	d := &Data{}
-	most := 0 // runs of the most measured row
-	for _, k := range keys {
-		ser := Series{Key: k}
-		slices.Sort(sizes[k])
-		for _, b := range sizes[k] {
-			ss := rows[row{k, b}]
-			m := medianRun(ss)
-			ser.Points = append(ser.Points, Point{Bytes: b, TimeUS: m.timeUS, BusBW: m.busBW, Rows: len(ss)})
-			most = max(most, len(ss))
-		}
-		d.Series = append(d.Series, ser)
-	}
-	d.Note = "each point is one measured row"
-	if most > 1 {
-		d.Note = fmt.Sprintf("each point is one measured row: of up to %d runs of a row (--runs), the one with the median time", most)
-	}
-	d.label()
-	return d
-}
-
 // medianRun returns the run of ss, the runs of one row, with the median
 // time: the lower of the middle two for an even count, so that it is a
 // run, not a mean of two. Runs without a time come last; where no run has
 // one, the run with the median bandwidth.
-func medianRun(ss []sample) sample {
+func medianRun(ss []run) run {
 	ss = slices.Clone(ss)
-	by := func(f func(sample) float64) func(a, b sample) int {
-		return func(a, b sample) int {
+	by := func(f func(run) float64) func(a, b run) int {
+		return func(a, b run) int {
 			x, y := f(a), f(b)
 			return cmp.Or(cmp.Compare(boolInt(math.IsNaN(x)), boolInt(math.IsNaN(y))), cmp.Compare(x, y))
 		}
 	}
-	f := func(s sample) float64 { return s.timeUS }
-	if !slices.ContainsFunc(ss, func(s sample) bool { return !math.IsNaN(s.timeUS) }) {
-		f = func(s sample) float64 { return s.busBW }
+	f := func(s run) float64 { return s.timeUS }
+	if !slices.ContainsFunc(ss, func(s run) bool { return !math.IsNaN(s.timeUS) }) {
+		f = func(s run) float64 { return s.busBW }
 	}
 	slices.SortStableFunc(ss, by(f))
-	known := len(ss) - countFunc(ss, func(s sample) bool { return math.IsNaN(f(s)) })
+	known := len(ss) - countFunc(ss, func(s run) bool { return math.IsNaN(f(s)) })
 	return ss[max(known-1, 0)/2]
 }
 

@@ -3,6 +3,7 @@ package plot
 import (
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -23,12 +24,18 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add([]byte("schema_version,op,size_bytes,time_us,busbw_GBps\n1,x,1024,,\n"))
 	f.Add([]byte("BenchmarkX/size=1.5KiB 1 100 ns/op 3 busbw-GB/s\n"))
+	f.Add([]byte("\ufeffbusbw_GBps,time_us,size_bytes,op,schema_version\r\n1,100,1024,allreduce,1\r\n"))
+	path := filepath.Join(f.TempDir(), "fuzz") // one at a time: inputs run in turn
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		var l loader
-		if err := l.load(data, "fuzz"); err != nil {
+		if err := l.loadFile(path); err != nil {
 			return
 		}
-		for _, s := range group(l.samples).Series {
+		l.endFile(0)
+		for _, s := range l.data([]string{""}).Series {
 			for i, p := range s.Points {
 				if p.Bytes <= 0 || (i > 0 && p.Bytes <= s.Points[i-1].Bytes) || p.Rows < 1 {
 					t.Fatalf("series %q point %d: %+v", s.Label, i, p)

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/hccl-test/hccl-test/internal/boundedfile"
 	"github.com/hccl-test/hccl-test/results"
 )
 
@@ -27,17 +27,72 @@ type sample struct {
 	bytes  int64
 	timeUS float64
 	busBW  float64
-	file   int // index of the file in Load's paths
 }
 
-// loader accumulates the rows of several files.
+// loader accumulates the rows of several files: each row by its key and
+// size, with at most results.MaxRuns of its runs (a uniform sample past
+// that), so that a file of any length (-N 0) is read in the memory of its
+// distinct rows.
 type loader struct {
-	samples []sample
-	done    int       // samples of the files ended (endFile)
-	links   []float64 // every link bandwidth seen, one per CSV row or benchmark comment that had one
+	keys  []Key       // distinct, in the order of their first row
+	files []int       // the file of each key
+	sizes [][]int64   // the sizes of each key, in the order of their first row
+	index map[Key]int // keys of the file being read, as read
+	rows  map[rowID]*runs
+	first int        // the first key of the file being read
+	most  int64      // runs of the most measured row
+	rng   *rand.Rand // picks the runs kept past results.MaxRuns
+	links []float64  // every link bandwidth seen, one per CSV row or benchmark comment that had one
 	// linkLine is the line of the last benchmark comment whose link is
 	// in links, so that each comment counts once.
 	linkLine int
+}
+
+// rowID is one row: a key and a size.
+type rowID struct {
+	key   int // index in loader.keys
+	bytes int64
+}
+
+// runs are the runs of one row: all of them up to results.MaxRuns, then
+// a uniform sample of them (Algorithm R).
+type runs struct {
+	kept []run
+	seen int64
+}
+
+// run is what a point takes from one run of a row; NaN is unknown.
+type run struct{ timeUS, busBW float64 }
+
+// add adds a row read from the file being read.
+func (l *loader) add(s sample) {
+	if l.rows == nil {
+		l.rows, l.rng = map[rowID]*runs{}, rand.New(rand.NewPCG(1, 2))
+	}
+	if l.index == nil {
+		l.index = map[Key]int{}
+	}
+	k, ok := l.index[s.key]
+	if !ok {
+		k = len(l.keys)
+		l.index[s.key] = k
+		l.keys, l.files, l.sizes = append(l.keys, s.key), append(l.files, -1), append(l.sizes, nil)
+	}
+	id := rowID{k, s.bytes}
+	rs := l.rows[id]
+	if rs == nil {
+		rs = &runs{}
+		l.rows[id] = rs
+		l.sizes[k] = append(l.sizes[k], s.bytes)
+	}
+	rs.seen++
+	l.most = max(l.most, rs.seen)
+	r := run{s.timeUS, s.busBW}
+	if len(rs.kept) < results.MaxRuns {
+		rs.kept = append(rs.kept, r)
+	} else if j := l.rng.Int64N(rs.seen); j < results.MaxRuns {
+		rs.kept[j] = r
+	}
 }
 
 // MaxSeries is the most series Load accepts: as many as there are
@@ -69,11 +124,7 @@ func Load(paths ...string) (*Data, error) {
 		}
 		l.endFile(i)
 	}
-	labels := fileLabels(paths)
-	for i := range l.samples {
-		l.samples[i].key.File = labels[l.samples[i].file]
-	}
-	d := group(l.samples)
+	d := l.data(fileLabels(paths))
 	if n := len(d.Series); n > MaxSeries {
 		return nil, fmt.Errorf("plot: %s: %d series (%s and more): at most %d can be drawn apart; plot fewer files or a part of them",
 			strings.Join(paths, ", "), n, d.Series[0].Label, MaxSeries)
@@ -89,18 +140,45 @@ func Load(paths ...string) (*Data, error) {
 	return d, nil
 }
 
-// endFile marks the samples read since the last call as file i's, and
+// endFile marks the keys read since the last call as file i's, and
 // clears their run ids when the file holds one run only.
 func (l *loader) endFile(i int) {
-	ss := l.samples[l.done:]
-	l.done, l.linkLine = len(l.samples), 0
-	one := !slices.ContainsFunc(ss, func(s sample) bool { return s.key.Run != ss[0].key.Run })
-	for j := range ss {
-		ss[j].file = i
+	ks := l.keys[l.first:]
+	one := !slices.ContainsFunc(ks, func(k Key) bool { return k.Run != ks[0].Run })
+	for j := range ks {
+		l.files[l.first+j] = i
 		if one {
-			ss[j].key.Run = ""
+			ks[j].Run = ""
 		}
 	}
+	l.first, l.index, l.linkLine = len(l.keys), nil, 0
+}
+
+// data groups the rows read into series, the files labeled by labels.
+func (l *loader) data(labels []string) *Data {
+	d := &Data{}
+	for i, k := range l.keys {
+		if l.files[i] >= 0 && l.files[i] < len(labels) {
+			k.File = labels[l.files[i]]
+		}
+		ser := Series{Key: k}
+		slices.Sort(l.sizes[i])
+		for _, b := range l.sizes[i] {
+			rs := l.rows[rowID{i, b}]
+			m := medianRun(rs.kept)
+			ser.Points = append(ser.Points, Point{Bytes: b, TimeUS: m.timeUS, BusBW: m.busBW, Rows: int(min(rs.seen, math.MaxInt32))})
+		}
+		d.Series = append(d.Series, ser)
+	}
+	d.Note = "each point is one measured row"
+	switch {
+	case l.most > results.MaxRuns:
+		d.Note = fmt.Sprintf("each point is one measured row: of up to %d runs of a row, the one with the median time of a uniform sample of %d", l.most, results.MaxRuns)
+	case l.most > 1:
+		d.Note = fmt.Sprintf("each point is one measured row: of up to %d runs of a row (--runs), the one with the median time", l.most)
+	}
+	d.label()
+	return d
 }
 
 // fileLabels returns how series name the files of paths: "" for a single
@@ -123,45 +201,56 @@ func fileLabels(paths []string) []string {
 	return labels
 }
 
-// loadFile reads one file, at most results.MaxInputBytes of it, whatever
-// it is (see boundedfile).
+// loadFile reads one file through results.OpenInput, whatever it is (see
+// boundedfile): a CSV or Go benchmark file streamed to its end, another
+// tool's log at most results.MaxInputBytes. The format is told by the
+// file's content.
 func (l *loader) loadFile(path string) error {
-	data, err := boundedfile.ReadFile(path, results.MaxInputBytes)
+	in, err := results.OpenInput(path)
 	if err != nil {
 		return err // it names the file
 	}
-	if err := l.load(data, path); err != nil {
+	defer in.Close()
+	rows := len(l.rows)
+	switch in.Format {
+	case results.FormatCSV:
+		err = l.readCSV(in)
+		if err == nil && len(l.rows) == rows && len(l.keys) == l.first {
+			err = fmt.Errorf("CSV without rows: %w", ErrNoData)
+		}
+	case results.FormatLog:
+		var data []byte
+		if data, err = in.ReadAll(); err == nil {
+			l.readLog(data, path)
+		}
+	case results.FormatJSON:
+		err = errors.New("looks like JSON lines; plot reads the files of --csv or --bench")
+	default:
+		err = l.readBench(in, path)
+		if err == nil && len(l.keys) == l.first {
+			err = fmt.Errorf("no hccl-test rows in CSV or Go benchmark format, nor rows of nccl-tests, rccl-tests, hccl_test or nccom-test output: %w", ErrNoData)
+		}
+	}
+	if ferr := in.Err(); ferr != nil { // stalled, too large, a line too long: it names the file
+		return ferr
+	}
+	if err != nil {
+		if errors.Is(err, ErrNoData) && blank(in.Head()) {
+			err = fmt.Errorf("file is empty: %w", ErrNoData)
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
 
-// load reads the content of one file, named name, detecting its format
-// from its first line that is neither blank nor a comment.
-func (l *loader) load(data []byte, name string) error {
-	before := len(l.samples)
-	switch first := firstLine(data); {
-	case first == "":
-		return fmt.Errorf("file is empty: %w", ErrNoData)
-	case strings.HasPrefix(first, "schema_version,"):
-		if err := l.readCSV(data); err != nil {
-			return err
-		}
-		if len(l.samples) == before {
-			return fmt.Errorf("CSV without rows: %w", ErrNoData)
-		}
-	case l.readLog(data, name):
-	case strings.HasPrefix(first, "{"):
-		return errors.New("looks like JSON lines; plot reads the files of --csv or --bench")
-	default:
-		if err := l.readBench(data, name); err != nil {
-			return err
-		}
-		if len(l.samples) == before {
-			return fmt.Errorf("no hccl-test rows in CSV or Go benchmark format, nor rows of nccl-tests, rccl-tests, hccl_test or nccom-test output: %w", ErrNoData)
+// blank reports whether data holds only blank lines and '#' comments.
+func blank(data []byte) bool {
+	for line := range bytes.Lines(data) {
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
 // readLog reads data as the log of another tool (nccl-tests, rccl-tests,
@@ -178,32 +267,21 @@ func (l *loader) readLog(data []byte, name string) bool {
 				s.key.Root = strconv.Itoa(r.Root)
 			}
 			if s.bytes > 0 {
-				l.samples = append(l.samples, s)
+				l.add(s)
 			}
 		}
 	}
 	return len(runs) > 0
 }
 
-// firstLine returns the first line of data that is neither blank nor a
-// '#' comment, trimmed, and cut to 64 bytes, which tell the format: a
-// line of a whole file's length is not copied.
-func firstLine(data []byte) string {
-	for line := range bytes.Lines(data) {
-		if s := bytes.TrimSpace(line); len(s) > 0 && s[0] != '#' {
-			return string(s[:min(len(s), 64)])
-		}
-	}
-	return ""
-}
-
 // readCSV reads the rows of a CSV file. Columns are found by name, so a file
 // with columns added or reordered reads the same; a header row repeated
 // further down (files concatenated with cat) is read as a header again.
-func (l *loader) readCSV(data []byte) error {
-	r := csv.NewReader(bytes.NewReader(data))
+func (l *loader) readCSV(in io.Reader) error {
+	r := csv.NewReader(in)
 	r.FieldsPerRecord = -1
 	r.Comment = '#'
+	r.ReuseRecord = true
 	var col map[string]int
 	for {
 		row, err := r.Read()
@@ -213,15 +291,22 @@ func (l *loader) readCSV(data []byte) error {
 		if err != nil {
 			return err
 		}
-		if len(row) > 0 && row[0] == "schema_version" {
+		if len(row) > 0 {
+			row[0] = strings.TrimPrefix(row[0], "\ufeff") // a byte-order mark: files concatenated
+		}
+		if slices.Contains(row, "schema_version") {
 			col = map[string]int{}
 			for i, name := range row {
 				col[name] = i
 			}
+			var missing []string
 			for _, need := range []string{"op", "size_bytes", "time_us", "busbw_GBps"} {
 				if _, ok := col[need]; !ok {
-					return fmt.Errorf("CSV header has no %s column", need)
+					missing = append(missing, need)
 				}
+			}
+			if len(missing) > 0 {
+				return fmt.Errorf("the CSV header has no %s column%s", strings.Join(missing, ", "), map[bool]string{true: "s"}[len(missing) > 1])
 			}
 			continue
 		}
@@ -240,7 +325,7 @@ func (l *loader) readCSV(data []byte) error {
 			return fmt.Errorf("CSV line %d: %w", pos, err)
 		}
 		if s.bytes > 0 {
-			l.samples = append(l.samples, s)
+			l.add(s)
 		}
 		if link > 0 {
 			l.links = append(l.links, link)

@@ -315,8 +315,9 @@ func TestLoadSeveralAlgos(t *testing.T) {
 }
 
 // TestLoadBounded loads files no reader could hold: a Go benchmark line
-// too long for the scanner (named by its own number), /dev/zero, a sparse
-// file larger than results.MaxInputBytes, and a directory.
+// too long for the scanner (named by its own number), /dev/zero and a
+// sparse file of 1 TiB (a first line longer than results.MaxLineBytes),
+// and a directory.
 func TestLoadBounded(t *testing.T) {
 	dir := t.TempDir()
 	long := filepath.Join(dir, "long.txt")
@@ -333,8 +334,8 @@ func TestLoadBounded(t *testing.T) {
 	}
 	for _, tc := range []struct{ path, wantErr string }{
 		{long, "plot: " + long + ": line 3: line too long: a Go benchmark line holds at most 64 KiB"},
-		{"/dev/zero", "plot: /dev/zero: more than the limit of 64 MiB for this file, and not at its end"},
-		{sparse, "plot: " + sparse + ": 1 TiB, larger than the limit of 64 MiB for this file"},
+		{"/dev/zero", "plot: /dev/zero:1: a line longer than 1 MiB: no line of an hccl-test CSV or Go benchmark file"},
+		{sparse, "plot: " + sparse + ":1: a line longer than 1 MiB: no line of an hccl-test CSV or Go benchmark file"},
 		{dir, "plot: " + dir + ": is a directory, not a file"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {

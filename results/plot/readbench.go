@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -23,9 +24,9 @@ import (
 // for a run of several the name's own "/algo=ring".
 // Lines that are not results (other output mixed in) are skipped, as
 // benchstat skips them.
-func (l *loader) readBench(data []byte, path string) error {
-	comments := readComments(data)
-	r := benchfmt.NewReader(bytes.NewReader(data), path)
+func (l *loader) readBench(in io.Reader, path string) error {
+	comments := &commentReader{r: in}
+	r := benchfmt.NewReader(comments, path)
 	for r.Scan() {
 		res, ok := r.Result().(*benchfmt.Result)
 		if !ok {
@@ -37,7 +38,7 @@ func (l *loader) readBench(data []byte, path string) error {
 			timeUS: math.NaN(), busBW: math.NaN(),
 		}
 		_, line := res.Pos()
-		c := comments.at(line)
+		c := comments.cs.at(line)
 		s.key.Run = c.run
 		if c.link > 0 && c.line > l.linkLine {
 			l.links, l.linkLine = append(l.links, c.link), c.line
@@ -102,29 +103,18 @@ func (l *loader) readBench(data []byte, path string) error {
 			}
 		}
 		if s.bytes > 0 {
-			l.samples = append(l.samples, s)
+			l.add(s)
 		}
 	}
 	if err := r.Err(); errors.Is(err, bufio.ErrTooLong) {
-		// benchfmt's message names the line before the long one.
+		// benchfmt's message names the line before the long one; the
+		// comment reader has read up to it.
 		return fmt.Errorf("line %d: line too long: a Go benchmark line holds at most %d KiB",
-			longLine(data, bufio.MaxScanTokenSize), bufio.MaxScanTokenSize>>10)
+			comments.longLine, bufio.MaxScanTokenSize>>10)
 	} else if err != nil {
 		return err
 	}
 	return nil
-}
-
-// longLine returns the number, from 1, of the first line of data that holds
-// max bytes or more before its newline (a bufio.Scanner's token too long).
-func longLine(data []byte, max int) int {
-	n := 0
-	for line := range bytes.Lines(data) {
-		if n++; len(bytes.TrimSuffix(line, []byte("\n"))) >= max {
-			return n
-		}
-	}
-	return n
 }
 
 // parseBinarySize parses a size as results.FormatBinarySize writes it:
@@ -160,32 +150,71 @@ type benchComment struct {
 // benchComments are a file's comments, in line order.
 type benchComments []benchComment
 
-// readComments reads the comment lines of a Go benchmark file, which its
-// readers skip: the link bandwidth is there, not in the configuration
-// lines, so that benchstat still compares two runs that measured their
-// links apart.
-func readComments(data []byte) benchComments {
-	var cs benchComments
-	n := 0
-	for line := range bytes.Lines(data) {
-		n++
-		text, ok := strings.CutPrefix(strings.TrimSpace(string(line)), "#")
-		if !ok {
+// commentReader passes a Go benchmark file on to its parser and reads its
+// comment lines on the way, which the parser skips: the link bandwidth is
+// there, not in the configuration lines, so that benchstat still compares
+// two runs that measured their links apart. It reads ahead of the parser,
+// and keeps the comments it may still ask for.
+type commentReader struct {
+	r        io.Reader
+	cs       benchComments
+	line     int    // lines ended so far
+	cur      []byte // the line being read, while it may be a comment
+	skip     bool   // the line being read is no comment, or too long for one
+	longLine int    // the first line of bufio.MaxScanTokenSize bytes or more, from 1
+	width    int    // bytes of the line being read
+}
+
+// maxComment is the longest comment line read for what it says.
+const maxComment = 4 << 10
+
+func (c *commentReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for _, b := range p[:n] {
+		if b == '\n' {
+			c.line++
+			if !c.skip {
+				c.comment(string(c.cur), c.line)
+			}
+			c.cur, c.skip, c.width = c.cur[:0], false, 0
 			continue
 		}
-		fields := strings.Fields(text)
-		switch {
-		case len(fields) >= 4 && fields[0] == "hccl-test" && fields[2] == "run":
-			cs = append(cs, benchComment{line: n, run: fields[3]})
-		case len(fields) >= 4 && fields[0] == "link" && fields[1] == "bandwidth" && fields[3] == "GB/s":
-			if v, err := strconv.ParseFloat(fields[2], 64); err == nil && v > 0 && !math.IsInf(v, 0) {
-				c := cs.at(n)
-				c.line, c.link = n, v
-				cs = append(cs, c)
-			}
+		if c.width++; c.width >= bufio.MaxScanTokenSize && c.longLine == 0 {
+			c.longLine = c.line + 1
+		}
+		if c.skip {
+			continue
+		}
+		if len(c.cur) >= maxComment || (len(bytes.TrimSpace(c.cur)) == 0 && b != '#' && b != ' ' && b != '\t' && b != '\r') {
+			c.skip = true
+			continue
+		}
+		c.cur = append(c.cur, b)
+	}
+	if err == io.EOF && !c.skip && len(c.cur) > 0 {
+		c.comment(string(c.cur), c.line+1)
+		c.cur = c.cur[:0]
+	}
+	return n, err
+}
+
+// comment reads line n, if it is a comment that says something.
+func (c *commentReader) comment(line string, n int) {
+	text, ok := strings.CutPrefix(strings.TrimSpace(line), "#")
+	if !ok {
+		return
+	}
+	fields := strings.Fields(text)
+	switch {
+	case len(fields) >= 4 && fields[0] == "hccl-test" && fields[2] == "run":
+		c.cs = append(c.cs, benchComment{line: n, run: fields[3]})
+	case len(fields) >= 4 && fields[0] == "link" && fields[1] == "bandwidth" && fields[3] == "GB/s":
+		if v, err := strconv.ParseFloat(fields[2], 64); err == nil && v > 0 && !math.IsInf(v, 0) {
+			bc := c.cs.at(n)
+			bc.line, bc.link = n, v
+			c.cs = append(c.cs, bc)
 		}
 	}
-	return cs
 }
 
 // at returns what the comments before line say: the last run id and the

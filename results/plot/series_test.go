@@ -192,10 +192,13 @@ func checkMeasured(t *testing.T, d *Data, files []string) {
 	labels := fileLabels(files)
 	type pair struct{ time, bw float64 }
 	measured := map[string][]pair{}
-	for _, s := range l.samples {
-		s.key.File = labels[s.file]
-		k := fmt.Sprintf("%+v %d", s.key, s.bytes)
-		measured[k] = append(measured[k], pair{s.timeUS, s.busBW})
+	for id, rs := range l.rows {
+		key := l.keys[id.key]
+		key.File = labels[l.files[id.key]]
+		k := fmt.Sprintf("%+v %d", key, id.bytes)
+		for _, r := range rs.kept {
+			measured[k] = append(measured[k], pair{r.timeUS, r.busBW})
+		}
 	}
 	points := 0
 	for _, s := range d.Series {
