@@ -13,11 +13,17 @@ import (
 // space by 8.1 GiB; one at 176 MiB by 340 MiB.
 const addressSpaceMargin = 512 << 20
 
-// AddressSpace returns the address space the run adds to what the process
-// holds when it starts: its memory estimate, a quarter again, and at least
-// addressSpaceMargin.
+// AddressSpace returns the address space the run adds to one process,
+// past what it holds when it starts: its memory estimate, a quarter again,
+// and at least addressSpaceMargin. RLIMIT_AS binds each process alone:
+// with ranks in processes of their own (tcp) a process takes its share of
+// the estimate, but where ranks map each other's buffers (proc) every
+// process maps them all.
 func (p Plan) AddressSpace() int64 {
 	need := p.Memory().Total()
+	if c := capsOf(p.Backend); !c.InProcess && !c.SharedMemory {
+		need /= int64(max(p.Processes().Processes, 1))
+	}
 	return kit.SatAdd(need, max(need/4, addressSpaceMargin))
 }
 
@@ -34,7 +40,7 @@ func (p Plan) checkLimits() error {
 	l := p.Limits
 	if as := l.AddressSpace; as.Set {
 		if need := p.AddressSpace(); need > as.Room {
-			return kit.FieldErrorf("MaxBytes", " %v: the run needs about %s of address space for %d ranks on this machine, more than the %s %s: raise ulimit -v or use a smaller %s",
+			return kit.FieldErrorf("MaxBytes", " %v: a process of the run needs about %s of address space (%d ranks on this machine), more than the %s %s: raise ulimit -v or use a smaller %s",
 				p.MaxBytes, units.HumanSize(need), p.HostedRanksOrAll(), units.HumanSize(max(as.Room, 0)), as.Name, kit.ShortField("MaxBytes"))
 		}
 	}

@@ -27,7 +27,15 @@ func TestCheckLimits(t *testing.T) {
 		{"address space", func(p *Plan) {
 			p.MaxBytes = 256 << 20
 			p.Limits.AddressSpace = bound(6<<30, "left under ulimit -v (RLIMIT_AS 7.6GiB, 1.6GiB held)")
-		}, "of address space for 8 ranks on this machine, more than the 6.0GiB left under ulimit -v"},
+		}, "of address space (8 ranks on this machine), more than the 6.0GiB left under ulimit -v"},
+		{"address space of a tcp process, its share", func(p *Plan) {
+			p.Backend, p.MaxBytes = "tcp", 256<<20
+			p.Limits.AddressSpace = bound(2<<30, "RLIMIT_AS")
+		}, ""},
+		{"address space of the tcp run, in one process", func(p *Plan) {
+			p.MaxBytes = 256 << 20
+			p.Limits.AddressSpace = bound(2<<30, "RLIMIT_AS")
+		}, "of address space (8 ranks on this machine), more than the 2.0GiB RLIMIT_AS"},
 		{"address space that fits", func(p *Plan) {
 			p.MaxBytes = 1 << 20
 			p.Limits.AddressSpace = bound(6<<30, "RLIMIT_AS")
