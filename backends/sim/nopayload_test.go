@@ -31,7 +31,10 @@ func TestNoPayloadSameTime(t *testing.T) {
 					}
 					send, recv := make([]byte, 4*count), make([]byte, 4*count)
 					if noPayload {
-						mem := untouchable.Get(8 * count)
+						mem, err := untouchable.Get(8 * count)
+						if err != nil {
+							return err
+						}
 						send, recv = mem[:4*count], mem[4*count:]
 					}
 					for range 2 {
@@ -60,7 +63,10 @@ func TestNoPayloadTransport(t *testing.T) {
 	const s = 1_000_000
 	clocks := runWorld(t, 2, links, func(ctx context.Context, tr backends.Transport) error {
 		tr.(backends.CallTagger).BeginCall(backends.Call{Seq: 1, Op: 1, Root: -1, NoPayload: true})
-		buf := untouchable.Get(s)
+		buf, err := untouchable.Get(s)
+		if err != nil {
+			return err
+		}
 		if tr.Rank() == 0 {
 			return tr.Send(1, buf).Wait(ctx)
 		}
