@@ -128,7 +128,7 @@ func TestLastLineKeep(t *testing.T) {
 		if _, err := l.Write([]byte("hccl-test scenario: world rank 3: peer gone\n")); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(2 * holdLine) // a loaded host: the child exits late
+		time.Sleep(holdLine + holdLine/4) // a loaded host: the child exits late
 		if got := out.String(); got != "" {
 			t.Errorf("a kept line passed on before its child ended: %q", got)
 		}
