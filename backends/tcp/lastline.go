@@ -27,6 +27,9 @@ type lastLine struct {
 	held  []byte     // a complete line of the program's, not yet passed on
 	timer *time.Timer
 	err   error // the first error passing output on
+	// keeping: the run is failing, and a held line waits for the child
+	// to end, however long that takes (keep).
+	keeping bool
 }
 
 const (
@@ -36,8 +39,10 @@ const (
 	maxHeldLine = 64 << 10
 	// holdLine is how long a line of the program's waits to be passed on,
 	// in case the child ends with it: a child prints its error right
-	// before it exits.
-	holdLine = 250 * time.Millisecond
+	// before it exits. A second: on a loaded host a child that failed
+	// before rank 0 did took longer than 250 ms to exit (a killed
+	// scenario rank's neighbour, 1 of 11 tries), and its line showed.
+	holdLine = time.Second
 	// programName starts every line the program writes itself, followed
 	// by ": " or by a command's name and ": ".
 	programName = "hccl-test"
@@ -89,7 +94,9 @@ func (l *lastLine) Write(p []byte) (int, error) {
 		l.passHeld()
 		if programLine(l.line) > 0 {
 			l.held = append(l.held[:0], l.line...)
-			l.timer = time.AfterFunc(holdLine, l.release)
+			if !l.keeping {
+				l.timer = time.AfterFunc(holdLine, l.release)
+			}
 		} else {
 			l.pass(l.line)
 		}
@@ -102,7 +109,23 @@ func (l *lastLine) Write(p []byte) (int, error) {
 func (l *lastLine) release() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.passHeld()
+	if !l.keeping {
+		l.passHeld()
+	}
+}
+
+// keep holds the program's line until the child ends (finish), from now
+// on: the run is failing, so the line a child prints now is its error,
+// which the parent's one line repeats, however long the child then takes
+// to exit on a loaded host (past holdLine, a second line showed).
+func (l *lastLine) keep() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.keeping = true
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+	}
 }
 
 // passHeld passes on the held line, if any. l.mu is held.

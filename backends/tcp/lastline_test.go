@@ -116,3 +116,29 @@ func TestLastLineCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestLastLineKeep: once the run is failing (keep), a child's error line
+// waits for the child's end however long it takes, and is dropped if it
+// failed; a child that then ends well passes it on.
+func TestLastLineKeep(t *testing.T) {
+	for _, failed := range []bool{true, false} {
+		var out syncBuffer
+		l := &lastLine{w: &out}
+		l.keep()
+		if _, err := l.Write([]byte("hccl-test scenario: world rank 3: peer gone\n")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(holdLine + holdLine/4) // a loaded host: the child exits late
+		if got := out.String(); got != "" {
+			t.Errorf("a kept line passed on before its child ended: %q", got)
+		}
+		l.finish(failed)
+		want := "hccl-test scenario: world rank 3: peer gone\n"
+		if failed {
+			want = ""
+		}
+		if got := out.String(); got != want {
+			t.Errorf("child failed=%v: passed on %q, want %q", failed, got, want)
+		}
+	}
+}

@@ -97,12 +97,16 @@ func (cs *children) wait(grace time.Duration) error {
 
 // exited names the children that are stopped or were killed by a signal
 // (culprits: why this rank failed), and the others that have ended badly,
-// each nil when there is none. A child whose death made this rank fail
+// each nil when there is none; from then on, each child's last line is
+// its parent's to tell (lastLine.keep). A child whose death made this rank fail
 // has usually not been reaped yet when the failure shows, so it gives
 // them a moment: up to 300 ms for a first one, then 100 ms more for the
 // others that died with it (a killed rank's neighbours exit right after
 // it, and may be reaped first); no more once every child has exited.
 func (cs *children) exited() (culprits, others error) {
+	for _, c := range cs.procs {
+		c.last.keep()
+	}
 	deadline := time.Now().Add(300 * time.Millisecond)
 	settled := false
 	for time.Now().Before(deadline) && !cs.allDone() {
