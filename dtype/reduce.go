@@ -23,11 +23,22 @@ type ReduceFunc func(dst, a, b []byte)
 // kernelTable holds one kernel per (dtype, op), indexed [dtype][op].
 type kernelTable [lastDType + 1][lastOp + 1]ReduceFunc
 
-// kernelsEnv is the environment variable that picks the kernels, read once
+// KernelsEnv is the environment variable that picks the kernels, read once
 // when the package is initialized: "portable" makes Reducer return the
-// portable Go kernels even where SIMD kernels exist; unset or any other
-// value gives the fastest kernels the CPU supports.
-const kernelsEnv = "HCCL_TEST_KERNELS"
+// portable Go kernels even where SIMD kernels exist; unset or "auto" gives
+// the fastest kernels the CPU supports. A command refuses any other value
+// before it runs (CheckKernels); the package, which cannot refuse at
+// initialization, takes it as auto.
+const KernelsEnv = "HCCL_TEST_KERNELS"
+
+// CheckKernels checks v, a value of KernelsEnv: "", "auto" or "portable".
+func CheckKernels(v string) error {
+	switch v {
+	case "", "auto", "portable":
+		return nil
+	}
+	return fmt.Errorf("%s=%q: want portable (the portable Go kernels) or auto (the fastest this CPU runs, as when unset)", KernelsEnv, v)
+}
 
 var (
 	// portableReducers holds the portable Go kernels, complete on every
@@ -37,7 +48,7 @@ var (
 	// reduce_amd64.go), nil where there is none.
 	simdReducers = simdTable(&portableReducers)
 	// reducers is the table Reducer serves.
-	reducers = chooseKernels(os.Getenv(kernelsEnv))
+	reducers = chooseKernels(os.Getenv(KernelsEnv))
 )
 
 // chooseKernels returns the portable table overlaid with the SIMD kernels,

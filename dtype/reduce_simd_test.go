@@ -223,7 +223,7 @@ func checkTable(t *testing.T, got, want *kernelTable, name string) {
 }
 
 func TestKernelsEnv(t *testing.T) {
-	if os.Getenv(kernelsEnv) == "portable" {
+	if os.Getenv(KernelsEnv) == "portable" {
 		// Also the child process below.
 		checkTable(t, &reducers, &portableReducers, "portable")
 		return
@@ -242,9 +242,9 @@ func TestKernelsEnv(t *testing.T) {
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKernelsEnv$", "-test.count=1")
-	cmd.Env = append(os.Environ(), kernelsEnv+"=portable")
+	cmd.Env = append(os.Environ(), KernelsEnv+"=portable")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("with %s=portable: %v\n%s", kernelsEnv, err, out)
+		t.Fatalf("with %s=portable: %v\n%s", KernelsEnv, err, out)
 	}
 }
 

@@ -3,10 +3,12 @@ package kit
 import (
 	"io"
 	"net"
+	"os"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/inject"
+	"github.com/hccl-test/hccl-test/backends/launcher"
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/internal/syslimits"
 )
@@ -157,7 +159,7 @@ func (w *World) ApplyLauncher(ranksGiven bool) error {
 	}
 	l, ok := b.(backends.Launched)
 	if !ok {
-		return nil
+		return refuseLaunched(w.Backend, os.Getenv)
 	}
 	lw, launched, err := l.LaunchedWorld(w.Config(nil, false))
 	if err != nil || !launched {
@@ -169,6 +171,21 @@ func (w *World) ApplyLauncher(ranksGiven bool) error {
 	}
 	w.Ranks, w.HostedRanks, w.LaunchedRank = lw.Size*per, per, lw.Rank*per
 	return nil
+}
+
+// refuseLaunched refuses a backend whose ranks all run inside one process
+// (it has no launcher support) for a process that a launcher (getenv's
+// variables, package launcher) started as one rank of several: every
+// launched process would run a world of its own, or, beside ranks of
+// another backend, leave them waiting for it.
+func refuseLaunched(backend string, getenv func(string) string) error {
+	env, err := launcher.Read(getenv)
+	if err != nil || env.Family == "" || env.Family == launcher.HCCLTest || env.Size < 2 {
+		return err
+	}
+	return FieldErrorf("Backend", " %s: this process was started by %s as rank %d of %d processes, "+
+		"but --backend %s runs every rank inside one process: give every process --backend tcp (or proc), "+
+		"so that the launched processes are one world", backend, env.Source, env.Rank, env.Size, backend)
 }
 
 // WritesOutput reports whether this process writes the run's output: it

@@ -22,7 +22,9 @@ const CompareConfidence = 0.95
 // `hccl-test compare`. The zero value is usable: alpha 0.05, no gate.
 type CompareOptions struct {
 	// Alpha is the significance level of the Mann-Whitney U test: a
-	// difference with p <= Alpha is significant. 0 means 0.05.
+	// difference with p <= Alpha is significant. Compare takes 0 as
+	// 0.05; Validate, which checks what a user gave, refuses it (no test
+	// reaches a level of 0).
 	Alpha float64
 	// Threshold is the smallest relative change of a row's median, as a
 	// fraction (0.05 for 5%), that counts as a regression when it is
@@ -33,8 +35,8 @@ type CompareOptions struct {
 
 // Validate says what is wrong with o, if anything.
 func (o CompareOptions) Validate() error {
-	if !(o.Alpha >= 0 && o.Alpha < 1) {
-		return fmt.Errorf("compare: alpha %v: want a level between 0 and 1, such as 0.05", o.Alpha)
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		return fmt.Errorf("compare: alpha %v: want a level above 0 and below 1, such as 0.05", o.Alpha)
 	}
 	if !(o.Threshold >= 0) || math.IsInf(o.Threshold, 0) {
 		return fmt.Errorf("compare: threshold %v: want a fraction of at least 0, such as 0.05 for 5%%", o.Threshold)

@@ -370,13 +370,14 @@ func TestCompareOptionsValidate(t *testing.T) {
 		opt  CompareOptions
 		want string // in the error; "" for none
 	}{
-		{CompareOptions{}, ""},
+		{CompareOptions{Alpha: 0.05}, ""},
+		{CompareOptions{}, "alpha 0"},
 		{CompareOptions{Alpha: 0.01, Threshold: 0.05}, ""},
 		{CompareOptions{Alpha: 1}, "alpha 1"},
 		{CompareOptions{Alpha: -0.1}, "alpha -0.1"},
 		{CompareOptions{Alpha: math.NaN()}, "alpha NaN"},
-		{CompareOptions{Threshold: -0.05}, "threshold -0.05"},
-		{CompareOptions{Threshold: math.Inf(1)}, "threshold +Inf"},
+		{CompareOptions{Alpha: 0.05, Threshold: -0.05}, "threshold -0.05"},
+		{CompareOptions{Alpha: 0.05, Threshold: math.Inf(1)}, "threshold +Inf"},
 	} {
 		err := tc.opt.Validate()
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {

@@ -242,3 +242,37 @@ row "compare CSV missing 6 columns" - 0 null -- "$bin" compare results/testdata/
 row "compare 50 MB one-line CSV" - 0 null -- "$bin" compare "$work/one-line.csv" "$work/a.csv"
 row "plot 50 MB one-line CSV" - 0 null -- "$bin" plot -o "$work/l.png" "$work/one-line.csv"
 row "compare 50 MB one line of x" - 0 null -- "$bin" compare "$work/one-line.txt" "$work/a.csv"
+# class 5: Bad input answered with 1
+row "PMI_FD=abc (MPICH rank, tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 PMI_FD=abc "$bin" --backend tcp -b 1K -e 1K
+row "Open MPI session dir /nonexistent (tcp)" - 0 null -- env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=7 OMPI_MCA_orte_jobfam_session_dir=/nonexistent "$bin" --backend tcp -b 1K -e 1K
+row "MASTER_ADDR='bad host!' (torchrun rank 1, tcp)" - 0 null -- env RANK=1 WORLD_SIZE=2 "MASTER_ADDR=bad host!" MASTER_PORT=29500 HCCL_TEST_SECRET=s "$bin" --backend tcp -b 1K -e 1K --connect-timeout 5s
+row "rank 1 of mpirun on --backend shm" - 0 null -- env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "plot -o /nonexistent/x.png" - 0 null -- "$bin" plot -o /nonexistent/x.png "$work/a.csv"
+row "PMI_FD=999, not open (tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 PMI_FD=999 "$bin" --backend tcp -b 1K -e 1K
+row "Open MPI session dir a file (tcp)" - 0 null -- env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=7 OMPI_MCA_orte_jobfam_session_dir="$work/a.csv" "$bin" --backend tcp -b 1K -e 1K
+row "SLURM_STEP_NODELIST=node[1- (tcp)" - 0 null -- env SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_JOB_ID=5 SLURM_STEP_ID=0 "SLURM_STEP_NODELIST=node[1-" "$bin" --backend tcp -b 1K -e 1K
+row "plot -o /proc/x.png" - 0 null -- "$bin" plot -o /proc/x.png "$work/a.csv"
+# class 6: Bad input accepted
+row "HCCL_TEST_KERNELS=portabel" - 0 null -- env HCCL_TEST_KERNELS=portabel "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "compare --alpha 0" - 0 null -- "$bin" compare --alpha 0 "$work/a.csv" "$work/a.csv"
+row "RANK=1 without WORLD_SIZE, tcp -p 2" - 0 null -- env RANK=1 "$bin" --backend tcp -p 2 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "OMPI_COMM_WORLD_SIZE=4 without a rank, tcp -p 2" - 0 null -- env OMPI_COMM_WORLD_SIZE=4 "$bin" --backend tcp -p 2 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "HCCL_OP_RETRY_PARAMS=bogus, retry off" - 0 null -- env HCCL_OP_RETRY_PARAMS=bogus "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "--inject 'delay=1ms;delay=2ms'" - 0 null -- "$bin" --inject 'delay=1ms;delay=2ms' -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "sbatch script's environment, -p 8 (runs)" - 0 null -- env SLURM_JOB_ID=43 SLURM_NTASKS=8 SLURM_NNODES=1 SLURM_JOB_NODELIST=vm SLURM_PROCID=0 SLURM_LOCALID=0 "$bin" -p 8 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "sbatch script's environment, tcp -p 4 (runs)" - 0 null -- env SLURM_JOB_ID=43 SLURM_NTASKS=8 SLURM_NNODES=1 SLURM_JOB_NODELIST=vm SLURM_PROCID=0 SLURM_LOCALID=0 "$bin" --backend tcp -p 4 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "salloc environment, tcp -p 2 (runs)" - 0 null -- env SLURM_JOB_ID=44 SLURM_NNODES=2 "SLURM_JOB_NODELIST=node[1-2]" "$bin" --backend tcp -p 2 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "HCCL_TEST_KERNEL=portable (misspelt name)" - 0 null -- env HCCL_TEST_KERNEL=portable "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "srun step without SLURM_PROCID, tcp -p 2" - 0 null -- env SLURM_JOB_ID=5 SLURM_STEP_ID=0 SLURM_NTASKS=2 "$bin" --backend tcp -p 2 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "MASTER_ADDR without MASTER_PORT, tcp -p 2" - 0 null -- env MASTER_ADDR=node01 "$bin" --backend tcp -p 2 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "--inject 'slow=1ms@rank=1;slow=5ms@rank=1'" - 0 null -- "$bin" --inject 'slow=1ms@rank=1;slow=5ms@rank=1' -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+# class 8: Failures told wrongly (launcher variables, a file's type)
+mkdir -p -m 700 "$work/tmp" "$work/tmp/hccl-test-$(id -u)"
+mkfifo "$work/tmp/hccl-test-$(id -u)/hccl-test-slurm-77.0"
+mkdir "$work/tmp/hccl-test-$(id -u)/hccl-test-slurm-78.0"
+row "OMPI_COMM_WORLD_LOCAL_SIZE=abc (tcp)" - 0 null -- env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_LOCAL_SIZE=abc "$bin" --backend tcp -b 1K -e 1K
+row "srun task without node count or list (tcp)" - 0 null -- env SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_JOB_ID=3 SLURM_STEP_ID=0 "$bin" --backend tcp -b 1K -e 1K
+row "rendezvous file a FIFO (srun task 1, tcp)" - 0 null -- env TMPDIR="$work/tmp" SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_JOB_ID=77 SLURM_STEP_ID=0 SLURM_NNODES=1 "$bin" --backend tcp -b 1K -e 1K --connect-timeout 3s
+row "MPI_LOCALNRANKS=two (tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 MPI_LOCALNRANKS=two "$bin" --backend tcp -b 1K -e 1K
+row "srun on 2 nodes without a node list (tcp)" - 0 null -- env SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_JOB_ID=3 SLURM_STEP_ID=0 SLURM_NNODES=2 "$bin" --backend tcp -b 1K -e 1K
+row "rendezvous file a directory (srun task 1, tcp)" - 0 null -- env TMPDIR="$work/tmp" SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_JOB_ID=78 SLURM_STEP_ID=0 SLURM_NNODES=1 "$bin" --backend tcp -b 1K -e 1K --connect-timeout 3s

@@ -81,22 +81,62 @@ func Parse(s string) (Spec, error) {
 		return nil, err
 	}
 	var spec Spec
-	seen := map[Fault]string{}
+	seen := map[faultKey]string{}
 	for _, clause := range clauses {
 		f, err := parseClause(clause)
 		if err != nil {
 			return nil, fmt.Errorf("--inject %q: %w", clause, err)
 		}
-		// The same fault twice would act twice, which nobody means.
-		if first, dup := seen[f]; dup && first == clause {
+		// A key given twice is refused, as in every list: the same
+		// fault twice would act twice, and two values of one (delay=1ms;
+		// delay=2ms) leave which one holds to the reader's guess.
+		k := f.key()
+		if first, dup := seen[k]; dup && first == clause {
 			return nil, fmt.Errorf("--inject %q: %s is listed twice", s, clause)
 		} else if dup {
-			return nil, fmt.Errorf("--inject %q: %s is listed twice (as %s and as %s)", s, clause, first, clause)
+			return nil, fmt.Errorf("--inject %q: %s is given twice for the same messages (as %s and as %s): give it once", s, k, first, clause)
 		}
-		seen[f] = clause
+		seen[k] = clause
 		spec = append(spec, f)
 	}
 	return spec, nil
+}
+
+// faultKey is what makes a clause's key: its kind and scope, and for a
+// fault at one call, the call (fail=op:3;fail=op:5 fail two calls).
+type faultKey struct {
+	kind     Kind
+	from, to int
+	call     uint64
+}
+
+// key is f's key.
+func (f Fault) key() faultKey { return faultKey{kind: f.Kind, from: f.From, to: f.To, call: f.Call} }
+
+// String names k as its clause would: "delay", "delay@rank=1",
+// "fail=op:3@link=0-1".
+func (k faultKey) String() string {
+	s := kindName(k.kind)
+	if k.call > 0 {
+		s += fmt.Sprintf("=op:%d", k.call)
+	}
+	switch {
+	case k.from >= 0 && k.to >= 0:
+		s += fmt.Sprintf("@link=%d-%d", k.from, k.to)
+	case k.from >= 0:
+		s += fmt.Sprintf("@rank=%d", k.from)
+	}
+	return s
+}
+
+// kindName is the name --inject gives kind.
+func kindName(kind Kind) string {
+	for name, k := range kindNames {
+		if k == kind {
+			return name
+		}
+	}
+	return fmt.Sprintf("Kind(%d)", kind)
 }
 
 func parseClause(clause string) (Fault, error) {

@@ -37,6 +37,14 @@ func TestParse(t *testing.T) {
 		{"corrupt=sometimes", nil, "op:N or p:P"},
 		{"delay=1ms@link=2-2", nil, "two different ranks"},
 		{"delay=1ms@node=1", nil, "scope"},
+		{"delay=1ms;delay=2ms", nil, `delay is given twice for the same messages (as delay=1ms and as delay=2ms)`},
+		{"bw=1MB/s@rank=2;bw=2MB/s@rank=2", nil, `bw@rank=2 is given twice`},
+		{"slow=1ms@rank=1; slow=2ms@rank=1", nil, `slow@rank=1 is given twice`},
+		{"fail=p:0.1;fail=p:0.2", nil, `fail is given twice`},
+		{"corrupt=op:3@link=0-1;corrupt=op:3@link=0-1", nil, `corrupt=op:3@link=0-1 is listed twice`},
+		{"delay=1ms;delay=1ms@rank=1", Spec{{Kind: Delay, Min: time.Millisecond, Max: time.Millisecond, From: -1, To: -1},
+			{Kind: Delay, Min: time.Millisecond, Max: time.Millisecond, From: 1, To: -1}}, ""},
+		{"fail=op:3;fail=op:5", Spec{{Kind: Fail, Call: 3, From: -1, To: -1}, {Kind: Fail, Call: 5, From: -1, To: -1}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/launcher"
 )
 
 // Name is the name the backend is registered under.
@@ -58,13 +59,6 @@ func sortedKeys[K ~uint8, V any](m map[K]V) []K {
 	return slices.Sorted(maps.Keys(m))
 }
 
-// launchers lists the variables that MPI launchers set for the rank and the
-// world size.
-var launchers = []backends.LauncherVars{
-	{Rank: "OMPI_COMM_WORLD_RANK", Size: "OMPI_COMM_WORLD_SIZE", Name: "mpirun (Open MPI)"},
-	{Rank: "PMI_RANK", Size: "PMI_SIZE", Name: "mpirun (MPICH/Hydra)"},
-}
-
 // LaunchedWorld implements backends.Launched from the environment that
 // mpirun sets. Without it this process can only be a world of one rank
 // (MPI's singleton init); asking for more is an error that says how to run.
@@ -76,8 +70,12 @@ func (Backend) LaunchedWorld(cfg backends.Config) (backends.Launch, bool, error)
 	if _, err := collFromEnv(); err != nil {
 		return backends.Launch{}, false, err
 	}
-	if l, ok, err := backends.FindLaunch(getenv, launchers); ok || err != nil {
-		return l, ok, err
+	env, err := launcher.Read(getenv)
+	if err != nil {
+		return backends.Launch{}, false, err
+	}
+	if env.Family == launcher.OpenMPI || env.Family == launcher.MPICH {
+		return backends.Launch{Rank: env.Rank, Size: env.Size, Source: env.Source}, true, nil
 	}
 	if cfg.Ranks > 1 {
 		return backends.Launch{}, false, fmt.Errorf(

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/launcher"
 )
 
 // board is a file through which rank 0 of a job whose ranks share one host
@@ -52,7 +53,7 @@ func privateDir(dir string) error {
 		return err
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
+		return fmt.Errorf("%s is %s, not a directory", dir, launcher.Kind(fi.Mode()))
 	}
 	if err := ownedByUs(fi); err != nil {
 		return fmt.Errorf("directory %s: %w", dir, err)
@@ -158,7 +159,7 @@ func (b *board) read() (addr string, secret []byte, why string, err error) {
 	}
 	switch {
 	case !fi.Mode().IsRegular():
-		return "", nil, "", fmt.Errorf("%s: rendezvous file %s is not a regular file (%v): not trusted", b.job, b.path, fi.Mode().Type())
+		return "", nil, "", fmt.Errorf("%s: rendezvous file %s is %s, not a regular file: not trusted", b.job, b.path, launcher.Kind(fi.Mode()))
 	case ownedByUs(fi) != nil:
 		return "", nil, "", fmt.Errorf("%s: rendezvous file %s is %v: not trusted", b.job, b.path, ownedByUs(fi))
 	case fi.Mode().Perm()&0o077 != 0:

@@ -4,26 +4,26 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/launcher"
 )
 
 // Environment variables of the ranks hccl-test starts itself, and the
 // shared secret for ranks started by a launcher where the launcher gives
-// none (see deriveMeeting).
+// none (see deriveMeeting). Package launcher reads and checks them.
 const (
-	EnvRank   = "HCCL_TEST_RANK"
-	EnvSize   = "HCCL_TEST_WORLD_SIZE"
-	EnvMaster = "HCCL_TEST_MASTER"
+	EnvRank   = launcher.EnvRank
+	EnvSize   = launcher.EnvSize
+	EnvMaster = launcher.EnvMaster
 	// EnvSecret holds the job's shared secret. hccl-test -p sets it for its
 	// children; with a launcher across hosts, set it to the same value on
 	// every rank (on one host, and under Open MPI or MPICH, the ranks
 	// share one without it).
-	EnvSecret = "HCCL_TEST_SECRET"
+	EnvSecret = launcher.EnvSecret
 	// envParentWatch tells a child that its stdin is a pipe from its
 	// parent, whose closing means the parent is gone.
-	envParentWatch = "HCCL_TEST_PARENT_PIPE"
+	envParentWatch = launcher.EnvParentPipe
 )
 
 // role is what this process is in the world.
@@ -33,24 +33,10 @@ type role struct {
 	Secret     []byte
 	Source     string // what started the rank, for messages
 	Child      bool   // started by hccl-test itself
+	Local      int    // processes on this host, as the launcher says; 0 unknown
 	// meet, when not nil, is where the ranks learn rank 0's address and
 	// the secret (Master is then "" and, but on rank 0, Secret too).
 	meet *meetSpec
-}
-
-// launchers lists, in order of precedence, the variables that launchers
-// set for the rank and the world size.
-var launchers = []backends.LauncherVars{
-	{Rank: EnvRank, Size: EnvSize, Name: "hccl-test"},
-	{Rank: "OMPI_COMM_WORLD_RANK", Size: "OMPI_COMM_WORLD_SIZE", Name: "mpirun (Open MPI)"},
-	{Rank: "PMI_RANK", Size: "PMI_SIZE", Name: "mpirun (MPICH/Hydra)"},
-	{Rank: "SLURM_PROCID", Size: "SLURM_NTASKS", Name: "srun (Slurm)"},
-	{Rank: "RANK", Size: "WORLD_SIZE", Name: "torchrun"},
-}
-
-// launchedWorld finds the rank and world size a launcher set, if any.
-func launchedWorld(getenv func(string) string) (backends.Launch, bool, error) {
-	return backends.FindLaunch(getenv, launchers)
 }
 
 // detectLaunch reports whether this process is a rank started by a launcher
@@ -58,29 +44,29 @@ func launchedWorld(getenv func(string) string) (backends.Launch, bool, error) {
 // is --master, used when the launcher gives no rendezvous address; bind is
 // --bind. Where nothing gives the address, the rank meets the others as
 // deriveMeeting finds (the returned role's meet), and nothing in this
-// function waits.
+// function waits. A launcher variable that is wrong is a *launcher.Error.
 func detectLaunch(getenv func(string) string, master, bind string) (role, bool, error) {
-	l, ok, err := launchedWorld(getenv)
-	if !ok || err != nil {
-		return role{}, ok, err
+	env, err := launcher.Read(getenv)
+	if err != nil || env.Family == "" {
+		return role{}, false, err
 	}
-	r := role{Rank: l.Rank, Size: l.Size, Source: l.Source, Child: getenv(EnvRank) != ""}
+	r := role{Rank: env.Rank, Size: env.Size, Source: env.Source, Child: env.Family == launcher.HCCLTest, Local: env.LocalSize}
 	from := "rendezvous address" // what gave it, for an error
 	switch {
-	case getenv(EnvMaster) != "":
-		r.Master, from = getenv(EnvMaster), EnvMaster
+	case env.Master != "":
+		r.Master, from = env.Master, EnvMaster
 	case master != "":
 		r.Master, from = master, "--master"
-	case getenv("MASTER_ADDR") != "" && getenv("MASTER_PORT") != "":
-		r.Master, from = net.JoinHostPort(getenv("MASTER_ADDR"), getenv("MASTER_PORT")), "MASTER_ADDR and MASTER_PORT"
+	case env.MasterAddr != "":
+		r.Master, from = env.MasterAddr, "MASTER_ADDR and MASTER_PORT"
 	default:
-		r, err := deriveMeeting(getenv, r, bind)
+		r, err := deriveMeeting(env, r, bind)
 		return r, true, err
 	}
 	if err := checkAddress(r.Master); err != nil {
 		return role{}, true, fmt.Errorf("%s %q: %w", from, r.Master, err)
 	}
-	if r.Secret, err = launchSecret(getenv, launcherName(getenv), l.Source); err != nil {
+	if r.Secret, err = launchSecret(env); err != nil {
 		return role{}, true, err
 	}
 	return r, true, nil
@@ -93,10 +79,11 @@ func (Backend) LaunchedWorld(cfg backends.Config) (backends.Launch, bool, error)
 	if err != nil {
 		return backends.Launch{}, false, err
 	}
-	if _, ok, err := detectLaunch(getenv, o.Master, o.Bind); !ok || err != nil {
+	r, ok, err := detectLaunch(getenv, o.Master, o.Bind)
+	if !ok || err != nil {
 		return backends.Launch{}, ok, err
 	}
-	return launchedWorld(getenv)
+	return backends.Launch{Rank: r.Rank, Size: r.Size, Source: r.Source}, true, nil
 }
 
 // newSecret returns a fresh random secret for a job hccl-test starts.

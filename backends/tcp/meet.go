@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hccl-test/hccl-test/backends/launcher"
 )
 
 // meeting is how the ranks of a launched job learn rank 0's address and
@@ -24,7 +26,7 @@ type meeting interface {
 // meetSpec says where a launched job's ranks meet; it is worked out from
 // the environment alone, and opened only when the rank starts.
 type meetSpec struct {
-	pmiFD string // MPICH/Hydra: the PMI connection; else a board:
+	pmiFD int    // MPICH/Hydra: the PMI connection (PMI_FD, at least 3); 0: a board:
 	dir   string // the board's directory ("": ours under the temporary directory)
 	name  string // the board's file name
 	job   string // the job, for messages
@@ -32,7 +34,7 @@ type meetSpec struct {
 
 // open makes the meeting of spec for rank.
 func (s meetSpec) open(rank int) (meeting, error) {
-	if s.pmiFD != "" {
+	if s.pmiFD > 0 {
 		return dialPMI(s.pmiFD, rank)
 	}
 	dir := s.dir
@@ -45,32 +47,15 @@ func (s meetSpec) open(rank int) (meeting, error) {
 	return newBoard(dir, s.name, s.job)
 }
 
-// Launcher names, as launchers lists them.
-const (
-	openMPI = "mpirun (Open MPI)"
-	mpich   = "mpirun (MPICH/Hydra)"
-	slurm   = "srun (Slurm)"
-)
-
-// launcherName is the name of the launcher whose variables gave the rank.
-func launcherName(getenv func(string) string) string {
-	for _, l := range launchers {
-		if getenv(l.Rank) != "" && getenv(l.Size) != "" {
-			return l.Name
-		}
-	}
-	return ""
-}
-
 // secretHint says, per launcher, how to hand every rank the same secret.
-func secretHint(launcher string) string {
+func secretHint(f launcher.Family) string {
 	set := EnvSecret + "=$(openssl rand -hex 16)"
-	switch launcher {
-	case openMPI:
+	switch f {
+	case launcher.OpenMPI:
 		return "mpirun -x " + set
-	case mpich:
+	case launcher.MPICH:
 		return "mpiexec -genv " + EnvSecret + " $(openssl rand -hex 16)"
-	case slurm:
+	case launcher.Slurm:
 		return "export " + set + " before srun, which passes it on"
 	}
 	return "export " + set + " before starting the ranks"
@@ -79,14 +64,14 @@ func secretHint(launcher string) string {
 // launchSecret is the secret of a job whose rendezvous address was given:
 // HCCL_TEST_SECRET, or Open MPI's per-job random key, which mpirun hands
 // to the job's processes alone.
-func launchSecret(getenv func(string) string, launcher, source string) ([]byte, error) {
-	if s := getenv(EnvSecret); s != "" {
-		return []byte(s), nil
+func launchSecret(env launcher.Env) ([]byte, error) {
+	if env.Secret != "" {
+		return []byte(env.Secret), nil
 	}
-	if k := getenv("OMPI_MCA_orte_precondition_transports"); launcher == openMPI && k != "" {
+	if k := env.OpenMPI.Key; env.Family == launcher.OpenMPI && k != "" {
 		return []byte("ompi-job-key:" + k), nil
 	}
-	return nil, fmt.Errorf("started by %s: set %s to the same secret on every rank (for example %s)", source, EnvSecret, secretHint(launcher))
+	return nil, fmt.Errorf("started by %s: set %s to the same secret on every rank (for example %s)", env.Source, EnvSecret, secretHint(env.Family))
 }
 
 // deriveMeeting completes r, a rank started by a launcher that gave no
@@ -95,41 +80,42 @@ func launchSecret(getenv func(string) string, launcher, source string) ([]byte, 
 // launcher's key-value space (MPICH); across hosts, Slurm's node list and
 // job id give rank 0's address, and where nothing does, the error says
 // what to set.
-func deriveMeeting(getenv func(string) string, r role, bind string) (role, error) {
-	launcher := launcherName(getenv)
-	switch launcher {
-	case openMPI:
-		local, size := getenv("OMPI_COMM_WORLD_LOCAL_SIZE"), getenv("OMPI_COMM_WORLD_SIZE")
-		if local != "" && local != size {
-			return role{}, fmt.Errorf("started by %s with ranks on several hosts (OMPI_COMM_WORLD_LOCAL_SIZE=%s of OMPI_COMM_WORLD_SIZE=%s), where rank 0's address cannot be found: pass --master HOST:PORT (rank 0's host and a free port, the same on every rank) and --bind IFACE",
-				launcher, local, size)
+func deriveMeeting(env launcher.Env, r role, bind string) (role, error) {
+	switch env.Family {
+	case launcher.OpenMPI:
+		if env.LocalSize != 0 && env.LocalSize != env.Size {
+			return role{}, fmt.Errorf("started by %s with ranks on several hosts (OMPI_COMM_WORLD_LOCAL_SIZE=%d of OMPI_COMM_WORLD_SIZE=%d), where rank 0's address cannot be found: pass --master HOST:PORT (rank 0's host and a free port, the same on every rank) and --bind IFACE",
+				env.Family, env.LocalSize, env.Size)
 		}
-		job := getenv("OMPI_MCA_ess_base_jobid")
-		dir := getenv("OMPI_MCA_orte_jobfam_session_dir")
+		job, dir := env.OpenMPI.Job, env.OpenMPI.SessionDir
 		if job == "" || dir == "" {
 			// Open MPI 5 (PRRTE): the PMIx namespace names the job.
-			job, dir = getenv("PMIX_NAMESPACE"), ""
+			job, dir = env.OpenMPI.Namespace, ""
 		}
 		if job == "" {
-			return role{}, fmt.Errorf("started by %s, which names no job (neither OMPI_MCA_ess_base_jobid nor PMIX_NAMESPACE): pass --master HOST:PORT and set %s (%s)", r.Source, EnvSecret, secretHint(launcher))
+			return role{}, fmt.Errorf("started by %s, which names no job (neither OMPI_MCA_ess_base_jobid nor PMIX_NAMESPACE): pass --master HOST:PORT and set %s (%s)", r.Source, EnvSecret, secretHint(env.Family))
+		}
+		if dir != "" {
+			if err := privateDir(dir); err != nil {
+				return role{}, fmt.Errorf("OMPI_MCA_orte_jobfam_session_dir=%q: the ranks' rendezvous file cannot live there: %w", dir, err)
+			}
 		}
 		r.meet = &meetSpec{dir: dir, name: "hccl-test-ompi-" + fileSafe(job), job: "Open MPI job " + job}
-	case mpich:
-		local, size := getenv("MPI_LOCALNRANKS"), getenv("PMI_SIZE")
-		if getenv("PMI_FD") == "" {
-			return role{}, fmt.Errorf("started by %s without PMI_FD, so the ranks cannot reach the process manager: pass --master HOST:PORT and set %s (%s)", r.Source, EnvSecret, secretHint(launcher))
+	case launcher.MPICH:
+		if env.PMIFD < 0 {
+			return role{}, fmt.Errorf("started by %s without PMI_FD, so the ranks cannot reach the process manager: pass --master HOST:PORT and set %s (%s)", r.Source, EnvSecret, secretHint(env.Family))
 		}
-		if local != "" && local != size && bind == "" {
-			return role{}, fmt.Errorf("started by %s with ranks on several hosts (MPI_LOCALNRANKS=%s of PMI_SIZE=%s): pass --bind IFACE (or an address) so that the ranks listen where the others can reach them", launcher, local, size)
+		if env.LocalSize != 0 && env.LocalSize != env.Size && bind == "" {
+			return role{}, fmt.Errorf("started by %s with ranks on several hosts (MPI_LOCALNRANKS=%d of PMI_SIZE=%d): pass --bind IFACE (or an address) so that the ranks listen where the others can reach them", env.Family, env.LocalSize, env.Size)
 		}
-		r.meet = &meetSpec{pmiFD: getenv("PMI_FD"), job: "MPICH job"}
-	case slurm:
-		return deriveSlurm(getenv, r, bind)
+		r.meet = &meetSpec{pmiFD: env.PMIFD, job: "MPICH job"}
+	case launcher.Slurm:
+		return deriveSlurm(env, r, bind)
 	default:
 		return role{}, fmt.Errorf("started by %s, which gives no rendezvous address: pass --master host:port (rank 0's, the same on every rank) or set MASTER_ADDR and MASTER_PORT", r.Source)
 	}
-	if s := getenv(EnvSecret); s != "" {
-		r.Secret = []byte(s)
+	if env.Secret != "" {
+		r.Secret = []byte(env.Secret)
 	}
 	return r, nil
 }
@@ -138,54 +124,44 @@ func deriveMeeting(getenv func(string) string, r role, bind string) (role, error
 // the job and step; across nodes, the first node of the step at a port
 // from the job and step id (slurmPort), with the secret from
 // HCCL_TEST_SECRET, which Slurm has no per-job value for.
-func deriveSlurm(getenv func(string) string, r role, bind string) (role, error) {
-	first := func(names ...string) (string, string) {
-		for _, n := range names {
-			if v := getenv(n); v != "" {
-				return n, v
-			}
-		}
-		return names[0], ""
-	}
-	_, job := first("SLURM_JOB_ID", "SLURM_JOBID")
-	_, step := first("SLURM_STEP_ID", "SLURM_STEPID")
-	jobN, err1 := strconv.ParseUint(job, 10, 64)
-	stepN, err2 := strconv.ParseUint(step, 10, 64)
-	if err1 != nil || err2 != nil {
-		return role{}, fmt.Errorf("started by %s without a job and step id (SLURM_JOB_ID=%q SLURM_STEP_ID=%q): pass --master HOST:PORT and set %s (%s)", r.Source, job, step, EnvSecret, secretHint(slurm))
-	}
-	listVar, list := first("SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_NODELIST")
-	nodesVar, nodes := first("SLURM_STEP_NUM_NODES", "SLURM_NNODES", "SLURM_JOB_NUM_NODES")
-	hosts, err := expandHosts(list)
-	single := nodes == "1" || (nodes == "" && err == nil && len(hosts) == 1)
+func deriveSlurm(env launcher.Env, r role, bind string) (role, error) {
+	s := env.Slurm
+	single := s.Nodes == 1 || (s.Nodes == 0 && len(s.Hosts) == 1)
 	if single {
-		name := fmt.Sprintf("hccl-test-slurm-%d.%d", jobN, stepN)
-		if c := getenv("SLURM_CLUSTER_NAME"); c != "" {
-			name = fmt.Sprintf("hccl-test-slurm-%s-%d.%d", fileSafe(c), jobN, stepN)
+		name := fmt.Sprintf("hccl-test-slurm-%d.%d", s.Job, s.Step)
+		if s.Cluster != "" {
+			name = fmt.Sprintf("hccl-test-slurm-%s-%d.%d", fileSafe(s.Cluster), s.Job, s.Step)
 		}
-		r.meet = &meetSpec{name: name,
-			job: fmt.Sprintf("Slurm job %d step %d", jobN, stepN)}
-		if s := getenv(EnvSecret); s != "" {
-			r.Secret = []byte(s)
+		r.meet = &meetSpec{name: name, job: fmt.Sprintf("Slurm job %d step %d", s.Job, s.Step)}
+		if env.Secret != "" {
+			r.Secret = []byte(env.Secret)
 		}
 		return r, nil
 	}
-	if err != nil {
-		return role{}, fmt.Errorf("started by %s on %s=%s nodes: %s: %w; pass --master HOST:PORT", r.Source, nodesVar, nodes, listVar, err)
+	if len(s.Hosts) == 0 {
+		nodes := "an unknown number of nodes (no SLURM_STEP_NUM_NODES, SLURM_NNODES or SLURM_JOB_NUM_NODES)"
+		if s.Nodes > 0 {
+			nodes = fmt.Sprintf("%d nodes (%s=%d)", s.Nodes, s.NodesVar, s.Nodes)
+		}
+		return role{}, fmt.Errorf("started by %s on %s, without a node list (no SLURM_STEP_NODELIST, SLURM_JOB_NODELIST or SLURM_NODELIST) to find rank 0's host: pass --master HOST:PORT", r.Source, nodes)
 	}
-	r.Master = net.JoinHostPort(hosts[0], strconv.Itoa(slurmPort(jobN, stepN)))
+	r.Master = net.JoinHostPort(s.Hosts[0], strconv.Itoa(slurmPort(s.Job, s.Step)))
 	var missing []string
 	if bind == "" {
 		missing = append(missing, "pass --bind IFACE (or an address) so that the ranks listen where the others can reach them")
 	}
-	if getenv(EnvSecret) == "" {
-		missing = append(missing, fmt.Sprintf("set %s to the same secret on every rank (%s)", EnvSecret, secretHint(slurm)))
+	if env.Secret == "" {
+		missing = append(missing, fmt.Sprintf("set %s to the same secret on every rank (%s)", EnvSecret, secretHint(launcher.Slurm)))
 	}
 	if len(missing) > 0 {
-		return role{}, fmt.Errorf("started by %s on %s nodes (%s=%s), meeting at %s (the first node, port %d + (job x 32 + step) mod %d): %s",
-			slurm, nodes, listVar, list, r.Master, SlurmPortBase, SlurmPortSpan, strings.Join(missing, ", and "))
+		nodes := fmt.Sprintf("%d nodes", len(s.Hosts))
+		if s.Nodes > 0 {
+			nodes = fmt.Sprintf("%d nodes", s.Nodes)
+		}
+		return role{}, fmt.Errorf("started by %s on %s (%s=%s), meeting at %s (the first node, port %d + (job x 32 + step) mod %d): %s",
+			launcher.Slurm, nodes, s.ListVar, s.List, r.Master, SlurmPortBase, SlurmPortSpan, strings.Join(missing, ", and "))
 	}
-	r.Secret = []byte(getenv(EnvSecret))
+	r.Secret = []byte(env.Secret)
 	return r, nil
 }
 

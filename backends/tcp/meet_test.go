@@ -8,48 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 )
-
-func TestExpandHosts(t *testing.T) {
-	tests := []struct {
-		list   string
-		want   string // joined by spaces
-		errHas string
-	}{
-		{list: "vm", want: "vm"},
-		{list: "node[01-04,07]", want: "node01 node02 node03 node04 node07"},
-		{list: "a,b[1-2],c", want: "a b1 b2 c"},
-		{list: "rack[1-2]-n[8-9]", want: "rack1-n8 rack1-n9 rack2-n8 rack2-n9"},
-		{list: "n[9-11]", want: "n9 n10 n11"},
-		{list: "n[098-101]", want: "n098 n099 n100 n101"},
-		{list: "", errHas: "empty name"},
-		{list: "a,,b", errHas: "empty name"},
-		{list: "n[1-", errHas: "without its ]"},
-		{list: "n1]", errHas: "without its ["},
-		{list: "n[4-2]", errHas: "not a number or a range"},
-		{list: "n[x]", errHas: "not a number or a range"},
-		{list: "n[0-99999999]", errHas: "more than 65536 hosts"},
-		{list: "a[0-999]b[0-999]", errHas: "more than 65536 hosts"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.list, func(t *testing.T) {
-			got, err := expandHosts(tc.list)
-			if tc.errHas != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.errHas) {
-					t.Fatalf("got %v, %v; want an error with %q", got, err, tc.errHas)
-				}
-				return
-			}
-			if err != nil || strings.Join(got, " ") != tc.want {
-				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
-			}
-		})
-	}
-}
 
 func TestSlurmPort(t *testing.T) {
 	seen := map[int]bool{}
@@ -73,8 +37,13 @@ func TestSlurmPort(t *testing.T) {
 // TestDeriveMeeting: what each launcher's environment, with no --master,
 // makes of the rendezvous, and the one line when it cannot.
 func TestDeriveMeeting(t *testing.T) {
+	session := t.TempDir()
+	if err := os.Chmod(session, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pmiFD := testSocket(t)
 	ompi := map[string]string{"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_SIZE": "4",
-		"OMPI_MCA_ess_base_jobid": "1909719041", "OMPI_MCA_orte_jobfam_session_dir": "/tmp/ompi.vm.0/pid.7466"}
+		"OMPI_MCA_ess_base_jobid": "1909719041", "OMPI_MCA_orte_jobfam_session_dir": session}
 	with := func(base map[string]string, kv ...string) map[string]string {
 		m := map[string]string{}
 		for k, v := range base {
@@ -85,7 +54,7 @@ func TestDeriveMeeting(t *testing.T) {
 		}
 		return m
 	}
-	mpich := map[string]string{"PMI_RANK": "0", "PMI_SIZE": "4", "MPI_LOCALNRANKS": "4", "PMI_FD": "6"}
+	mpich := map[string]string{"PMI_RANK": "0", "PMI_SIZE": "4", "MPI_LOCALNRANKS": "4", "PMI_FD": strconv.Itoa(pmiFD)}
 	slurmEnv := map[string]string{"SLURM_PROCID": "2", "SLURM_NTASKS": "4", "SLURM_JOB_ID": "77", "SLURM_STEP_ID": "3",
 		"SLURM_NNODES": "1", "SLURM_STEP_NODELIST": "vm"}
 	slurmMany := with(slurmEnv, "SLURM_NNODES", "2", "SLURM_STEP_NUM_NODES", "2", "SLURM_STEP_NODELIST", "node[07-08]")
@@ -98,7 +67,7 @@ func TestDeriveMeeting(t *testing.T) {
 		errHas []string
 	}{
 		{name: "open mpi, one host", env: ompi,
-			want: role{Rank: 1, Size: 4, meet: &meetSpec{dir: "/tmp/ompi.vm.0/pid.7466", name: "hccl-test-ompi-1909719041", job: "Open MPI job 1909719041"}}},
+			want: role{Rank: 1, Size: 4, meet: &meetSpec{dir: session, name: "hccl-test-ompi-1909719041", job: "Open MPI job 1909719041"}}},
 		{name: "open mpi 5", env: map[string]string{"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2", "PMIX_NAMESPACE": "prterun-vm-12@1"},
 			want: role{Rank: 0, Size: 2, meet: &meetSpec{name: "hccl-test-ompi-prterun-vm-12_1", job: "Open MPI job prterun-vm-12@1"}}},
 		{name: "open mpi, two hosts", env: with(ompi, "OMPI_COMM_WORLD_LOCAL_SIZE", "2"),
@@ -108,17 +77,16 @@ func TestDeriveMeeting(t *testing.T) {
 			want: role{Rank: 1, Size: 4, Master: "node01:29500", Secret: []byte("ompi-job-key:d51d46b11358009f-6c1e61204ee0cbdc")}},
 		{name: "open mpi, --master, no job key", env: ompi, master: "node01:29500",
 			errHas: []string{EnvSecret, "mpirun -x " + EnvSecret}},
-		{name: "mpich", env: mpich, want: role{Rank: 0, Size: 4, meet: &meetSpec{pmiFD: "6", job: "MPICH job"}}},
+		{name: "mpich", env: mpich, want: role{Rank: 0, Size: 4, meet: &meetSpec{pmiFD: pmiFD, job: "MPICH job"}}},
 		{name: "mpich, no PMI_FD", env: with(mpich, "PMI_FD", ""), errHas: []string{"PMI_FD", "--master", "-genv " + EnvSecret}},
 		{name: "mpich, two hosts", env: with(mpich, "MPI_LOCALNRANKS", "2"), errHas: []string{"MPI_LOCALNRANKS=2 of PMI_SIZE=4", "--bind"}},
 		{name: "mpich, two hosts, --bind", env: with(mpich, "MPI_LOCALNRANKS", "2"), bind: "eth0",
-			want: role{Rank: 0, Size: 4, meet: &meetSpec{pmiFD: "6", job: "MPICH job"}}},
+			want: role{Rank: 0, Size: 4, meet: &meetSpec{pmiFD: pmiFD, job: "MPICH job"}}},
 		{name: "slurm, one node", env: slurmEnv,
 			want: role{Rank: 2, Size: 4, meet: &meetSpec{name: "hccl-test-slurm-77.3", job: "Slurm job 77 step 3"}}},
 		{name: "slurm, one node, old names", env: map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_JOBID": "5",
 			"SLURM_STEPID": "0", "SLURM_JOB_NODELIST": "vm", "SLURM_CLUSTER_NAME": "c/1"},
 			want: role{Rank: 0, Size: 2, meet: &meetSpec{name: "hccl-test-slurm-c_1-5.0", job: "Slurm job 5 step 0"}}},
-		{name: "slurm, no job id", env: with(slurmEnv, "SLURM_JOB_ID", ""), errHas: []string{"SLURM_JOB_ID", "--master"}},
 		{name: "slurm, two nodes", env: slurmMany,
 			errHas: []string{"node07:22467", "--bind", EnvSecret, "before srun"}},
 		{name: "slurm, two nodes, secret given", env: with(slurmMany, EnvSecret, "s"),
@@ -126,12 +94,18 @@ func TestDeriveMeeting(t *testing.T) {
 		{name: "slurm, two nodes, all given", env: with(slurmMany, EnvSecret, "s"), bind: "eth0",
 			want: role{Rank: 2, Size: 4, Master: "node07:22467", Secret: []byte("s")}},
 		{name: "slurm, bad node list", env: with(slurmMany, "SLURM_STEP_NODELIST", "node[1-"), errHas: []string{"without its ]"}},
+		{name: "slurm, several nodes, no node list", env: with(slurmMany, "SLURM_STEP_NODELIST", ""),
+			errHas: []string{"on 2 nodes (SLURM_STEP_NUM_NODES=2)", "without a node list", "--master"}},
+		{name: "slurm, no node count, no node list", env: with(slurmEnv, "SLURM_NNODES", "", "SLURM_STEP_NODELIST", ""),
+			errHas: []string{"an unknown number of nodes", "without a node list", "--master"}},
+		{name: "open mpi, session directory open to others", env: with(ompi, "OMPI_MCA_orte_jobfam_session_dir", openDir(t)),
+			errHas: []string{"OMPI_MCA_orte_jobfam_session_dir=", "others may enter it"}},
 		{name: "torchrun without MASTER_ADDR", env: map[string]string{"RANK": "0", "WORLD_SIZE": "2"}, errHas: []string{"MASTER_ADDR"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok, err := detectLaunch(func(k string) string { return tc.env[k] }, tc.master, tc.bind)
-			if !ok {
+			if !ok && err == nil {
 				t.Fatal("not seen as launched")
 			}
 			if tc.errHas != nil {
@@ -156,6 +130,28 @@ func TestDeriveMeeting(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testSocket returns the descriptor of one end of a socket pair, as a
+// process manager's connection (PMI_FD) is, closed when t ends.
+func testSocket(t *testing.T) int {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fds[0]); syscall.Close(fds[1]) })
+	return fds[0]
+}
+
+// openDir returns a fresh directory that others may enter.
+func openDir(t *testing.T) string {
+	t.Helper()
+	d := t.TempDir()
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // testBoard is a board in a fresh private directory.
@@ -276,8 +272,18 @@ func TestBoardHostile(t *testing.T) {
 		if err := os.Symlink(other, b.path); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := b.await(context.Background(), time.Now().Add(5*time.Second)); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		if _, _, err := b.await(context.Background(), time.Now().Add(5*time.Second)); err == nil || !strings.Contains(err.Error(), "is a symbolic link, not a regular file") {
 			t.Fatalf("got %v, want the link refused", err)
+		}
+	})
+	t.Run("a FIFO", func(t *testing.T) {
+		b := testBoard(t)
+		if err := syscall.Mkfifo(b.path, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := b.await(context.Background(), time.Now().Add(5*time.Second))
+		if err == nil || !strings.Contains(err.Error(), "is a named pipe (FIFO), not a regular file") || strings.Contains(err.Error(), "p---") {
+			t.Fatalf("got %v, want the FIFO named in words", err)
 		}
 	})
 	t.Run("another user's file", func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,17 +30,14 @@ type pmi struct {
 // pmiKey is the key rank 0's address and secret are put under.
 const pmiKey = "hccl-test-rendezvous"
 
-// dialPMI opens the PMI connection of descriptor fd.
-func dialPMI(fd string, rank int) (*pmi, error) {
-	n, err := strconv.Atoi(fd)
-	if err != nil || n < 0 {
-		return nil, fmt.Errorf("PMI_FD=%q: not a file descriptor", fd)
-	}
-	f := os.NewFile(uintptr(n), "PMI_FD")
+// dialPMI opens the PMI connection of descriptor fd (PMI_FD, which package
+// launcher checked is a socket).
+func dialPMI(fd int, rank int) (*pmi, error) {
+	f := os.NewFile(uintptr(fd), "PMI_FD")
 	conn, err := net.FileConn(f)
 	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("PMI_FD=%s: %w", fd, err)
+		return nil, fmt.Errorf("PMI_FD=%d: %w", fd, err)
 	}
 	return &pmi{conn: conn, r: bufio.NewReader(conn), rank: rank}, nil
 }

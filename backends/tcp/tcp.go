@@ -84,7 +84,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	case !launched || r.Child:
 		shareCPUs(cfg.Ranks) // every rank on this host
 	default:
-		shareCPUs(launchedLocalRanks(getenv) * per)
+		shareCPUs(r.Local * per)
 	}
 	var kids *children
 	var started func(string) error

@@ -127,13 +127,13 @@ func TestDetectLaunch(t *testing.T) {
 			master: "h:1", ok: true, want: role{Rank: 2, Size: 4, Master: "h:1"}},
 		{name: "mpich", env: map[string]string{"PMI_RANK": "0", "PMI_SIZE": "2", EnvSecret: "s"},
 			master: "h:1", ok: true, want: role{Rank: 0, Size: 2, Master: "h:1"}},
-		{name: "slurm", env: map[string]string{"SLURM_PROCID": "1", "SLURM_NTASKS": "3", EnvSecret: "s"},
+		{name: "slurm", env: map[string]string{"SLURM_PROCID": "1", "SLURM_NTASKS": "3", "SLURM_JOB_ID": "8", "SLURM_STEP_ID": "0", EnvSecret: "s"},
 			master: "h:1", ok: true, want: role{Rank: 1, Size: 3, Master: "h:1"}},
 		{name: "torchrun", env: map[string]string{"RANK": "1", "WORLD_SIZE": "2", "MASTER_ADDR": "10.1.1.1", "MASTER_PORT": "29500", EnvSecret: "s"},
 			ok: true, want: role{Rank: 1, Size: 2, Master: "10.1.1.1:29500"}},
 		{name: "no master", env: map[string]string{"PMI_RANK": "0", "PMI_SIZE": "2", EnvSecret: "s"}, ok: true, errHas: "--master"},
 		{name: "no secret", env: map[string]string{"RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "a", "MASTER_PORT": "1"}, ok: true, errHas: EnvSecret},
-		{name: "rank out of range", env: map[string]string{"RANK": "2", "WORLD_SIZE": "2"}, ok: true, errHas: "not a valid rank"},
+		{name: "rank out of range", env: map[string]string{"RANK": "2", "WORLD_SIZE": "2"}, errHas: `RANK="2": want a rank of the WORLD_SIZE=2`},
 		{name: "bad master", env: map[string]string{"RANK": "0", "WORLD_SIZE": "1", EnvSecret: "s"}, master: "nohost", ok: true, errHas: "host:port"},
 	}
 	for _, tc := range tests {

@@ -2,8 +2,13 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends/launcher"
+	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
@@ -31,13 +36,16 @@ import (
 //	HCCL_TEST_CPUPROFILE  sweep            the file a CPU profile of the run    (no flag)
 //	                                       is written to (go tool pprof)
 //
-// Read below cmd, by what they configure, not here: HCCL_TEST_KERNELS
-// (package dtype's reduction kernels); the launchers' variables
+// Read below cmd, by what they configure, and checked here too whenever
+// they are set, before any rank starts: HCCL_TEST_KERNELS (package
+// dtype's reduction kernels, dtype.CheckKernels); the launchers' variables
 // (OMPI_COMM_WORLD_*, PMI_*, SLURM_*, RANK and WORLD_SIZE, MASTER_ADDR and
 // MASTER_PORT) and HCCL_TEST_RANK, HCCL_TEST_WORLD_SIZE, HCCL_TEST_MASTER
-// and HCCL_TEST_SECRET (backends/tcp, which sets the last four for the rank
-// processes it starts); HCCL_TEST_SPIN and HCCL_TEST_MPI_COLL
-// (backends/mpi).
+// and HCCL_TEST_SECRET (package backends/launcher reads them all, for
+// backends/tcp, which sets the last four for the rank processes it
+// starts, and backends/mpi). HCCL_TEST_SPIN and HCCL_TEST_MPI_COLL are
+// checked by the backend that polls (tcp, mpi). Any other name under
+// HCCL_TEST_ or HCCL_OP_RETRY_ is refused (checkOwnVars).
 
 // envHelp is --help's section on the environment: the variables above,
 // and those the backends read.
@@ -55,7 +63,11 @@ Environment:
   MASTER_ADDR, MASTER_PORT  tcp: rank 0's rendezvous address, as --master (torchrun sets them)
   OMPI_*, PMI_*, SLURM_*, RANK/WORLD_SIZE  tcp: the rank and world size, from mpirun (Open MPI,
                         MPICH), srun or torchrun; under srun across nodes, the first node of
-                        SLURM_STEP_NODELIST at port 20000 + (job x 32 + step) mod 10000 is rank 0's
+                        SLURM_STEP_NODELIST at port 20000 + (job x 32 + step) mod 10000 is rank 0's;
+                        each launcher's all or none (a rank without a size is refused); Slurm's
+                        without SLURM_STEP_ID (a batch script, salloc) are the job's, not a rank's
+  HCCL_TEST_KERNELS     portable: the portable Go reduction kernels; auto (as unset): the fastest
+                        this CPU runs
   HCCL_TEST_SPIN        tcp: how long a waiting rank polls its socket before sleeping (1ms;
                         0 off, also the 200us of yielding polls with more ranks than CPUs)
   GOMAXPROCS            threads of Go code per process, 1 to the CPUs
@@ -93,18 +105,29 @@ type environment struct {
 
 // readEnv reads the variables cmd honours through lookup (os.LookupEnv),
 // and refuses a bad value as one error naming the variable and the value,
-// in the order the command has always reported them.
-func readEnv(lookup func(string) (string, bool), cmd envCommand) (environment, error) {
+// in the order the command has always reported them. names lists the
+// variables set (os.Environ), for ownVars' check of every HCCL_TEST_* and
+// HCCL_OP_RETRY_* name. Every variable is checked whenever it is set, even
+// where a flag or another variable makes it moot: the launchers' (package
+// launcher), and those of retry and HCCL_TEST_KERNELS for every command.
+func readEnv(lookup func(string) (string, bool), names []string, cmd envCommand) (environment, error) {
 	getenv := func(name string) string { v, _ := lookup(name); return v }
 	var env environment
 	if err := checkGOMAXPROCS(getenv); err != nil {
 		return env, err
 	}
+	if err := checkOwnVars(names, getenv); err != nil {
+		return env, err
+	}
+	if _, err := launcher.Read(getenv); err != nil {
+		return env, err
+	}
 	var err error
-	if cmd == envSweep {
-		if env.retry, err = parseHCCLRetry(getenv); err != nil {
-			return env, err
-		}
+	if env.retry, err = parseHCCLRetry(getenv); err != nil {
+		return env, err
+	}
+	if cmd != envSweep {
+		env.retry = hcclRetry{} // the scenario runs no re-executions
 	}
 	if env.execTimeout, err = envSeconds("HCCL_EXEC_TIMEOUT", getenv("HCCL_EXEC_TIMEOUT")); err != nil {
 		return env, err
@@ -117,6 +140,53 @@ func readEnv(lookup func(string) (string, bool), cmd envCommand) (environment, e
 		env.cpuProfile = getenv(envCPUProfile)
 	}
 	return env, nil
+}
+
+// ownVars are the variables of hccl-test's own prefixes (ownPrefixes)
+// that some part of it reads, each with the check of its value (nil: any
+// value, or checked where it is read: HCCL_TEST_SPIN and
+// HCCL_TEST_MPI_COLL by the backend that polls, whose grammar it is).
+var ownVars = map[string]func(string) error{
+	launcher.EnvRank: nil, launcher.EnvSize: nil, launcher.EnvMaster: nil, // launcher.Read
+	launcher.EnvSecret: nil, launcher.EnvParentPipe: nil,
+	dtype.KernelsEnv:       dtype.CheckKernels,
+	envCPUProfile:          nil,
+	"HCCL_TEST_SPIN":       nil,
+	"HCCL_TEST_MPI_COLL":   nil,
+	"HCCL_OP_RETRY_ENABLE": nil, // parseHCCLRetry
+	"HCCL_OP_RETRY_PARAMS": nil,
+}
+
+// ownPrefixes start the names of the variables hccl-test reads itself: one
+// of these names that no part of it reads is a mistake (HCCL_TEST_KERNEL
+// for HCCL_TEST_KERNELS), refused rather than ignored.
+var ownPrefixes = []string{"HCCL_TEST_", "HCCL_OP_RETRY_"}
+
+// checkOwnVars refuses, among names (NAME=value, as os.Environ), a
+// variable of ownPrefixes that ownVars does not list, or whose check
+// refuses its value.
+func checkOwnVars(names []string, getenv func(string) string) error {
+	for _, kv := range names {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(ownPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			continue
+		}
+		check, known := ownVars[name]
+		if !known {
+			return fmt.Errorf("%s=%q: hccl-test reads no such variable (it reads %s)", name, getenv(name), strings.Join(sortedNames(ownVars), ", "))
+		}
+		if v := getenv(name); check != nil && v != "" {
+			if err := check(v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sortedNames returns m's keys in order.
+func sortedNames[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 // envSeconds reads the value v of the variable name, a positive number of

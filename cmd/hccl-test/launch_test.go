@@ -17,9 +17,9 @@ import (
 	"time"
 )
 
-// launcher finds a launcher binary by name, and checks that it is the
+// findLauncher finds a launcher binary by name, and checks that it is the
 // implementation whose flags the test uses; it skips t otherwise.
-func launcher(t *testing.T, name, impl, pkg string) string {
+func findLauncher(t *testing.T, name, impl, pkg string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
 	if err != nil {
@@ -52,7 +52,7 @@ func TestLaunchersNoSetup(t *testing.T) {
 	bin := buildBinary(t)
 	for _, mc := range mpiCommands {
 		t.Run(mc.name, func(t *testing.T) {
-			path := launcher(t, mc.binary, mc.impl, mc.pkg)
+			path := findLauncher(t, mc.binary, mc.impl, mc.pkg)
 			tmp := privateTemp(t)
 			dtypes := []string{"fp32", "int32"}
 			a := args(small, []string{"--op", "allreduce,alltoall", "-d", strings.Join(dtypes, ",")})

@@ -72,7 +72,7 @@ var sweepWorldHelp = worldFlagHelp{
 func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	p := bench.DefaultPlan()
 	var o options
-	env, err := readEnv(os.LookupEnv, envSweep)
+	env, err := readEnv(os.LookupEnv, os.Environ(), envSweep)
 	if err != nil {
 		return p, o, err
 	}

@@ -28,35 +28,40 @@ const (
 
 // parseHCCLRetry reads HCCL_OP_RETRY_ENABLE ("L0:0, L1:1, L2:0": a level
 // set to 1 turns re-execution on; HCCL retries the levels it supports, and
-// hccl-test, with one level of links, retries everything) and, when it is
-// on, HCCL_OP_RETRY_PARAMS ("MaxCnt:3,HoldTime:5000,IntervalTime:1000",
-// times in milliseconds), with HCCL's ranges and defaults.
+// hccl-test, with one level of links, retries everything) and
+// HCCL_OP_RETRY_PARAMS ("MaxCnt:3,HoldTime:5000,IntervalTime:1000",
+// times in milliseconds), with HCCL's ranges and defaults. Each is checked
+// whenever it is set, and PARAMS applies when ENABLE turns re-execution on.
 func parseHCCLRetry(getenv func(string) string) (hcclRetry, error) {
 	r := hcclRetry{max: hcclRetryMax, hold: hcclRetryHold, interval: hcclRetryInterval}
-	enable := getenv("HCCL_OP_RETRY_ENABLE")
-	if strings.TrimSpace(enable) == "" {
-		return r, nil
-	}
-	levels, vals, err := listarg.Keys("HCCL_OP_RETRY_ENABLE", enable, ",", ":", strings.ToUpper)
-	if err != nil {
-		return r, err
-	}
-	for i, level := range levels {
-		val := vals[i]
-		if len(level) != 2 || level[0] != 'L' || level[1] < '0' || level[1] > '2' || (val != "0" && val != "1") {
-			return r, fmt.Errorf("HCCL_OP_RETRY_ENABLE=%q: want levels as L0:0,L1:1,L2:0 (each 0 or 1)", enable)
+	if enable := getenv("HCCL_OP_RETRY_ENABLE"); strings.TrimSpace(enable) != "" {
+		levels, vals, err := listarg.Keys("HCCL_OP_RETRY_ENABLE", enable, ",", ":", strings.ToUpper)
+		if err != nil {
+			return r, err
 		}
-		r.enabled = r.enabled || val == "1"
+		for i, level := range levels {
+			val := vals[i]
+			if len(level) != 2 || level[0] != 'L' || level[1] < '0' || level[1] > '2' || (val != "0" && val != "1") {
+				return r, fmt.Errorf("HCCL_OP_RETRY_ENABLE=%q: want levels as L0:0,L1:1,L2:0 (each 0 or 1)", enable)
+			}
+			r.enabled = r.enabled || val == "1"
+		}
+		r.source = "HCCL_OP_RETRY_ENABLE=" + enable
 	}
-	if !r.enabled {
-		return r, nil
-	}
-	r.source = "HCCL_OP_RETRY_ENABLE=" + enable
 	params := getenv("HCCL_OP_RETRY_PARAMS")
 	if strings.TrimSpace(params) == "" {
 		return r, nil
 	}
-	r.source += " HCCL_OP_RETRY_PARAMS=" + params
+	p, err := parseRetryParams(r, params)
+	if err != nil || !r.enabled {
+		return r, err
+	}
+	p.source += " HCCL_OP_RETRY_PARAMS=" + params
+	return p, nil
+}
+
+// parseRetryParams reads params, HCCL_OP_RETRY_PARAMS, over r.
+func parseRetryParams(r hcclRetry, params string) (hcclRetry, error) {
 	bad := func(why string) (hcclRetry, error) {
 		return r, fmt.Errorf("HCCL_OP_RETRY_PARAMS=%q: %s (want MaxCnt:1..10,HoldTime:0..60000,IntervalTime:0..60000, times in ms)", params, why)
 	}
@@ -67,7 +72,11 @@ func parseHCCLRetry(getenv func(string) string) (hcclRetry, error) {
 	for i, key := range keys {
 		n, err := strconv.ParseUint(vals[i], 10, 32)
 		if err != nil {
-			return bad(fmt.Sprintf("%q is not NAME:number", key+":"+vals[i]))
+			item := key
+			if vals[i] != "" {
+				item += ":" + vals[i]
+			}
+			return bad(fmt.Sprintf("%q is not NAME:number", item))
 		}
 		switch key {
 		case "MaxCnt":

@@ -114,7 +114,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.SetNormalizeFunc(normalize)
 	fs.SortFlags = false
 	o := scenario.Options{World: kit.World{Backend: "shm", Timeout: 2 * time.Minute, LaunchedRank: -1}}
-	env, err := readEnv(os.LookupEnv, envScenario)
+	env, err := readEnv(os.LookupEnv, os.Environ(), envScenario)
 	if err != nil {
 		return scenarioRun{}, err
 	}

@@ -160,7 +160,7 @@ func TestTCPTorchrun(t *testing.T) {
 		}{
 			{"torchrun", torchEnv(0, 2, master, ""), nil},
 			{"open mpi", cleanEnv("OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2"), []string{"--master", master}},
-			{"slurm", cleanEnv("SLURM_PROCID=0", "SLURM_NTASKS=2"), []string{"--master", master}},
+			{"slurm", cleanEnv("SLURM_PROCID=0", "SLURM_NTASKS=2", "SLURM_JOB_ID=9", "SLURM_STEP_ID=0"), []string{"--master", master}},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {

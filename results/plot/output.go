@@ -1,7 +1,9 @@
 package plot
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +11,8 @@ import (
 
 // CheckOutput says what is wrong with writing an image to out after
 // reading inputs, before anything is read: an extension other than .png or
-// .svg, a directory, or an out that is one of the inputs (by the file's
+// .svg, a directory, a place where no file can be created or a file that
+// cannot be written, or an out that is one of the inputs (by the file's
 // identity, so that ./in.svg, a hard link or a symbolic link to in.svg
 // count too), which Write would replace with the image drawn from it.
 func CheckOutput(out string, inputs ...string) error {
@@ -17,8 +20,8 @@ func CheckOutput(out string, inputs ...string) error {
 		return err
 	}
 	st, err := os.Stat(out)
-	if err != nil {
-		return nil // no file yet, or one Write will say it cannot create
+	if err != nil { // no file yet, or no way to one
+		return creatable(out)
 	}
 	if st.IsDir() {
 		return fmt.Errorf("%s: is a directory, not an image file", out)
@@ -31,7 +34,40 @@ func CheckOutput(out string, inputs ...string) error {
 			return fmt.Errorf("%s: is the input %s: the image would replace it", out, in)
 		}
 	}
+	if st.Mode().IsRegular() {
+		// Opened without truncating: the file stays as it is until the
+		// image is drawn. (A FIFO or a device is left to Write, as an
+		// open could wait for a reader.)
+		f, err := os.OpenFile(out, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("%s: cannot be written: %w", out, pathless(err))
+		}
+		f.Close()
+	}
 	return nil
+}
+
+// creatable says whether a file out can be created: its directory exists
+// and takes a new file, as a scratch file created and removed at once
+// shows (whoever the user, on whatever file system).
+func creatable(out string) error {
+	dir := filepath.Dir(out)
+	f, err := os.CreateTemp(dir, ".hccl-test-plot-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot be created in %s: %w", out, dir, pathless(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// pathless is err without the path and operation of an *fs.PathError,
+// which the message names already.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // imageFormat returns the image format that out's extension names: ".png"

@@ -39,6 +39,9 @@ func TestCheckOutput(t *testing.T) {
 		{"a symbolic link", soft, []string{in}, "soft.svg: is the input " + in},
 		{"a directory", mkdir(t, filepath.Join(dir, "d.png")), []string{other}, "d.png: is a directory, not an image file"},
 		{"a new file", filepath.Join(dir, "new.png"), []string{in, other}, ""},
+		{"no such directory", filepath.Join(dir, "none", "x.png"), []string{other}, "x.png: cannot be created in " + filepath.Join(dir, "none") + ": no such file or directory"},
+		{"under a file", filepath.Join(other, "x.png"), []string{in}, "x.png: cannot be created in " + other + ": not a directory"},
+		{"in /proc", "/proc/x.png", []string{other}, "/proc/x.png: cannot be created in /proc"},
 		{"an existing other file", filepath.Join(dir, "in.svg"), []string{other}, ""},
 		{"upper-case extension", filepath.Join(dir, "NEW.PNG"), []string{other}, ""},
 	} {
