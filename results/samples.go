@@ -390,7 +390,12 @@ func (rs *csvRows) add(r csvRow) {
 			rec.AlgoRequested = algo
 			return (&BenchFmt{h: Header{Backend: r.backend, Ranks: r.ranks}}).name(rec)
 		}
-		g = &csvGroup{run: r.run, plain: name(""), withAlgo: name(r.requested)}
+		// The key's fields are cut from the row's line: copies keep
+		// only themselves, not every line that made a group.
+		for _, f := range []*string{&k.op, &k.dtype, &k.redop, &k.group, &k.backend, &k.run, &k.requested} {
+			*f = strings.Clone(*f)
+		}
+		g = &csvGroup{run: k.run, plain: name(""), withAlgo: name(r.requested)}
 		rs.index[k] = g
 		rs.groups = append(rs.groups, g)
 		if rs.algos[r.run] == nil {
