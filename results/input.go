@@ -56,8 +56,8 @@ const bom = "\xef\xbb\xbf"
 // Input is a file of results opened by OpenInput. Read returns its bytes
 // from the start, without a byte-order mark; Err is the file's own failure.
 type Input struct {
-	Path   string
-	Format Format
+	Path   string // as given to OpenInput
+	Format Format // as told from the first bytes
 	f      *boundedfile.File
 	head   []byte // the bytes read to tell the format, byte-order mark removed
 	r      io.Reader

@@ -123,3 +123,18 @@ func TestReadSamplesManyRuns(t *testing.T) {
 		t.Errorf("Sampled says %d measurements, want %d", got, n)
 	}
 }
+
+// TestReadSamplesLongRow reads a CSV whose second line is longer than
+// MaxLineBytes: refused naming the line and what a row of ours is.
+func TestReadSamplesLongRow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long-row.csv")
+	data := strings.Join(csvRequired, ",") + "\n" + strings.Repeat("1", MaxLineBytes+1) + "\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadSamples(path)
+	want := path + ":2: a line longer than 1 MiB: an hccl-test CSV row is about 1 KiB"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}
