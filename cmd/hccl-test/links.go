@@ -22,13 +22,15 @@ command line winning over them. A name that is already such a link is
 kept; any other file of one of these names is refused, and then nothing
 is made. Prints one line per name.
 
-Names: %s
+Names:
+  %s
 `
 
 // runLinks is `hccl-test links DIR`.
 func runLinks(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprintf(stdout, linksHelp, programName, strings.Join(programNames(""), " "))
+		names := wrapUsage(strings.Join(programNames(""), " "), 72)
+		fmt.Fprintf(stdout, linksHelp, programName, strings.Join(names, "\n  "))
 		return exitOK
 	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {

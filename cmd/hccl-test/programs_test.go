@@ -80,6 +80,18 @@ func TestProgramLinks(t *testing.T) {
 			t.Errorf("links did not say it made %s:\n%s", name, stdout)
 		}
 	}
+	// Its help names every program, within the help's width.
+	help, _, code := runBinary(t, bin, "links", "--help")
+	for _, name := range names {
+		if code != 0 || !strings.Contains(help, " "+name) {
+			t.Errorf("links --help (exit %d) lacks %s:\n%s", code, name, help)
+		}
+	}
+	for _, l := range strings.Split(help, "\n") {
+		if len(l) > helpWidth {
+			t.Errorf("links --help: a line of %d columns: %q", len(l), l)
+		}
+	}
 	// Again: every link is there already, and kept.
 	if stdout, stderr, code := runBinary(t, bin, "links", dir); code != 0 || strings.Count(stdout, "(already there)") != len(names) {
 		t.Errorf("links again: exit %d, stdout %q, stderr %q", code, stdout, stderr)
