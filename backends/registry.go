@@ -129,6 +129,9 @@ func Lookup(name string) (Backend, error) {
 	if b, ok := registry[name]; ok {
 		return b, nil
 	}
+	if how, ok := unbuilt[name]; ok { // unbuilt.go
+		return nil, fmt.Errorf("backend %q is not in this build: it %s", name, how)
+	}
 	return nil, fmt.Errorf("unknown backend %q (registered: %s)", name, strings.Join(namesLocked(), ", "))
 }
 

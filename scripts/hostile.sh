@@ -284,3 +284,21 @@ row "rendezvous file a FIFO (srun task 1, tcp)" - 0 null -- env TMPDIR="$work/tm
 row "MPI_LOCALNRANKS=two (tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 MPI_LOCALNRANKS=two "$bin" --backend tcp -b 1K -e 1K
 row "srun on 2 nodes without a node list (tcp)" - 0 null -- env SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_JOB_ID=3 SLURM_STEP_ID=0 SLURM_NNODES=2 "$bin" --backend tcp -b 1K -e 1K
 row "rendezvous file a directory (srun task 1, tcp)" - 0 null -- env TMPDIR="$work/tmp" SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_JOB_ID=78 SLURM_STEP_ID=0 SLURM_NNODES=1 "$bin" --backend tcp -b 1K -e 1K --connect-timeout 3s
+# class 2: Program names
+mkdir -p "$work/names" "$work/made" "$work/taken"
+for n in all_reduce_perf all_gather_test foo_perf hypercube_perf alltoallvc_test my-bench; do ln -sf "$bin" "$work/names/$n"; done
+touch "$work/taken/all_reduce_perf"
+row "all_reduce_perf -b 1K -e 1K -n 2 (a link)" - 0 null -- "$work/names/all_reduce_perf" -b 1K -e 1K -n 2
+row "all_gather_test -p 2 -b 1K -e 4K -n 2 (a link)" - 0 null -- "$work/names/all_gather_test" -p 2 -b 1K -e 4K -n 2
+row "foo_perf -p 2 (a link)" - 0 null -- "$work/names/foo_perf" -p 2
+row "hypercube_perf -p 2 (a link)" - 0 null -- "$work/names/hypercube_perf" -p 2
+row "alltoallvc_test -p 2 (a link)" - 0 null -- "$work/names/alltoallvc_test" -p 2
+row "my-bench -p 2 -b 1K -e 1K -n 2 (a link)" - 0 null -- "$work/names/my-bench" -p 2 -b 1K -e 1K -n 2
+row "links DIR" - 0 null -- "$bin" links "$work/made"
+row "links DIR (a file of a program's name)" - 0 null -- "$bin" links "$work/taken"
+# class 7: Smaller things each user hit
+row "--backend mpi (default build)" - 0 null -- "$bin" --backend mpi -p 2
+row "--backend mpi --algo native (default build)" - 0 null -- "$bin" --backend mpi --algo native
+row "scenario --backend mpi (default build)" - 0 null -- "$bin" scenario --backend mpi examples/dense-tp-dp.json
+row "plot with no -o" - 0 null -- sh -c 'cd "$0" && exec "$1" plot a.csv' "$work" "$bin"
+row "plot with no -o, a directory it cannot write" - 0 null -- sh -c 'cd /proc && exec "$0" plot "$1"' "$bin" "$work/a.csv"

@@ -52,6 +52,7 @@ func spawn(size int, master string, secret []byte, args []string, out io.Writer)
 	cs := &children{}
 	for r := 1; r < size; r++ {
 		cmd := exec.Command(exe, args...)
+		cmd.Args[0] = os.Args[0] // the name it was called by, which may choose its defaults (all_reduce_perf)
 		cmd.Env = append(os.Environ(),
 			EnvRank+"="+strconv.Itoa(r), EnvSize+"="+strconv.Itoa(size),
 			EnvMaster+"="+master, EnvSecret+"="+string(secret), envParentWatch+"=1")

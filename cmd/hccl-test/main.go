@@ -34,8 +34,18 @@ const (
 
 func main() {
 	reportOnSIGQUIT(sigquit.C(), os.Stderr)
+	pr, err := programOf(os.Args[0]) // all_reduce_perf, all_reduce_test: programs.go
+	if err != nil {
+		fmt.Fprintln(os.Stderr, oneLine(err))
+		os.Exit(exitUsage)
+	}
+	calledAs = pr
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// calledAs is the program of another tool this binary was called as
+// (programs.go), nil when called as hccl-test; main sets it.
+var calledAs *program
 
 // run is main without the process: it parses args, runs the sweep and
 // returns the exit code. What it writes goes through an outputSet, which
@@ -60,6 +70,8 @@ func runWith(args []string, set *outputSet) int {
 			return runAlgorithms(args[1:], stdout, stderr)
 		case "scenario":
 			return runScenario(args[1:], set)
+		case "links":
+			return runLinks(args[1:], stdout, stderr)
 		}
 	}
 	plan, opts, err := parseFlags(args, stdout)

@@ -53,6 +53,7 @@ Subcommands (each has its own --help):
   hccl-test convert [--csv F] LOG...           nccl-tests, hccl_test, ... logs as CSV
   hccl-test scenario FILE                      run a training step, name its critical domain
   hccl-test algorithms                         list the algorithms of every collective
+  hccl-test links DIR                          make all_reduce_perf, all_reduce_test, ... in DIR
 
 Every chapter of the manual is in the repository's docs/ directory.
 `
@@ -133,6 +134,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	help := fs.BoolP("help", "h", false, "show this help")
 
 	if err := fs.Parse(args); err != nil {
+		return p, o, err
+	}
+	if err := calledAs.applyDefaults(fs); err != nil { // all_reduce_perf's defaults (programs.go)
 		return p, o, err
 	}
 	if *help {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -205,6 +206,13 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 	if err := plot.Write(d, *out); err != nil {
 		fmt.Fprintf(stderr, "%s plot: %s\n", programName, oneLine(err))
 		return exitFailed
+	}
+	if !fs.Changed("output") { // a file the user did not name: say where it is
+		where := *out
+		if abs, err := filepath.Abs(where); err == nil {
+			where = abs
+		}
+		fmt.Fprintf(stderr, "%s plot: wrote %s (no -o given; -o names the image, .png or .svg)\n", programName, quotePath(where))
 	}
 	return exitOK
 }
