@@ -91,7 +91,7 @@ func programOf(argv0 string) (*program, error) {
 		}
 		pr := toolDefaults[tool]
 		pr.name, pr.tool, pr.op = name, tool, op
-		pr.defaults = maps(pr.defaults, map[string]string{"op": op})
+		pr.defaults = unionOf(pr.defaults, map[string]string{"op": op})
 		return &pr, nil
 	}
 	return nil, nil
@@ -105,8 +105,8 @@ func possessive(name string) string {
 	return name + "'s"
 }
 
-// maps returns a and b in one new map.
-func maps(a, b map[string]string) map[string]string {
+// unionOf returns a and b in one new map, b winning.
+func unionOf(a, b map[string]string) map[string]string {
 	m := make(map[string]string, len(a)+len(b))
 	for _, x := range []map[string]string{a, b} {
 		for k, v := range x {
