@@ -122,3 +122,9 @@ row "--fusion 4096 -b 1K -e 1K" - 0 null -- "$bin" --fusion 4096 -b 1K -e 1K
 row "shm with --master" - 0 null -- "$bin" --master 127.0.0.1:29500 -b 1K -e 1K
 row "SIGQUIT at 0.01 s" QUIT 0.01 null -- "$bin" -b 1K -e 1M
 row "GOMAXPROCS=100000, tcp -p 2" - 0 null -- env GOMAXPROCS=100000 "$bin" --backend tcp -p 2 -b 1K -e 1K
+# class 37.4: the simulator at cluster scale
+row "sim -p 2048, 1 KiB allreduce, checked" - 0 null -- "$bin" --backend sim -p 2048 -b 1K -e 1K -n 2 -w 1
+row "sim -p 16384 --sim-data=false, 1 KiB rhd" - 0 null -- "$bin" --backend sim --sim-data=false -p 16384 --topology per-server=8 --algo rhd -b 1K -e 1K -n 2 -w 1
+row "sim -p 70000" - 0 null -- "$bin" --backend sim --sim-data=false -p 70000 -b 1K -e 1K
+row "shm -p 5000" - 0 null -- "$bin" -p 5000 -b 1K -e 1K
+row "sim -p 4096, 1 KiB allgather, checked" - 0 null -- "$bin" --backend sim -p 4096 --op allgather -b 1K -e 1K -n 1 -w 0
