@@ -41,6 +41,24 @@ type Caps struct {
 	// Recovers: its transports implement Recoverer, so a failed call can
 	// be run again.
 	Recovers bool
+	// MaxRanks is the largest world the backend runs; 0 means
+	// DefaultMaxRanks. A simulator, whose ranks cost memory and time
+	// linear in their number, goes further than backends whose ranks are
+	// processes or share this machine's cores.
+	MaxRanks int
+}
+
+// DefaultMaxRanks is the largest world of a backend whose Caps.MaxRanks
+// is 0.
+const DefaultMaxRanks = 4096
+
+// RankLimit returns the largest world the backend runs: MaxRanks, or
+// DefaultMaxRanks when that is 0.
+func (c Caps) RankLimit() int {
+	if c.MaxRanks > 0 {
+		return c.MaxRanks
+	}
+	return DefaultMaxRanks
 }
 
 // CapsOf returns the capabilities of the backend registered as name, and

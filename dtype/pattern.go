@@ -131,55 +131,30 @@ func mulSumWeight(ranks int) int64 {
 	return int64((ranks+1)/2 + 2*(ranks/2))
 }
 
-// Reduced returns the expected result element i: Op over ranks 0..Ranks-1
-// of Value(rank, i), computed in float64 without the kernels. For MulSum
-// it is the sum of PreMulScalar(rank) × Value(rank, i). For Avg it is
-// the sum divided by Ranks as DivideBy defines it: truncated for integers,
-// rounded to nearest-even in DType for floats (the value Encode would
-// store). The result is exact in DType.
-func (p Pattern) Reduced(i int) float64 {
-	acc := p.Value(0, i)
-	for r := 1; r < p.Ranks; r++ {
-		v := p.Value(r, i)
-		switch p.Op {
-		case MulSum:
-			acc += float64(PreMulScalar(r)) * v
-		case Prod:
-			acc *= v
-		case Max:
-			acc = max(acc, v)
-		case Min:
-			acc = min(acc, v)
-		default:
-			acc += v
-		}
-	}
-	if p.Op == Avg {
-		if !p.DType.IsFloat() {
-			return float64(int64(acc) / int64(p.Ranks))
-		}
-		return roundFloat(p.DType, acc/float64(p.Ranks))
-	}
-	return acc
-}
-
 // Template returns the encoded elements 0 .. 2*Period-1 of Value(src, ·)
 // for src >= 0, or of Reduced(·) for src == -1. Two periods let any phase
 // be sliced out as one contiguous period: elements first .. first+Period-1
 // of the pattern are Template(src)[(first%Period)*size:][:Period*size].
-// The slice is newly allocated and owned by the caller.
+// The slice is newly allocated and owned by the caller. It costs O(Period)
+// time: for src == -1 it copies the pattern's reduced template, which is
+// computed once per Pattern in the process (reducedTemplate), so that
+// every rank of a world may ask for it.
 func (p Pattern) Template(src int) []byte {
 	if src < -1 {
 		panic(fmt.Sprintf("dtype.Pattern.Template: source %d < -1", src))
 	}
+	if src == -1 {
+		return bytes.Clone(p.reducedTemplate())
+	}
+	return p.valueTemplate(src)
+}
+
+// valueTemplate is Template(src) for src >= 0.
+func (p Pattern) valueTemplate(src int) []byte {
 	s := p.DType.Size()
 	t := make([]byte, 2*Period*s)
 	for k := range Period {
-		if src == -1 {
-			Encode(p.DType, t, k, p.Reduced(k))
-		} else {
-			Encode(p.DType, t, k, p.Value(src, k))
-		}
+		Encode(p.DType, t, k, p.Value(src, k))
 	}
 	copy(t[Period*s:], t[:Period*s])
 	return t
@@ -229,6 +204,36 @@ func phase(i int) int {
 		j += Period
 	}
 	return j
+}
+
+// CountWrong returns how many elements k of got differ bitwise from
+// element first+k of the pattern's Template(src): rank src's input for
+// src >= 0, the reduction for src == -1. len(got) must be a multiple of
+// DType.Size(). Its time is linear in len(got): a block shorter than a
+// period is compared element by element with the values it should hold
+// rather than with a period encoded for it, and the reduction's template
+// is the one shared by every rank (reducedTemplate).
+func (p Pattern) CountWrong(got []byte, src, first int) int {
+	s := p.DType.Size()
+	switch {
+	case src == -1:
+		return CountWrong(p.DType, got, p.reducedTemplate(), first)
+	case src < -1:
+		panic(fmt.Sprintf("dtype.Pattern.CountWrong: source %d < -1", src))
+	case s == 0 || len(got)%s != 0:
+		panic(fmt.Sprintf("dtype.Pattern.CountWrong: %d bytes is not a whole number of %v elements", len(got), p.DType))
+	case len(got) >= Period*s:
+		return CountWrong(p.DType, got, p.valueTemplate(src), first)
+	}
+	var one [8]byte
+	wrong := 0
+	for k := 0; k*s < len(got); k++ {
+		Encode(p.DType, one[:s], 0, p.Value(src, first+k))
+		if !bytes.Equal(got[k*s:k*s+s], one[:s]) {
+			wrong++
+		}
+	}
+	return wrong
 }
 
 // CountWrong returns how many elements k of got differ bitwise from element

@@ -60,7 +60,7 @@ func CountWrongShifted(a *coll.Args, row Row, p dtype.Pattern, rank, n, shift in
 	b := a.Bytes()
 	var wrong int
 	for i, e := range a.Op.Desc().Expect(rank, a.Root, n) {
-		wrong += dtype.CountWrong(a.DType, a.Recv[i*b:(i+1)*b], p.Template(e.Template), e.Offset*a.Count+shift)
+		wrong += p.CountWrong(a.Recv[i*b:(i+1)*b], e.Template, e.Offset*a.Count+shift)
 	}
 	return int64(wrong)
 }

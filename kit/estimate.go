@@ -22,9 +22,13 @@ const (
 	// rankBytes is one rank's goroutines (their stacks grow with the
 	// algorithms' recursion), queues, communicators and watchdog.
 	rankBytes = 128 << 10
-	// pairBytes is the table of links every in-process world keeps, one
-	// entry per ordered pair of ranks, whether used or not.
+	// pairBytes is a tcp rank's entry for each rank of the world.
 	pairBytes = 8
+	// tableBytes is one rank's place in the table of pairs an in-process
+	// world keeps (internal/pairtab), and pairEntryBytes a pair it uses:
+	// the table's entry and the two ranks' cached ones, and sim's timings.
+	tableBytes     = 16
+	pairEntryBytes = 256
 	// shmLinkBytes is one link an in-process rank uses: its queue and
 	// channels; tcpLinkBytes one connection a tcp rank uses: its reader's
 	// staging chunk and buffer, and two goroutines.
@@ -98,7 +102,7 @@ func OverheadParts(backend string, ranks, hosted, perProcess, peers int, rows in
 		if n <= shm.EagerRanks {
 			linkBytes += shm.EagerDepth * shm.EagerBytes // the sender's copies
 		}
-		perRank, procs = tables*pairBytes*n+links*linkBytes, 1
+		perRank, procs = tables*(tableBytes+links*pairEntryBytes)+links*linkBytes, 1
 	}
 	return []MemPart{
 		{Name: "links", Flag: "ranks", Bytes: SatMul(perRank, h)},

@@ -1,9 +1,11 @@
 package kit
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -65,16 +67,31 @@ func (w World) Validate() error {
 
 // ValidateWho checks the backend and the number of ranks.
 func (w World) ValidateWho() error {
-	if _, err := backends.Lookup(w.Backend); err != nil {
+	caps, err := backends.CapsOf(w.Backend)
+	if err != nil {
 		return FieldErrorf("Backend", ": %w", err)
 	}
-	switch {
+	switch limit := caps.RankLimit(); {
 	case w.Ranks < 1:
 		return FieldErrorf("Ranks", " %d: need at least 1 rank", w.Ranks)
-	case w.Ranks > 4096:
-		return FieldErrorf("Ranks", " %d: at most 4096 ranks", w.Ranks)
+	case w.Ranks > limit:
+		return FieldErrorf("Ranks", " %d: at most %d ranks on the %s backend%s", w.Ranks, limit, w.Backend, moreRanksOn(limit))
 	}
 	return nil
+}
+
+// moreRanksOn names the backends that run worlds larger than limit, as
+// ", up to 65536 on sim", or "" when none does.
+func moreRanksOn(limit int) string {
+	var more []string
+	for _, name := range backends.NamesWith(func(c backends.Caps) bool { return c.RankLimit() > limit }) {
+		c, _ := backends.CapsOf(name)
+		more = append(more, fmt.Sprintf("%d on %s", c.RankLimit(), name))
+	}
+	if len(more) == 0 {
+		return ""
+	}
+	return " (up to " + strings.Join(more, ", ") + ")"
 }
 
 // ValidateTimeouts checks the limits of one op and of setting up.

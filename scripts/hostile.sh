@@ -302,3 +302,9 @@ row "--backend mpi --algo native (default build)" - 0 null -- "$bin" --backend m
 row "scenario --backend mpi (default build)" - 0 null -- "$bin" scenario --backend mpi examples/dense-tp-dp.json
 row "plot with no -o" - 0 null -- sh -c 'cd "$0" && exec "$1" plot a.csv' "$work" "$bin"
 row "plot with no -o, a directory it cannot write" - 0 null -- sh -c 'cd /proc && exec "$0" plot "$1"' "$bin" "$work/a.csv"
+# class 37.4: the simulator at cluster scale
+row "sim -p 2048, 1 KiB allreduce, checked" - 0 null -- "$bin" --backend sim -p 2048 -b 1K -e 1K -n 2 -w 1
+row "sim -p 16384 --sim-data=false, 1 KiB rhd" - 0 null -- "$bin" --backend sim --sim-data=false -p 16384 --topology per-server=8 --algo rhd -b 1K -e 1K -n 2 -w 1
+row "sim -p 70000" - 0 null -- "$bin" --backend sim --sim-data=false -p 70000 -b 1K -e 1K
+row "shm -p 5000" - 0 null -- "$bin" -p 5000 -b 1K -e 1K
+row "sim -p 4096, 1 KiB allgather, checked" - 0 null -- "$bin" --backend sim -p 4096 --op allgather -b 1K -e 1K -n 1 -w 0

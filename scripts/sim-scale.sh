@@ -9,11 +9,49 @@
 #   scripts/sim-scale.sh
 #   RANKS="8 64" ALGOS="ring hier" LINKS=intra=hccs,inter=roce scripts/sim-scale.sh
 #
+# With COST=1 it measures the simulator itself instead: for each of OPS
+# and each of ALGOS (default "auto ring") at each rank count (default
+# "1024 4096 16384"), one sweep of 11 sizes, 1 KiB to 1 GiB by 4, without
+# payload, run under /usr/bin/time: exit status, wall and CPU seconds and
+# peak resident memory, one line each. Each sweep is cut off after LIMIT
+# seconds (default 600).
+#
+#   COST=1 OPS="allreduce alltoall" RANKS="1024 16384" scripts/sim-scale.sh
+#
 # Env knobs: RANKS (default "8 64 256 1024"), PER_SERVER (8), ALGOS
 # (default "ring rhd dbtree hier"), LINKS (--link-bw, default
 # intra=hccs,inter=roce), MINBYTES, MAXBYTES, STEPFACTOR (1K, 1G, 4),
-# HCCL_TEST, KEEP=1.
+# COST, OPS (default "allreduce allgather reducescatter alltoall
+# broadcast sendrecv"), LIMIT, HCCL_TEST, KEEP=1.
 set -euo pipefail
+
+if [ "${COST:-0}" = 1 ]; then
+	RANKS=${RANKS:-"1024 4096 16384"}
+	ALGOS=${ALGOS:-"auto ring"}
+	OPS=${OPS:-"allreduce allgather reducescatter alltoall broadcast sendrecv"}
+	LIMIT=${LIMIT:-600}
+	# shellcheck source=common.sh
+	source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+	printf "%-14s %-6s %6s %5s %9s %9s %9s\n" op algo ranks exit wall_s cpu_s rss_MB
+	for op in $OPS; do
+		for algo in $ALGOS; do
+			for n in $RANKS; do
+				set +e
+				/usr/bin/time -f "%e %U %S %M" -o "$work/time" timeout "$LIMIT" \
+					"$bin" --backend sim --sim-data=false -p "$n" --topology "per-server=${PER_SERVER:-8}" \
+					--op "$op" --algo "$algo" -b "${MINBYTES:-1K}" -e "${MAXBYTES:-1G}" -f "${STEPFACTOR:-4}" \
+					-n 2 -w 1 >/dev/null 2>"$work/err"
+				code=$?
+				set -e
+				read -r wall user sys rss < <(tail -1 "$work/time")
+				printf "%-14s %-6s %6d %5d %9.1f %9.1f %9.0f\n" "$op" "$algo" "$n" "$code" "$wall" \
+					"$(echo "$user + $sys" | bc)" "$(echo "$rss / 1024" | bc)"
+				[ "$code" = 0 ] || echo "    $(grep -v '^Command' "$work/err" | tail -1)" >&2
+			done
+		done
+	done
+	exit 0
+fi
 
 RANKS=${RANKS:-"8 64 256 1024"}
 PER_SERVER=${PER_SERVER:-8}

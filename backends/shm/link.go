@@ -136,7 +136,7 @@ func (e *endpoint) Send(peer int, buf []byte) backends.Request {
 	if err := e.check(peer); err != nil {
 		return failed{fmt.Errorf("send to rank %d: %w", peer, err)}
 	}
-	l := e.w.link(e.rank, peer)
+	l := e.links.Out(peer)
 	if e.eagerOK(buf) {
 		if req := e.eagerSend(l, peer, buf); req != nil {
 			return req

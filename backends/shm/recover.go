@@ -29,11 +29,7 @@ func (e *endpoint) Recover(ctx context.Context, seq uint64) error {
 	if e.closed {
 		return fmt.Errorf("recovering from op #%d: %w", seq, backends.ErrClosed)
 	}
-	for src := range e.w.size {
-		if l := e.w.links[src][e.rank].Load(); l != nil {
-			l.reset()
-		}
-	}
+	e.w.links.Into(e.rank, func(_ int, l *link) { l.reset() })
 	_, err := e.w.hub.Submit(ctx, agree.Round{Kind: agree.Recovered, Seq: seq}, backends.Vote{Rank: e.rank})
 	return err
 }
@@ -71,8 +67,8 @@ func (e *endpoint) DropLink(peer int, err error) {
 	if e.check(peer) != nil {
 		return
 	}
-	e.w.link(e.rank, peer).drop(err)
-	e.w.link(peer, e.rank).drop(err)
+	e.links.Out(peer).drop(err)
+	e.links.In(peer).drop(err)
 }
 
 // drop fails the link with err: the sends queued on it end with err, and

@@ -19,6 +19,7 @@ import (
 type recvReq struct {
 	e      *endpoint
 	peer   int
+	l      *link // from peer to e
 	ticket uint64
 	dst    []byte
 	acc    []byte
@@ -43,9 +44,9 @@ func (e *endpoint) postRecv(peer int, dst, acc []byte, reduce dtype.ReduceFunc) 
 	if err := e.check(peer); err != nil {
 		return failed{fmt.Errorf("recv from rank %d: %w", peer, err)}
 	}
-	l := e.w.link(peer, e.rank)
+	l := e.links.In(peer)
 	r := e.newRecv()
-	r.peer, r.ticket, r.dst, r.acc, r.reduce, r.call = peer, l.nextRecv.Add(1)-1, dst, acc, reduce, e.call
+	r.peer, r.l, r.ticket, r.dst, r.acc, r.reduce, r.call = peer, l, l.nextRecv.Add(1)-1, dst, acc, reduce, e.call
 	return r
 }
 
@@ -58,7 +59,7 @@ func (r *recvReq) Wait(ctx context.Context) error {
 		return r.err
 	}
 	r.done = true
-	l := r.e.w.link(r.peer, r.e.rank)
+	l := r.l
 	if err := r.posted(ctx, l); err != nil {
 		r.err = fmt.Errorf("recv from rank %d: %w", r.peer, err)
 		return r.err
@@ -195,7 +196,7 @@ const spinCheck = 16
 // Ready implements backends.Readier: the send a receive takes has been
 // posted (or the receive is done).
 func (r *recvReq) Ready() bool {
-	return r.done || r.e.w.link(r.peer, r.e.rank).sent.Load() > r.ticket
+	return r.done || r.l.sent.Load() > r.ticket
 }
 
 // Describe implements backends.Describer.

@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/agree"
+	"github.com/hccl-test/hccl-test/internal/pairtab"
 )
 
 // Name is the name the backend is registered under.
@@ -94,42 +94,29 @@ type World struct {
 	// spin lets a waiting rank poll for a while before it parks: only when
 	// every rank can have a processor of its own (see spinBudget).
 	spin bool
-	// links[src][dst] carries the messages from src to dst. Links are
-	// made when first used: a world of n ranks has n^2 possible pairs, and
-	// most algorithms use few of them.
-	links [][]atomic.Pointer[link]
+	// links holds the link from src to dst for each pair of ranks that
+	// exchanged messages: made when first used, as a world of n ranks
+	// has n^2 possible pairs, and most algorithms use few of them.
+	links *pairtab.Table[link]
 	// hub and watchers carry the ranks' agreement on how a call ended
 	// (backends.Recoverer).
 	hub      *agree.Hub
 	watchers []agree.Watcher
 }
 
-// link returns the link from src to dst, making it on first use.
-func (w *World) link(src, dst int) *link {
-	p := &w.links[src][dst]
-	if l := p.Load(); l != nil {
-		return l
-	}
-	p.CompareAndSwap(nil, newLink())
-	return p.Load()
-}
-
 // NewWorld returns a world of size ranks. Its endpoints are independent of
 // any Backend.Run, which lets tests drive ranks directly.
 func NewWorld(size int) *World {
-	w := &World{size: size, links: make([][]atomic.Pointer[link], size), spin: size <= runtime.GOMAXPROCS(0),
+	w := &World{size: size, links: pairtab.New(size, newLink), spin: size <= runtime.GOMAXPROCS(0),
 		watchers: make([]agree.Watcher, size)}
 	w.hub = agree.NewHub(size, w.relay)
-	for src := range size {
-		w.links[src] = make([]atomic.Pointer[link], size)
-	}
 	return w
 }
 
 // Endpoint returns the Transport of one rank. Each rank's endpoint must be
 // used by one goroutine at a time.
 func (w *World) Endpoint(rank int) backends.Transport {
-	return &endpoint{w: w, rank: rank}
+	return &endpoint{w: w, rank: rank, links: w.links.Cache(rank)}
 }
 
 type endpoint struct {
@@ -137,6 +124,9 @@ type endpoint struct {
 	rank   int
 	closed bool
 	call   backends.Call // the current call (BeginCall), carried by every request
+	// links are the links this rank sends and receives on, as it
+	// looked them up.
+	links pairtab.Cache[link]
 	// freeSends and freeRecvs are requests to reuse (pool.go).
 	freeSends []*sendReq
 	freeRecvs []*recvReq

@@ -23,15 +23,9 @@ type pair struct {
 	at map[uint64]timing
 }
 
-// pair returns the pair from src to dst, making it on first use.
-func (f *fabric) pair(src, dst int) *pair {
-	p := &f.pairs[src][dst]
-	if q := p.Load(); q != nil {
-		return q
-	}
-	p.CompareAndSwap(nil, &pair{at: map[uint64]timing{}})
-	return p.Load()
-}
+// newPair returns the pair of two ranks that have not exchanged a
+// message yet.
+func newPair() *pair { return &pair{at: map[uint64]timing{}} }
 
 // post records the timing of the next send.
 func (p *pair) post(t timing) {
@@ -98,7 +92,7 @@ func (e *endpoint) SendHeld(peer int, buf []byte, hold time.Duration) backends.R
 	} else {
 		at = e.book(peer, len(buf), max(hold, 0))
 	}
-	e.f.pair(e.rank, peer).post(at) // before shm can match it
+	e.pairs.Out(peer).post(at) // before shm can match it
 	return &sendReq{shmRequest: e.shmEndpoint.Send(peer, buf).(shmRequest), e: e, left: at.left, pull: at.pull}
 }
 
@@ -146,7 +140,7 @@ func (e *endpoint) RecvReduce(peer int, dst, acc []byte, reduce dtype.ReduceFunc
 
 // recv numbers r, a receive from peer that shm posted.
 func (e *endpoint) recv(peer int, r backends.Request, reduce time.Duration) backends.Request {
-	p := e.f.pair(peer, e.rank)
+	p := e.pairs.In(peer)
 	return &recvReq{shmRequest: r.(shmRequest), e: e, p: p, k: p.next(), reduce: reduce}
 }
 

@@ -11,11 +11,7 @@ import "context"
 // time its messages took.
 func (e *endpoint) Recover(ctx context.Context, seq uint64) error {
 	if !e.closed {
-		for src := range e.f.size {
-			if p := e.f.pairs[src][e.rank].Load(); p != nil {
-				p.reset()
-			}
-		}
+		e.f.pairs.Into(e.rank, func(_ int, p *pair) { p.reset() })
 	}
 	return e.shmEndpoint.Recover(ctx, seq)
 }

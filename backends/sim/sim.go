@@ -65,6 +65,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/internal/pairtab"
 )
 
 // Name is the name the backend is registered under.
@@ -81,11 +82,18 @@ func (Backend) Name() string { return Name }
 
 // Capabilities implements backends.Backend: ranks are goroutines of this
 // process, in virtual time, and calls may carry no payload; failed calls
-// can be run again (shm's agreement). Receivers do not read senders'
-// buffers as far as --algo auto is concerned (see shmEndpoint).
+// can be run again (shm's agreement); worlds go up to MaxRanks. Receivers
+// do not read senders' buffers as far as --algo auto is concerned (see
+// shmEndpoint).
 func (Backend) Capabilities() backends.Caps {
-	return backends.Caps{Simulated: true, NoPayload: true, InProcess: true, Recovers: true}
+	return backends.Caps{Simulated: true, NoPayload: true, InProcess: true, Recovers: true, MaxRanks: MaxRanks}
 }
+
+// MaxRanks is the largest simulated world: every structure of a world
+// grows linearly with its ranks (a rank's goroutine and its state, and
+// the pairs of ranks that exchange messages), so that clusters of tens of
+// thousands of ranks simulate in seconds without payload.
+const MaxRanks = 1 << 16
 
 // Run implements backends.Backend: shm hosts every rank of the world, each
 // in virtual time on the links of cfg's Options (nil: DefaultLinkModel).
@@ -143,9 +151,10 @@ func (w *World) Endpoint(rank int) backends.Transport { return w.eps[rank] }
 type fabric struct {
 	size  int
 	links LinkModel // with defaults filled in
-	// pairs[src][dst] holds the timings of the messages from src to dst,
-	// made when first used (most algorithms use few of the n^2 pairs).
-	pairs [][]atomic.Pointer[pair]
+	// pairs holds the timings of the messages from src to dst for each
+	// pair of ranks that exchanged messages, made when first used (most
+	// algorithms use few of the n^2 pairs).
+	pairs *pairtab.Table[pair]
 }
 
 // newFabric returns the fabric of a world of size ranks on links.
@@ -156,11 +165,7 @@ func newFabric(size int, links LinkModel) (*fabric, error) {
 	if err := links.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	f := &fabric{size: size, links: links.WithDefaults(), pairs: make([][]atomic.Pointer[pair], size)}
-	for r := range size {
-		f.pairs[r] = make([]atomic.Pointer[pair], size)
-	}
-	return f, nil
+	return &fabric{size: size, links: links.WithDefaults(), pairs: pairtab.New(size, newPair)}, nil
 }
 
 // server returns the server rank r sits on.
@@ -183,7 +188,7 @@ type shmEndpoint interface {
 
 // wrap returns t, a rank's shm endpoint, running in virtual time on f.
 func (f *fabric) wrap(t backends.Transport) *endpoint {
-	return &endpoint{shmEndpoint: t.(shmEndpoint), f: f, rank: t.Rank()}
+	return &endpoint{shmEndpoint: t.(shmEndpoint), f: f, rank: t.Rank(), pairs: f.pairs.Cache(t.Rank())}
 }
 
 // endpoint is one rank of a world in virtual time. shm's endpoint serves
@@ -194,6 +199,9 @@ type endpoint struct {
 	f      *fabric
 	rank   int
 	closed bool
+	// pairs are the pairs this rank sends and receives on, as it looked
+	// them up.
+	pairs pairtab.Cache[pair]
 	// clock is the rank's virtual time in nanoseconds. Only the rank's
 	// goroutine moves it; it is atomic so that others may read it.
 	clock atomic.Int64

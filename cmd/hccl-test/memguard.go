@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/hccl-test/hccl-test/internal/memguard"
 	"github.com/hccl-test/hccl-test/internal/syslimits"
@@ -25,6 +26,7 @@ func guardMemory(ctx context.Context, estimate int64, stderr io.Writer, prefix s
 		GoLimit:  true,
 		Stuck: func(e *memguard.Exceeded) {
 			fmt.Fprintf(stderr, "%s: %v\n", prefix, e)
+			flushBriefly(stderr)
 			os.Exit(exitFailed)
 		},
 	})
@@ -41,6 +43,27 @@ func ceiling(l syslimits.Limits) int64 {
 		}
 	}
 	return c
+}
+
+// flushBriefly waits up to a second for w, when it is one of the
+// outputSet's writers (which write in the background), to write what it
+// holds: the process is about to exit, and the line that says why went
+// with it unwritten (a simulated sweep at 1024 ranks ended with exit 1
+// and nothing on stderr). A stderr nobody reads does not hold the exit.
+func flushBriefly(w io.Writer) {
+	o, ok := w.(*outWriter)
+	if !ok {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		o.drain()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
 }
 
 // memoryStopped reports, with its one line on stderr, whether the guard of

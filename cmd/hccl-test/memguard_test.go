@@ -53,3 +53,21 @@ func TestGuardMemory(t *testing.T) {
 		t.Errorf("a run within its estimate was stopped: %q", stderr.String())
 	}
 }
+
+// TestFlushBriefly: the line the guard writes before it ends a stuck run
+// reaches stderr before the exit, though the set's writers write in the
+// background (without it, the process ended with exit 1 and nothing on
+// stderr).
+func TestFlushBriefly(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	set := newOutputSet(&stdout, &stderr)
+	defer set.finish(exitOK)
+	line := programName + ": resident memory passed the limit\n"
+	if _, err := set.stderr.Write([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	flushBriefly(set.stderr)
+	if got := stderr.String(); got != line {
+		t.Errorf("stderr before the exit: %q, want %q", got, line)
+	}
+}
