@@ -195,8 +195,8 @@ func (j *NCCLJSON) End(s Summary) error {
 	if s.Err != nil {
 		errs = append(errs, oneLine(s.Err.Error()))
 	}
-	fmt.Fprintf(b, `],"out_of_bounds":{"count":%d,"okay":%s},"average_bus_bandwidth":{"bandwidth":%s,"okay":"unchecked"},"errors":%s,"end_time":%s}`+"\n",
-		j.wrongRows, jstr(strconv.FormatBool(j.wrongRows == 0)), jnum(j.busbw.BusBW), jstrs(errs), jstr(time.Now().Format(ncclTime)))
+	fmt.Fprintf(b, `],"out_of_bounds":{"count":%d,"okay":%s},"average_bus_bandwidth":{"bandwidth":%s,"okay":%s},"errors":%s,"end_time":%s}`+"\n",
+		j.wrongRows, jstr(strconv.FormatBool(j.wrongRows == 0)), jnum(j.busbw.BusBW), minBWOkay(j.busbw.BusBW, j.h.MinBusBW), jstrs(errs), jstr(time.Now().Format(ncclTime)))
 	return j.flushBuf()
 }
 
@@ -246,4 +246,13 @@ func jnum(v float64) string {
 		return "null"
 	}
 	return strconv.FormatFloat(roundSig(v, 15), 'f', -1, 64)
+}
+
+// minBWOkay is average_bus_bandwidth's okay: "unchecked" without
+// NCCL_TESTS_MIN_BW, else whether the mean passed, as a string.
+func minBWOkay(mean, min float64) string {
+	if min <= 0 {
+		return jstr("unchecked")
+	}
+	return jstr(strconv.FormatBool(!BelowMin(mean, min)))
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hccl-test/hccl-test/internal/limits"
@@ -30,6 +33,8 @@ import (
 //	                                       (level0:NA;level1:H-D_R)             then not parsed
 //	HCCL_TEST_CPUPROFILE  sweep            the file a CPU profile of the run    (no flag)
 //	                                       is written to (go tool pprof)
+//	NCCL_TESTS_MIN_BW     sweep            Outputs.MinBusBW, in GB/s: the run   (no flag)
+//	                                       fails below 0.9 x it (nccl-tests)
 //
 // Read below cmd, by what they configure, not here: HCCL_TEST_KERNELS
 // (package dtype's reduction kernels); the launchers' variables
@@ -60,6 +65,8 @@ Environment:
                         0 off, also the 200us of yielding polls with more ranks than CPUs)
   GOMAXPROCS            threads of Go code per process, 1 to the CPUs
   HCCL_TEST_CPUPROFILE  write a CPU profile of the run to this file (go tool pprof)
+  NCCL_TESTS_MIN_BW     GB/s: the footer's Avg bus bandwidth (every row) says FAILED, and the run
+                        exits 3, below 0.9 x this, as nccl-tests
 `
 
 // envCPUProfile names the file of a CPU profile of the run, for finding
@@ -89,6 +96,8 @@ type environment struct {
 	// cpuProfile is the file of HCCL_TEST_CPUPROFILE, "" for none (sweep
 	// only).
 	cpuProfile string
+	// minBusBW is NCCL_TESTS_MIN_BW in GB/s, 0 when not set (sweep only).
+	minBusBW float64
 }
 
 // readEnv reads the variables cmd honours through lookup (os.LookupEnv),
@@ -115,6 +124,9 @@ func readEnv(lookup func(string) (string, bool), cmd envCommand) (environment, e
 	if cmd == envSweep {
 		env.algo, env.algoSet = lookup("HCCL_ALGO")
 		env.cpuProfile = getenv(envCPUProfile)
+		if env.minBusBW, err = envGBps("NCCL_TESTS_MIN_BW", getenv("NCCL_TESTS_MIN_BW")); err != nil {
+			return env, err
+		}
 	}
 	return env, nil
 }
@@ -131,4 +143,17 @@ func envSeconds(name, v string) (time.Duration, error) {
 		return 0, fmt.Errorf("%s=%q: want a positive number of seconds: %w", name, v, err)
 	}
 	return t, nil
+}
+
+// envGBps reads the value v of the variable name, a positive, finite
+// number of GB/s (nccl-tests' NCCL_TESTS_MIN_BW); "" (not set) is 0.
+func envGBps(name, v string) (float64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f > limits.MaxRate/1e9 {
+		return 0, fmt.Errorf("%s=%q: want a positive number of GB/s, at most %g", name, v, limits.MaxRate/1e9)
+	}
+	return f, nil
 }

@@ -77,6 +77,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		return p, o, err
 	}
 	o.cpuProfile = env.cpuProfile
+	p.MinBusBW = env.minBusBW
 	fs := pflag.NewFlagSet(programName, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)
