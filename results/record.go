@@ -143,19 +143,19 @@ type Header struct {
 	LinkInterGBps   float64
 	LinkInterSource string
 	LinkRule        string
-	Stats           bool   // show per-iteration statistics columns
+	Stats           bool // show per-iteration statistics columns
 	// MinBusBW is NCCL_TESTS_MIN_BW in GB/s, 0 when not set: the footer's
 	// nccl-tests average says OK or FAILED against it (Summary.BelowMin).
-	MinBusBW float64
-	Model           string // the cost model's constants as calibrated, "" when none
-	Faults          string // the faults injected (--inject), "" when none
-	Retry           string // the re-execution policy (--retry), "" when off
-	Groups          string // the layout of communication domains (--groups), "" when none
-	Group           string // the domain the sweep ran in (--group), "" for the whole world
-	Fusion          bool   // rows compare fused and split collectives (--fusion)
-	FusionSkips     string // which bucket counts some sizes are too small for, "" when none
-	Overlap         string // how collectives were overlapped with compute (--overlap), "" when not
-	Runs            int    // repetitions of the whole sweep (--runs, -N); 0 until interrupted (-N 0)
+	MinBusBW    float64
+	Model       string // the cost model's constants as calibrated, "" when none
+	Faults      string // the faults injected (--inject), "" when none
+	Retry       string // the re-execution policy (--retry), "" when off
+	Groups      string // the layout of communication domains (--groups), "" when none
+	Group       string // the domain the sweep ran in (--group), "" for the whole world
+	Fusion      bool   // rows compare fused and split collectives (--fusion)
+	FusionSkips string // which bucket counts some sizes are too small for, "" when none
+	Overlap     string // how collectives were overlapped with compute (--overlap), "" when not
+	Runs        int    // repetitions of the whole sweep (--runs, -N); 0 until interrupted (-N 0)
 	// Cycles: each run's rows are shown in the table with the run's number
 	// (-N), rather than each row's median over the runs.
 	Cycles bool

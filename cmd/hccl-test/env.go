@@ -35,6 +35,9 @@ import (
 //	                                       is written to (go tool pprof)
 //	NCCL_TESTS_MIN_BW     sweep            Outputs.MinBusBW, in GB/s: the run   (no flag)
 //	                                       fails below 0.9 x it (nccl-tests)
+//	NCCL_TESTS_SPLIT,     sweep            a rank's color, the colors the       --groups or --group wins
+//	NCCL_TESTS_SPLIT_MASK                  layout and group of --groups and
+//	                                       --group (ncclsplit.go)
 //
 // Read below cmd, by what they configure, not here: HCCL_TEST_KERNELS
 // (package dtype's reduction kernels); the launchers' variables
@@ -67,6 +70,9 @@ Environment:
   HCCL_TEST_CPUPROFILE  write a CPU profile of the run to this file (go tool pprof)
   NCCL_TESTS_MIN_BW     GB/s: the footer's Avg bus bandwidth (every row) says FAILED, and the run
                         exits 3, below 0.9 x this, as nccl-tests
+  NCCL_TESTS_SPLIT, NCCL_TESTS_SPLIT_MASK  nccl-tests' split of the ranks by color ("MOD 2",
+                        "DIV 4", "AND 0x3"; a hex mask): runs as the --groups and --group it
+                        lays out, when neither flag is given
 `
 
 // envCPUProfile names the file of a CPU profile of the run, for finding
@@ -98,6 +104,9 @@ type environment struct {
 	cpuProfile string
 	// minBusBW is NCCL_TESTS_MIN_BW in GB/s, 0 when not set (sweep only).
 	minBusBW float64
+	// split is NCCL_TESTS_SPLIT_MASK or NCCL_TESTS_SPLIT, nil when neither
+	// is set (sweep only).
+	split *ncclSplit
 }
 
 // readEnv reads the variables cmd honours through lookup (os.LookupEnv),
@@ -125,6 +134,9 @@ func readEnv(lookup func(string) (string, bool), cmd envCommand) (environment, e
 		env.algo, env.algoSet = lookup("HCCL_ALGO")
 		env.cpuProfile = getenv(envCPUProfile)
 		if env.minBusBW, err = envGBps("NCCL_TESTS_MIN_BW", getenv("NCCL_TESTS_MIN_BW")); err != nil {
+			return env, err
+		}
+		if env.split, err = parseNCCLSplit(getenv); err != nil {
 			return env, err
 		}
 	}

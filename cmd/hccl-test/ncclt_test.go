@@ -26,6 +26,10 @@ func TestNCCLTestsRunControls(t *testing.T) {
 			[]string{"# Avg bus bandwidth    : ", " OK\n"}, ""},
 		{"min bw unset", nil, nil, exitOK, []string{"# Avg bus bandwidth    : ", "# avg bus bandwidth (rows shown): "}, ""},
 		{"no timeout", nil, []string{"-T", "0"}, exitOK, []string{"timeout none (-T 0: "}, ""},
+		{"split mod", []string{"NCCL_TESTS_SPLIT=MOD 2"}, []string{"-p", "4"}, exitOK, []string{"# groups tp=2 dp=2 ", "\n     dp/2 "}, ""},
+		{"split mask", []string{"NCCL_TESTS_SPLIT_MASK=0x0"}, nil, exitOK, []string{"\n        1024 "}, ""},
+		{"split div 1", []string{"NCCL_TESTS_SPLIT=DIV 1"}, nil, exitOK, []string{"\n     tp/1 "}, ""},
+		{"--group wins", []string{"NCCL_TESTS_SPLIT=MOD 2"}, []string{"--groups", "tp=2", "--group", "tp"}, exitOK, []string{"# groups tp=2 ", "\n     tp/2 "}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runBinaryEnv(t, bin, tc.env, append(append([]string{}, base...), tc.args...)...)

@@ -220,6 +220,11 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 			return p, o, err
 		}
 	}
+	if env.split != nil && p.LayoutText == "" && *groups == "" {
+		if p.LayoutText, *groups, err = env.split.groups(p.Ranks); err != nil {
+			return p, o, err
+		}
+	}
 	if err := parseDomains(&p, *groups, *fusion, *overlap); err != nil {
 		return p, o, err
 	}
