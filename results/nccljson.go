@@ -98,8 +98,8 @@ func (j *NCCLJSON) Begin(h Header) error {
 	// validation is -c's count of checked runs; blocking_collectives is
 	// nccl-tests' -z 1 (a barrier after each op).
 	fmt.Fprintf(b, `"warmup_iters":%d,"iterations":%d,"aggregated_iterations":%d,"validation":%d,"graph":0,`+
-		`"blocking_collectives":%q,"per_iter_timing":"false","per_iter_skip":0,"parallel_init":"false","devices":[`,
-		h.Warmup, h.Iters, max(h.AggIters, 1), checkIters(h), strconv.FormatBool(h.Blocking == 1))
+		`"blocking_collectives":%q,"per_iter_timing":%q,"per_iter_skip":0,"parallel_init":"false","devices":[`,
+		h.Warmup, h.Iters, max(h.AggIters, 1), checkIters(h), strconv.FormatBool(h.Blocking == 1), strconv.FormatBool(h.Stats))
 	for p := range max(1, (h.Ranks+per-1)/per) {
 		if p > 0 {
 			b.WriteByte(',')
@@ -166,9 +166,9 @@ func (j *NCCLJSON) writeResult(out, in *Record) error {
 		b.WriteByte(',')
 	}
 	j.results++
-	fmt.Fprintf(b, `{"size":%d,"count":%d,"type":%s,"redop":%s,"root":%s,"out_of_place":%s,"in_place":%s,"actual_iterations":%d,"experiment_name":%s}`,
+	fmt.Fprintf(b, `{"size":%d,"count":%d,"type":%s,"redop":%s,"root":%s,"out_of_place":%s%s,"in_place":%s%s,"actual_iterations":%d,"experiment_name":%s}`,
 		r.Bytes, r.Count, jstr(NCCLType(r.DType)), jstr(r.RedOp), jstr(fmt.Sprintf("%6d", r.Root)),
-		placementJSON(out), placementJSON(in), r.Iters, jstr(r.Op))
+		placementJSON(out), j.perIterJSON("out_of_place_per_iter", out), placementJSON(in), j.perIterJSON("in_place_per_iter", in), r.Iters, jstr(r.Op))
 	return j.flushBuf()
 }
 

@@ -34,6 +34,10 @@ type Record struct {
 	P99US    float64 // 99th percentile iteration
 	MaxUS    float64 // slowest iteration
 	StdDevUS float64 // population standard deviation of the iterations
+	// RankIterUS is every rank's time of each timed iteration, in
+	// microseconds, by rank (nccl-tests' -I: the -J report's *_per_iter
+	// objects); nil unless per-iteration statistics were asked for.
+	RankIterUS [][]float64
 	ModelUS  float64 // the cost model's prediction for Algo, in microseconds; 0 when none was made
 	AlgBW    float64 // Bytes / TimeUS, in GB/s (1e9 bytes per second)
 	BusBW    float64 // AlgBW x the collective's bus factor, GB/s
