@@ -143,4 +143,3 @@ func orderedKeys(t *testing.T, raw json.RawMessage) []string {
 	}
 	return keys
 }
-
