@@ -34,15 +34,11 @@ type Record struct {
 	P99US    float64 // 99th percentile iteration
 	MaxUS    float64 // slowest iteration
 	StdDevUS float64 // population standard deviation of the iterations
-	// RankIterUS is every rank's time of each timed iteration, in
-	// microseconds, by rank (nccl-tests' -I: the -J report's *_per_iter
-	// objects); nil unless per-iteration statistics were asked for.
-	RankIterUS [][]float64
-	ModelUS    float64 // the cost model's prediction for Algo, in microseconds; 0 when none was made
-	AlgBW      float64 // Bytes / TimeUS, in GB/s (1e9 bytes per second)
-	BusBW      float64 // AlgBW x the collective's bus factor, GB/s
-	Util       float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
-	Wrong      int64   // elements that differ from the expectation; -1 when not checked
+	ModelUS  float64 // the cost model's prediction for Algo, in microseconds; 0 when none was made
+	AlgBW    float64 // Bytes / TimeUS, in GB/s (1e9 bytes per second)
+	BusBW    float64 // AlgBW x the collective's bus factor, GB/s
+	Util     float64 // BusBW / link bandwidth, as a fraction; NaN when no link bandwidth is known
+	Wrong    int64   // elements that differ from the expectation; -1 when not checked
 	// Injected is the part of Wrong that --inject's corrupt put there in
 	// calls whose result the check did not see (or saw unchanged, as a
 	// max hides a flipped low bit): one element per corrupted message.
@@ -84,6 +80,10 @@ type Record struct {
 	// process's share per rank it hosts), combined over the ranks as
 	// TimeUS is, in microseconds (-C); 0 when not measured.
 	CPUUS float64
+	// RankIterUS is every rank's time of each timed iteration, in
+	// microseconds, by rank (nccl-tests' -I: the -J report's *_per_iter
+	// objects); nil unless per-iteration statistics were asked for.
+	RankIterUS [][]float64
 }
 
 // Key identifies the row a record measures, the same in every run.
