@@ -242,3 +242,14 @@ row "compare CSV missing 6 columns" - 0 null -- "$bin" compare results/testdata/
 row "compare 50 MB one-line CSV" - 0 null -- "$bin" compare "$work/one-line.csv" "$work/a.csv"
 row "plot 50 MB one-line CSV" - 0 null -- "$bin" plot -o "$work/l.png" "$work/one-line.csv"
 row "compare 50 MB one line of x" - 0 null -- "$bin" compare "$work/one-line.txt" "$work/a.csv"
+# class 3: nccl-tests 2.19 (-T 0, NCCL_TESTS_MIN_BW, NCCL_TESTS_SPLIT and _MASK, -J with -I)
+row "-T 0" - 0 null -- "$bin" -T 0 -p 2 -b 1K -e 64K
+row "NCCL_TESTS_MIN_BW above the average" - 0 null -- env NCCL_TESTS_MIN_BW=1000000 "$bin" -p 2 -b 1K -e 64K
+row "NCCL_TESTS_MIN_BW below the average" - 0 null -- env NCCL_TESTS_MIN_BW=0.000001 "$bin" -p 2 -b 1K -e 64K
+row "NCCL_TESTS_MIN_BW=NaN" - 0 null -- env NCCL_TESTS_MIN_BW=NaN "$bin" -p 2 -b 1K -e 64K
+row "NCCL_TESTS_MIN_BW=-1" - 0 null -- env NCCL_TESTS_MIN_BW=-1 "$bin" -p 2 -b 1K -e 64K
+row "NCCL_TESTS_SPLIT='MOD 2' -p 8" - 0 null -- env "NCCL_TESTS_SPLIT=MOD 2" "$bin" -p 8 -b 1K -e 64K
+row "NCCL_TESTS_SPLIT='MOD 0'" - 0 null -- env "NCCL_TESTS_SPLIT=MOD 0" "$bin" -p 8 -b 1K -e 64K
+row "NCCL_TESTS_SPLIT=%3 -p 8" - 0 null -- env "NCCL_TESTS_SPLIT=%3" "$bin" -p 8 -b 1K -e 64K
+row "NCCL_TESTS_SPLIT_MASK=zz" - 0 null -- env NCCL_TESTS_SPLIT_MASK=zz "$bin" -p 8 -b 1K -e 64K
+row "-I 1 -J FILE -p 4 -N 2" - 0 null -- "$bin" -I 1 -J "$work/periter.json" -p 4 -b 1K -e 64K -N 2
