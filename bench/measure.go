@@ -127,6 +127,9 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		return results.Record{}, err
 	}
 	rec := combine(row, all, r.comm.Size(), iters, r.linkFor(row.Group), r.plan.Average)
+	if r.plan.Stats {
+		rec.RankIterUS = rankIterUS(all, r.comm.Size(), iters)
+	}
 	rec.Algo = algo
 	rec.Retries = r.comm.Reruns() - reruns
 	overlap.fill(&rec)
@@ -362,4 +365,19 @@ func (r *rankRunner) gatherFloats(ctx context.Context, v []float64) ([]float64, 
 		return nil, fmt.Errorf("collecting timings: %w", err)
 	}
 	return all, nil
+}
+
+// rankIterUS is every rank's iteration times from the samples combine
+// reads (rank-major, iters times and the sampleExtras each), in
+// microseconds.
+func rankIterUS(all []float64, n, iters int) [][]float64 {
+	out := make([][]float64, n)
+	for rk := range out {
+		s := all[rk*(iters+sampleExtras) : rk*(iters+sampleExtras)+iters]
+		out[rk] = make([]float64, iters)
+		for i, d := range s {
+			out[rk][i] = d * 1e6
+		}
+	}
+	return out
 }

@@ -284,8 +284,17 @@ type Outputs struct {
 	// ReportMemory prints the memory estimate, part by part, in the
 	// table's header (nccl-tests' -M).
 	ReportMemory bool
+	// MinBusBW is nccl-tests' NCCL_TESTS_MIN_BW, in GB/s: the run fails
+	// when the mean bus bandwidth over every row measured is below
+	// results.MinBusBWShare of it; 0: unchecked.
+	MinBusBW float64
 }
 
-// Validate reports what is wrong with o: nothing, as any setting of its
-// fields is one the table can show.
-func (o Outputs) Validate() error { return nil }
+// Validate reports what is wrong with o: only MinBusBW can be, when it
+// is not a finite number of GB/s, 0 or more.
+func (o Outputs) Validate() error {
+	if math.IsNaN(o.MinBusBW) || math.IsInf(o.MinBusBW, 0) || o.MinBusBW < 0 {
+		return kit.FieldErrorf("MinBusBW", " %v: want a positive number of GB/s", o.MinBusBW)
+	}
+	return nil
+}

@@ -82,7 +82,7 @@ func (p Plan) Validate() error {
 	return kit.FirstError(
 		p.World.ValidateWho, p.Sweep.validateSizes, p.validateBenchTime, p.validateRoot, p.Sweep.validatePlacements,
 		p.World.ValidateTimeouts, p.Links.Validate, p.validateInterLink, p.validateCounts,
-		p.validateInject, p.Faults.Validate, p.validateRetryBackend,
+		p.validateInject, p.Faults.Validate, p.validateRetryBackend, p.Outputs.Validate,
 		p.validateGroupLayout, p.Domains.validateGroups, p.validateGroupRuns, p.Domains.validateRanges,
 		p.validateFusion, p.validateSim, p.validateMethod, p.World.ValidateMaster, p.validateBackend, p.validateAlgos,
 		// Counted before the estimate, which counts the rows.

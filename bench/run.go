@@ -244,6 +244,7 @@ func (r *rankRunner) header() results.Header {
 		Simulated: p.simDescription(), Cache: p.Cache.String(),
 		Method: p.methodDescription(), Average: p.Average.String(), AggIters: p.aggIters(),
 		Blocking: int(p.Blocking), CPUTime: p.CPUTime, CheckIters: p.checkRuns(), Unalign: p.Unalign,
+		MinBusBW: p.MinBusBW,
 	}
 	h.Host, _ = os.Hostname()
 	switch {

@@ -150,7 +150,7 @@ func TestSeveralAlgosFooter(t *testing.T) {
 	}
 	out := render(t, h, recs, s)
 	for _, want := range []string{
-		"# avg bus bandwidth: 3.3125 GB/s (mean over the 8 rows of at least 1 MiB)",
+		"# avg bus bandwidth (rows >= 1 MiB): 3.3125 GB/s (mean over the 8 rows of at least 1 MiB)",
 		"#   auto: 4.0000 GB/s over its 4 rows\n#   ring: 2.6250 GB/s over its 4 rows\n",
 	} {
 		if !strings.Contains(out, want) {

@@ -30,13 +30,13 @@ func TestFooterAveragesRowsShown(t *testing.T) {
 			rec(2<<20, 20, 2), rec(4<<20, 40, 2),
 			rec(2<<20, 40, 3), rec(4<<20, 40, 3),
 		}, // medians: 20 us (2 GB/s) and 40 us (1 GB/s); all runs' rows would give 1.875
-			"# avg bus bandwidth: 1.5000 GB/s (mean over the 2 rows of at least 1 MiB, each the median of its runs)\n"},
+			"# avg bus bandwidth (rows >= 1 MiB): 1.5000 GB/s (mean over the 2 rows of at least 1 MiB, each the median of its runs)\n"},
 		{"big rows only", 1, []Record{rec(1024, 1, 1), rec(1<<20, 10, 1), rec(2<<20, 40, 1)},
-			"# avg bus bandwidth: 2.5000 GB/s (mean over the 2 rows of at least 1 MiB)\n"},
+			"# avg bus bandwidth (rows >= 1 MiB): 2.5000 GB/s (mean over the 2 rows of at least 1 MiB)\n"},
 		{"no big row", 1, []Record{rec(1024, 10, 1), rec(2048, 40, 1)},
-			"# avg bus bandwidth: 2.5000 GB/s (mean over the 2 rows shown; none is of 1 MiB or more, so all count, though small rows measure latency more than bandwidth)\n"},
+			"# avg bus bandwidth (rows shown): 2.5000 GB/s (mean over the 2 rows shown; none is of 1 MiB or more, so all count, though small rows measure latency more than bandwidth)\n"},
 		{"no big row, 3 runs", 3, []Record{rec(1024, 10, 1), rec(1024, 20, 2), rec(1024, 40, 3)},
-			"# avg bus bandwidth: 2.0000 GB/s (mean over the 1 row shown, each the median of its runs; none is of 1 MiB or more"},
+			"# avg bus bandwidth (rows shown): 2.0000 GB/s (mean over the 1 row shown, each the median of its runs; none is of 1 MiB or more"},
 		{"nothing measured", 1, nil, "# avg bus bandwidth: no row measured\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

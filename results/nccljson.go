@@ -98,8 +98,8 @@ func (j *NCCLJSON) Begin(h Header) error {
 	// validation is -c's count of checked runs; blocking_collectives is
 	// nccl-tests' -z 1 (a barrier after each op).
 	fmt.Fprintf(b, `"warmup_iters":%d,"iterations":%d,"aggregated_iterations":%d,"validation":%d,"graph":0,`+
-		`"blocking_collectives":%q,"per_iter_timing":"false","per_iter_skip":0,"parallel_init":"false","devices":[`,
-		h.Warmup, h.Iters, max(h.AggIters, 1), checkIters(h), strconv.FormatBool(h.Blocking == 1))
+		`"blocking_collectives":%q,"per_iter_timing":%q,"per_iter_skip":0,"parallel_init":"false","devices":[`,
+		h.Warmup, h.Iters, max(h.AggIters, 1), checkIters(h), strconv.FormatBool(h.Blocking == 1), strconv.FormatBool(h.Stats))
 	for p := range max(1, (h.Ranks+per-1)/per) {
 		if p > 0 {
 			b.WriteByte(',')
@@ -166,9 +166,9 @@ func (j *NCCLJSON) writeResult(out, in *Record) error {
 		b.WriteByte(',')
 	}
 	j.results++
-	fmt.Fprintf(b, `{"size":%d,"count":%d,"type":%s,"redop":%s,"root":%s,"out_of_place":%s,"in_place":%s,"actual_iterations":%d,"experiment_name":%s}`,
+	fmt.Fprintf(b, `{"size":%d,"count":%d,"type":%s,"redop":%s,"root":%s,"out_of_place":%s%s,"in_place":%s%s,"actual_iterations":%d,"experiment_name":%s}`,
 		r.Bytes, r.Count, jstr(NCCLType(r.DType)), jstr(r.RedOp), jstr(fmt.Sprintf("%6d", r.Root)),
-		placementJSON(out), placementJSON(in), r.Iters, jstr(r.Op))
+		placementJSON(out), j.perIterJSON("out_of_place_per_iter", out), placementJSON(in), j.perIterJSON("in_place_per_iter", in), r.Iters, jstr(r.Op))
 	return j.flushBuf()
 }
 
@@ -195,8 +195,8 @@ func (j *NCCLJSON) End(s Summary) error {
 	if s.Err != nil {
 		errs = append(errs, oneLine(s.Err.Error()))
 	}
-	fmt.Fprintf(b, `],"out_of_bounds":{"count":%d,"okay":%s},"average_bus_bandwidth":{"bandwidth":%s,"okay":"unchecked"},"errors":%s,"end_time":%s}`+"\n",
-		j.wrongRows, jstr(strconv.FormatBool(j.wrongRows == 0)), jnum(j.busbw.BusBW), jstrs(errs), jstr(time.Now().Format(ncclTime)))
+	fmt.Fprintf(b, `],"out_of_bounds":{"count":%d,"okay":%s},"average_bus_bandwidth":{"bandwidth":%s,"okay":%s},"errors":%s,"end_time":%s}`+"\n",
+		j.wrongRows, jstr(strconv.FormatBool(j.wrongRows == 0)), jnum(j.busbw.BusBW), minBWOkay(j.busbw.BusBW, j.h.MinBusBW), jstrs(errs), jstr(time.Now().Format(ncclTime)))
 	return j.flushBuf()
 }
 
@@ -246,4 +246,13 @@ func jnum(v float64) string {
 		return "null"
 	}
 	return strconv.FormatFloat(roundSig(v, 15), 'f', -1, 64)
+}
+
+// minBWOkay is average_bus_bandwidth's okay: "unchecked" without
+// NCCL_TESTS_MIN_BW, else whether the mean passed, as a string.
+func minBWOkay(mean, min float64) string {
+	if min <= 0 {
+		return jstr("unchecked")
+	}
+	return jstr(strconv.FormatBool(!BelowMin(mean, min)))
 }

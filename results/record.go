@@ -80,6 +80,10 @@ type Record struct {
 	// process's share per rank it hosts), combined over the ranks as
 	// TimeUS is, in microseconds (-C); 0 when not measured.
 	CPUUS float64
+	// RankIterUS is every rank's time of each timed iteration, in
+	// microseconds, by rank (nccl-tests' -I: the -J report's *_per_iter
+	// objects); nil unless per-iteration statistics were asked for.
+	RankIterUS [][]float64
 }
 
 // Key identifies the row a record measures, the same in every run.
@@ -143,16 +147,19 @@ type Header struct {
 	LinkInterGBps   float64
 	LinkInterSource string
 	LinkRule        string
-	Stats           bool   // show per-iteration statistics columns
-	Model           string // the cost model's constants as calibrated, "" when none
-	Faults          string // the faults injected (--inject), "" when none
-	Retry           string // the re-execution policy (--retry), "" when off
-	Groups          string // the layout of communication domains (--groups), "" when none
-	Group           string // the domain the sweep ran in (--group), "" for the whole world
-	Fusion          bool   // rows compare fused and split collectives (--fusion)
-	FusionSkips     string // which bucket counts some sizes are too small for, "" when none
-	Overlap         string // how collectives were overlapped with compute (--overlap), "" when not
-	Runs            int    // repetitions of the whole sweep (--runs, -N); 0 until interrupted (-N 0)
+	Stats           bool // show per-iteration statistics columns
+	// MinBusBW is NCCL_TESTS_MIN_BW in GB/s, 0 when not set: the footer's
+	// nccl-tests average says OK or FAILED against it (Summary.BelowMin).
+	MinBusBW    float64
+	Model       string // the cost model's constants as calibrated, "" when none
+	Faults      string // the faults injected (--inject), "" when none
+	Retry       string // the re-execution policy (--retry), "" when off
+	Groups      string // the layout of communication domains (--groups), "" when none
+	Group       string // the domain the sweep ran in (--group), "" for the whole world
+	Fusion      bool   // rows compare fused and split collectives (--fusion)
+	FusionSkips string // which bucket counts some sizes are too small for, "" when none
+	Overlap     string // how collectives were overlapped with compute (--overlap), "" when not
+	Runs        int    // repetitions of the whole sweep (--runs, -N); 0 until interrupted (-N 0)
 	// Cycles: each run's rows are shown in the table with the run's number
 	// (-N), rather than each row's median over the runs.
 	Cycles bool
@@ -219,7 +226,33 @@ type Summary struct {
 	// BigByAlgo is the same per algorithm asked for, in the order they
 	// ran, when the run asks for several (Record.AlgoRequested).
 	BigByAlgo []AlgoBusBW
-	Err       error // the error that ended the run early, if any
+	// AllRows and AllBusBW are the number and mean bus bandwidth of every
+	// record measured, of every size and placement: nccl-tests' "Avg bus
+	// bandwidth", which -J's average_bus_bandwidth gives too.
+	AllRows  int
+	AllBusBW float64
+	Err      error // the error that ended the run early, if any
+}
+
+// MinBusBWShare is the share of NCCL_TESTS_MIN_BW below which nccl-tests
+// says FAILED (its check_avg_bw*0.9).
+const MinBusBWShare = 0.9
+
+// BelowMin reports whether mean, a mean bus bandwidth in GB/s, fails
+// NCCL_TESTS_MIN_BW's check against min (0: unchecked, never fails), as
+// nccl-tests judges it: below MinBusBWShare of min.
+func BelowMin(mean, min float64) bool { return min > 0 && !(mean >= min*MinBusBWShare) }
+
+// MinBusBWVerdict is what nccl-tests appends to its "Avg bus bandwidth"
+// line: "" when min is 0 (unchecked), else OK or FAILED.
+func MinBusBWVerdict(mean, min float64) string {
+	switch {
+	case min <= 0:
+		return ""
+	case BelowMin(mean, min):
+		return "FAILED"
+	}
+	return "OK"
 }
 
 // AlgoBusBW is the mean bus bandwidth of one algorithm's rows of at least
@@ -241,6 +274,9 @@ func (s *Summary) Add(r Record) {
 	if r.Wrong > 0 {
 		s.Wrong += r.Wrong
 		s.Injected += r.Injected
+	}
+	if !math.IsNaN(r.BusBW) {
+		addToMean(&s.AllBusBW, &s.AllRows, r.BusBW)
 	}
 	if r.Bytes >= BigRowBytes && !math.IsNaN(r.BusBW) {
 		addToMean(&s.BigBusBW, &s.BigRows, r.BusBW)

@@ -53,8 +53,8 @@ func (t *Table) Begin(h Header) error {
 		check = "on"
 	}
 	t.printf("# hccl-test %s\n", h.Version)
-	t.printf("# backend %s  ranks %d  algo %s  placement %s  check %s  timeout %v\n",
-		h.Backend, h.Ranks, h.Algo, h.Placement, check, h.Timeout)
+	t.printf("# backend %s  ranks %d  algo %s  placement %s  check %s  timeout %s\n",
+		h.Backend, h.Ranks, h.Algo, h.Placement, check, TimeoutString(h.Timeout))
 	if h.Simulated != "" {
 		t.printf("# simulated: %s\n", h.Simulated)
 	}
@@ -352,6 +352,7 @@ func (t *Table) End(s Summary) error {
 		t.printf("# re-runs: %s failed on a transport error and ran again\n", Count(s.Retries, "op"))
 	}
 	t.fasterFooter()
+	t.ncclAvgBusBW(s)
 	t.avgBusBW()
 	if s.Err != nil {
 		t.printf("# stopped early after %s: %s\n", Count(s.Rows, "row"), strings.ReplaceAll(s.Err.Error(), "\n", "; "))

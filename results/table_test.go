@@ -68,7 +68,7 @@ func TestTableRows(t *testing.T) {
 		"#       size         count      type   redop  root          algo      time   algbw   busbw   util  #wrong",
 		"        1024           512      fp16     sum    -1          ring     12.50    1.50    2.62    13.1       0",
 		"# wrong elements: 0 OK",
-		"# avg bus bandwidth: 2.6250 GB/s (mean over the 1 row of at least 1 MiB)",
+		"# avg bus bandwidth (rows >= 1 MiB): 2.6250 GB/s (mean over the 1 row of at least 1 MiB)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -308,3 +308,14 @@ row "sim -p 16384 --sim-data=false, 1 KiB rhd" - 0 null -- "$bin" --backend sim 
 row "sim -p 70000" - 0 null -- "$bin" --backend sim --sim-data=false -p 70000 -b 1K -e 1K
 row "shm -p 5000" - 0 null -- "$bin" -p 5000 -b 1K -e 1K
 row "sim -p 4096, 1 KiB allgather, checked" - 0 null -- "$bin" --backend sim -p 4096 --op allgather -b 1K -e 1K -n 1 -w 0
+# class 3: nccl-tests 2.19 (-T 0, NCCL_TESTS_MIN_BW, NCCL_TESTS_SPLIT and _MASK, -J with -I)
+row "-T 0" - 0 null -- "$bin" -T 0 -p 2 -b 1K -e 64K
+row "NCCL_TESTS_MIN_BW above the average" - 0 null -- env NCCL_TESTS_MIN_BW=1000000 "$bin" -p 2 -b 1K -e 64K
+row "NCCL_TESTS_MIN_BW below the average" - 0 null -- env NCCL_TESTS_MIN_BW=0.000001 "$bin" -p 2 -b 1K -e 64K
+row "NCCL_TESTS_MIN_BW=NaN" - 0 null -- env NCCL_TESTS_MIN_BW=NaN "$bin" -p 2 -b 1K -e 64K
+row "NCCL_TESTS_MIN_BW=-1" - 0 null -- env NCCL_TESTS_MIN_BW=-1 "$bin" -p 2 -b 1K -e 64K
+row "NCCL_TESTS_SPLIT='MOD 2' -p 8" - 0 null -- env "NCCL_TESTS_SPLIT=MOD 2" "$bin" -p 8 -b 1K -e 64K
+row "NCCL_TESTS_SPLIT='MOD 0'" - 0 null -- env "NCCL_TESTS_SPLIT=MOD 0" "$bin" -p 8 -b 1K -e 64K
+row "NCCL_TESTS_SPLIT=%3 -p 8" - 0 null -- env "NCCL_TESTS_SPLIT=%3" "$bin" -p 8 -b 1K -e 64K
+row "NCCL_TESTS_SPLIT_MASK=zz" - 0 null -- env NCCL_TESTS_SPLIT_MASK=zz "$bin" -p 8 -b 1K -e 64K
+row "-I 1 -J FILE -p 4 -N 2" - 0 null -- "$bin" -I 1 -J "$work/periter.json" -p 4 -b 1K -e 64K -N 2

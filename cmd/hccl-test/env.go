@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +37,11 @@ import (
 //	                                       (level0:NA;level1:H-D_R)             then not parsed
 //	HCCL_TEST_CPUPROFILE  sweep            the file a CPU profile of the run    (no flag)
 //	                                       is written to (go tool pprof)
+//	NCCL_TESTS_MIN_BW     sweep            Outputs.MinBusBW, in GB/s: the run   (no flag)
+//	                                       fails below 0.9 x it (nccl-tests)
+//	NCCL_TESTS_SPLIT,     sweep            a rank's color, the colors the       --groups or --group wins
+//	NCCL_TESTS_SPLIT_MASK                  layout and group of --groups and
+//	                                       --group (ncclsplit.go)
 //
 // Read below cmd, by what they configure, and checked here too whenever
 // they are set, before any rank starts: HCCL_TEST_KERNELS (package
@@ -72,6 +79,11 @@ Environment:
                         0 off, also the 200us of yielding polls with more ranks than CPUs)
   GOMAXPROCS            threads of Go code per process, 1 to the CPUs
   HCCL_TEST_CPUPROFILE  write a CPU profile of the run to this file (go tool pprof)
+  NCCL_TESTS_MIN_BW     GB/s: the footer's Avg bus bandwidth (every row) says FAILED, and the run
+                        exits 3, below 0.9 x this, as nccl-tests
+  NCCL_TESTS_SPLIT, NCCL_TESTS_SPLIT_MASK  nccl-tests' split of the ranks by color ("MOD 2",
+                        "DIV 4", "AND 0x3"; a hex mask): runs as the --groups and --group it
+                        lays out, when neither flag is given
 `
 
 // envCPUProfile names the file of a CPU profile of the run, for finding
@@ -101,6 +113,11 @@ type environment struct {
 	// cpuProfile is the file of HCCL_TEST_CPUPROFILE, "" for none (sweep
 	// only).
 	cpuProfile string
+	// minBusBW is NCCL_TESTS_MIN_BW in GB/s, 0 when not set (sweep only).
+	minBusBW float64
+	// split is NCCL_TESTS_SPLIT_MASK or NCCL_TESTS_SPLIT, nil when neither
+	// is set (sweep only).
+	split *ncclSplit
 }
 
 // readEnv reads the variables cmd honours through lookup (os.LookupEnv),
@@ -138,6 +155,12 @@ func readEnv(lookup func(string) (string, bool), names []string, cmd envCommand)
 	if cmd == envSweep {
 		env.algo, env.algoSet = lookup("HCCL_ALGO")
 		env.cpuProfile = getenv(envCPUProfile)
+		if env.minBusBW, err = envGBps("NCCL_TESTS_MIN_BW", getenv("NCCL_TESTS_MIN_BW")); err != nil {
+			return env, err
+		}
+		if env.split, err = parseNCCLSplit(getenv); err != nil {
+			return env, err
+		}
 	}
 	return env, nil
 }
@@ -201,4 +224,17 @@ func envSeconds(name, v string) (time.Duration, error) {
 		return 0, fmt.Errorf("%s=%q: want a positive number of seconds: %w", name, v, err)
 	}
 	return t, nil
+}
+
+// envGBps reads the value v of the variable name, a positive, finite
+// number of GB/s (nccl-tests' NCCL_TESTS_MIN_BW); "" (not set) is 0.
+func envGBps(name, v string) (float64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f > limits.MaxRate/1e9 {
+		return 0, fmt.Errorf("%s=%q: want a positive number of GB/s, at most %g", name, v, limits.MaxRate/1e9)
+	}
+	return f, nil
 }

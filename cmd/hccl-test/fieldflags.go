@@ -68,6 +68,7 @@ var fieldFlags = map[kit.Field]string{
 	"Cycles":       "-N",
 	"Timestamps":   "-S",
 	"ReportMemory": "-M",
+	"MinBusBW":     "NCCL_TESTS_MIN_BW",
 	// Method: nccl-tests' spellings, as --warmup_iters.
 	"Average":    "--average",
 	"AggIters":   "--agg_iters",

@@ -16,6 +16,7 @@ import (
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/sigquit"
 	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/results"
 
 	_ "github.com/hccl-test/hccl-test/backends/proc" // registers --backend proc
 	_ "github.com/hccl-test/hccl-test/backends/shm"  // registers --backend shm
@@ -156,6 +157,10 @@ func runWith(args []string, set *outputSet) int {
 		return exitWrong
 	case sum.Wrong > 0:
 		fmt.Fprintf(stderr, "%s: %d wrong elements: the collective results are not correct\n", programName, sum.Wrong)
+		return exitWrong
+	case plan.WritesOutput() && results.BelowMin(sum.AllBusBW, plan.MinBusBW):
+		fmt.Fprintf(stderr, "%s: average bus bandwidth %.6g GB/s over %s is below %g x NCCL_TESTS_MIN_BW=%g: FAILED, as nccl-tests says\n",
+			programName, sum.AllBusBW, results.Count(sum.AllRows, "row"), results.MinBusBWShare, plan.MinBusBW)
 		return exitWrong
 	}
 	return exitOK

@@ -78,6 +78,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		return p, o, err
 	}
 	o.cpuProfile = env.cpuProfile
+	p.MinBusBW = env.minBusBW
 	fs := pflag.NewFlagSet(programName, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)
@@ -220,6 +221,11 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		p.TopologyAuto = true
 	case *topology != "":
 		if p.Topology, err = kit.ParseTopology(*topology, p.Ranks); err != nil {
+			return p, o, err
+		}
+	}
+	if env.split != nil && p.LayoutText == "" && *groups == "" {
+		if p.LayoutText, *groups, err = env.split.groups(p.Ranks); err != nil {
 			return p, o, err
 		}
 	}

@@ -100,7 +100,7 @@ func TestScenarioBadInput(t *testing.T) {
 		{"corrupt without data", []string{"--backend", "sim", "--sim-data=false", "--inject", "corrupt=p:0.1", good}, `--inject "corrupt=p:0.1": corrupt changes the bytes of messages, and with --sim-data=false they have none`},
 		{"iters", []string{"--iters", "0", good}, "--iters 0: need at least 1 timed iteration"},
 		{"slowdown", []string{"--slowdown", "fast", good}, good + `: --slowdown: "fast": want a percentage such as 50%`},
-		{"timeout", []string{"-T", "0", good}, "--timeout 0s: must be positive"},
+		{"timeout", []string{"-T", "-1", good}, `"-1" seconds: must not be negative`},
 		{"backend", []string{"--backend", "nccl", good}, `--backend: unknown backend "nccl"`},
 		{"inject", []string{"--inject", "bw=fast", good}, `--inject "bw=fast": rate "fast": want a number with GB/s, MB/s, KB/s, Gbit/s or Mbit/s`},
 		{"inject rank", []string{"--inject", "delay=1ms@rank=7", good}, "--inject: rank out of range for 4 ranks"},

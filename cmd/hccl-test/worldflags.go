@@ -1,10 +1,13 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/backends/tcp"
+	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/kit"
 )
 
@@ -28,7 +31,7 @@ func addLaunchFlags(fs *pflag.FlagSet, w *kit.World, env environment, h worldFla
 	if env.connectTimeout > 0 {
 		w.ConnectTimeout = env.connectTimeout
 	}
-	fs.VarP((*durationValue)(&w.Timeout), "timeout", "T", h.timeout)
+	fs.VarP((*opTimeoutValue)(&w.Timeout), "timeout", "T", h.timeout)
 	fs.Var((*durationValue)(&w.ConnectTimeout), "connect-timeout", h.connect)
 	fs.StringVar(&w.Master, "master", "", h.master)
 	fs.StringVar(&w.Bind, "bind", "", h.bind)
@@ -46,4 +49,22 @@ func parseFaults(f *kit.Faults) error {
 	var err error
 	f.Inject, err = inject.Parse(f.InjectText)
 	return err
+}
+
+// opTimeoutValue is --timeout's value: a durationValue where 0 is
+// nccl-tests' -T 0, no timeout. Every wait here keeps a bound, so 0 is
+// the longest limit a user may give (limits.MaxDuration, a week), which
+// the header prints as "none"; Ctrl-C and SIGQUIT work as ever.
+type opTimeoutValue time.Duration
+
+func (d *opTimeoutValue) String() string { return (*durationValue)(d).String() }
+func (d *opTimeoutValue) Type() string   { return "duration" }
+func (d *opTimeoutValue) Set(v string) error {
+	if err := (*durationValue)(d).Set(v); err != nil {
+		return err
+	}
+	if *d == 0 {
+		*d = opTimeoutValue(limits.MaxDuration)
+	}
+	return nil
 }
