@@ -13,11 +13,12 @@ import (
 type WorldOptions struct {
 	// Links is the model of simulated links; nil takes the default.
 	Links *sim.LinkModel
-	// Master, Bind, ConnectTimeout, Args and PerProcess: see tcp.Options.
-	Master, Bind   string
-	ConnectTimeout time.Duration
-	Args           []string
-	PerProcess     int
+	// Master, Bind, ConnectTimeout, OpTimeout, Args and PerProcess: see
+	// tcp.Options.
+	Master, Bind              string
+	ConnectTimeout, OpTimeout time.Duration
+	Args                      []string
+	PerProcess                int
 }
 
 // BackendOptions returns backends.Config.Options for the backend registered
@@ -34,7 +35,7 @@ func BackendOptions(name string, w WorldOptions) any {
 		}
 		return o
 	case c.Rendezvous || c.Launches:
-		return tcp.Options{Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, Args: w.Args, PerProcess: w.PerProcess}
+		return tcp.Options{Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, OpTimeout: w.OpTimeout, Args: w.Args, PerProcess: w.PerProcess}
 	}
 	return nil
 }

@@ -161,7 +161,7 @@ func (w World) Config(links *sim.LinkModel, retry bool) backends.Config {
 	return backends.Config{
 		Ranks: w.Ranks, Log: w.Log, Retry: retry,
 		Options: BackendOptions(w.Backend, WorldOptions{Links: links,
-			Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, Args: w.Args, PerProcess: w.PerProcess}),
+			Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, OpTimeout: w.Timeout, Args: w.Args, PerProcess: w.PerProcess}),
 	}
 }
 

@@ -156,6 +156,9 @@ row "tcp -p 4 ring -T 5s, SIGSTOP rank 3 at 2 s" child:STOP 2 null -- "$bin" --b
 row "proc -p 8 -T 3s, SIGSTOP rank 7 at 1.5 s" child:STOP 1.5 null -- "$bin" --backend proc -p 8 -b 1K -e 16M -n 50 -T 3s --link-bw 10GB/s
 row "scenario proc -p 8 -T 3s, SIGSTOP rank 7 at 3 s" child:STOP 3 null -- "$bin" scenario --backend proc -p 8 -T 3s examples/moe-ep.json
 row "tcp -p 4 alltoall -T 2s, SIGSTOP rank 3 at 1 s" child:STOP 1 null -- "$bin" --backend tcp -p 4 --op alltoall -b 1K -e 16M -n 100 -T 2s --link-bw 10GB/s
+row "proc -p 4 -T 3s, SIGSTOP rank 3 at 0.05 s (setting up)" child:STOP 0.05 null -- "$bin" --backend proc -p 4 -b 1K -e 64M -n 50 -T 3s
+row "tcp -p 4 -T 3s, SIGSTOP rank 3 at 0.05 s (setting up)" child:STOP 0.05 null -- "$bin" --backend tcp -p 4 -b 1K -e 64M -n 50 -T 3s
+row "proc -p 4 -T 3s, SIGSTOP rank 3 at 0.4 s (link probe)" child:STOP 0.4 null -- "$bin" --backend proc -p 4 -b 64M -e 256M -n 5 -T 3s
 # class 8: failures told in many lines, or wrongly (rank failures)
 row "scenario tcp -p 8, SIGINT at 3 s" INT 3 null -- "$bin" scenario --backend tcp -p 8 -n 1000 examples/moe-ep.json
 row "scenario tcp -p 8, SIGKILL rank 7 at 3 s" child:KILL 3 null -- "$bin" scenario --backend tcp -p 8 -n 1000 examples/moe-ep.json

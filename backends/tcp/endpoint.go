@@ -280,7 +280,9 @@ func (ep *endpoint) admit(conn net.Conn) {
 	tune(conn)
 	me := Hello{Rank: ep.rank, Size: ep.size, Purpose: PurposeLink, Epoch: ep.epoch.Load()}
 	peer, err := ep.handshake(conn, me, time.Now().Add(ep.connectTimeout))
-	if errors.Is(err, backends.ErrClosed) {
+	if errors.Is(err, backends.ErrClosed) || errors.Is(err, net.ErrClosed) {
+		// The endpoint closed while the peer said hello (the run failed
+		// during the rendezvous): nothing to tell.
 		conn.Close()
 		return
 	}

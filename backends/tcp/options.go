@@ -20,6 +20,11 @@ type Options struct {
 	// ConnectTimeout limits setting the world up: the rendezvous, and
 	// connecting each link; 0 takes DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// OpTimeout is the limit of one op (-T): a rank process this process
+	// started that stays stopped (SIGSTOP, a debugger) for that long ends
+	// the run at once, whatever rank 0 is doing; 0 leaves stopped ranks
+	// to the ops' own limits.
+	OpTimeout time.Duration
 	// PerProcess is how many ranks each rank process hosts, each its own
 	// endpoint (nccl-tests' threads x GPUs); 0 or 1 is one. Process p
 	// hosts ranks p x PerProcess to p x PerProcess + PerProcess - 1, so a
@@ -47,6 +52,9 @@ func options(cfg backends.Config) (Options, error) {
 	}
 	if o.PerProcess < 0 {
 		return Options{}, fmt.Errorf("ranks per process must not be negative, got %d", o.PerProcess)
+	}
+	if o.OpTimeout < 0 {
+		return Options{}, fmt.Errorf("op timeout must not be negative, got %v", o.OpTimeout)
 	}
 	if o.ConnectTimeout < 0 {
 		return Options{}, fmt.Errorf("connect timeout must not be negative, got %v", o.ConnectTimeout)

@@ -86,7 +86,10 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	default:
 		shareCPUs(r.Local * per)
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	var kids *children
+	unwatch := func() {}
 	var started func(string) error
 	if !launched {
 		procs := cfg.Ranks / per
@@ -99,12 +102,11 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 			kids, err = spawn(procs, master, r.Secret, o.Args, log)
 			if err == nil {
 				kids.forwardSIGQUIT()
+				unwatch = kids.watch(o.OpTimeout, cancel)
 			}
 			return err
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	met := func() {} // ends the meeting of a launched job, once set up
 	if r.meet != nil {
 		if started, met, err = meet(ctx, &r, connectTimeout(o)); err != nil {
@@ -112,6 +114,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 		}
 	}
 	err = runHosted(ctx, r, per, cfg, started, met, body)
+	unwatch()
 	if r.Child {
 		sayStopped(log, r.Rank, stopCause(ctx, err))
 	}

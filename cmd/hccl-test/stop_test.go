@@ -53,25 +53,42 @@ func TestStoppedRankEndsRun(t *testing.T) {
 		sig     syscall.Signal // sent to a rank process; 0 for inject
 		inject  string         // --inject for backends whose ranks share a process
 		rank    int
-		delay   time.Duration // after the second row
+		delay   time.Duration // after the second row, or after at
 		says    string        // a regexp; PID is the stopped rank's pid
+		at      string        // "": after the second row; "start": once the rank process exists; "header": once the header is out
 	}{
-		{"proc", syscall.SIGSTOP, "", 3, 0, `rank 3 \(pid PID\) is stopped`},
-		{"proc", syscall.SIGSTOP, "", 2, 150 * time.Millisecond, `rank 2 \(pid PID\) is stopped`},
-		{"proc", syscall.SIGSTOP, "", 1, 400 * time.Millisecond, `rank 1 \(pid PID\) is stopped`},
-		{"proc", syscall.SIGSTOP, "", 3, 900 * time.Millisecond, `rank 3 \(pid PID\) is stopped`},
-		{"proc", syscall.SIGTERM, "", 2, 300 * time.Millisecond, `rank (process )?2 stopped: terminated signal received`},
-		{"tcp", syscall.SIGSTOP, "", 3, 0, `rank 3 \(pid PID\) is stopped`},
-		{"tcp", syscall.SIGSTOP, "", 2, 150 * time.Millisecond, `rank 2 \(pid PID\) is stopped`},
-		{"tcp", syscall.SIGSTOP, "", 1, 400 * time.Millisecond, `rank 1 \(pid PID\) is stopped`},
-		{"tcp", syscall.SIGSTOP, "", 3, 900 * time.Millisecond, `rank 3 \(pid PID\) is stopped`},
-		{"tcp", syscall.SIGTERM, "", 1, 300 * time.Millisecond, `rank (process )?1 stopped: terminated signal received`},
-		{"shm", 0, "delay=60s@rank=3", 3, 0, `rank 3, op #\d+: .*injected by --inject delay=1m0s@rank=3`},
-		{"sim", 0, "delay=60s@rank=3", 3, 0, `rank 3, op #\d+: .*injected by --inject delay=1m0s@rank=3`},
+		{"proc", syscall.SIGSTOP, "", 3, 0, `rank 3 \(pid PID\) is stopped`, ""},
+		{"proc", syscall.SIGSTOP, "", 2, 150 * time.Millisecond, `rank 2 \(pid PID\) is stopped`, ""},
+		{"proc", syscall.SIGSTOP, "", 1, 400 * time.Millisecond, `rank 1 \(pid PID\) is stopped`, ""},
+		{"proc", syscall.SIGSTOP, "", 3, 900 * time.Millisecond, `rank 3 \(pid PID\) is stopped`, ""},
+		{"proc", syscall.SIGTERM, "", 2, 300 * time.Millisecond, `rank (process )?2 stopped: terminated signal received`, ""},
+		{"tcp", syscall.SIGSTOP, "", 3, 0, `rank 3 \(pid PID\) is stopped`, ""},
+		{"tcp", syscall.SIGSTOP, "", 2, 150 * time.Millisecond, `rank 2 \(pid PID\) is stopped`, ""},
+		{"tcp", syscall.SIGSTOP, "", 1, 400 * time.Millisecond, `rank 1 \(pid PID\) is stopped`, ""},
+		{"tcp", syscall.SIGSTOP, "", 3, 900 * time.Millisecond, `rank 3 \(pid PID\) is stopped`, ""},
+		{"tcp", syscall.SIGTERM, "", 1, 300 * time.Millisecond, `rank (process )?1 stopped: terminated signal received`, ""},
+		// Stops while rank 0 is busy setting up (the rendezvous, the link
+		// probe, the buffers of the first rows): rank 0 waits on the
+		// stopped rank only later, and -T counted from then ended the run
+		// up to the setup's length past -T plus a second (30 s, the
+		// connect timeout, for a rank stopped before it connected).
+		{"proc", syscall.SIGSTOP, "", 3, 0, `rank 3 \(pid PID\) is stopped`, "start"},
+		{"proc", syscall.SIGSTOP, "", 2, 20 * time.Millisecond, `rank 2 \(pid PID\) is stopped`, "start"},
+		{"proc", syscall.SIGSTOP, "", 1, 0, `rank 1 \(pid PID\) is stopped`, "header"},
+		{"tcp", syscall.SIGSTOP, "", 3, 0, `rank 3 \(pid PID\) is stopped`, "start"},
+		{"tcp", syscall.SIGSTOP, "", 2, 0, `rank 2 \(pid PID\) is stopped`, "header"},
+		{"shm", 0, "delay=60s@rank=3", 3, 0, `rank 3, op #\d+: .*injected by --inject delay=1m0s@rank=3`, ""},
+		{"sim", 0, "delay=60s@rank=3", 3, 0, `rank 3, op #\d+: .*injected by --inject delay=1m0s@rank=3`, ""},
 	}
+	// A stop before the first op is named with what rank 0 was doing:
+	// the rendezvous, connecting, or an op.
+	setupOrOp := regexp.MustCompile(`op #\d+|rendezvous|connect`)
 	base := map[string]time.Duration{}
 	for _, tc := range tests {
 		name := fmt.Sprintf("%s/%v/rank %d/%v", tc.backend, tc.sig, tc.rank, tc.delay)
+		if tc.at != "" {
+			name += "/" + tc.at
+		}
 		if tc.sig == 0 {
 			name = fmt.Sprintf("%s/inject %s", tc.backend, tc.inject)
 		}
@@ -89,9 +106,18 @@ func TestStoppedRankEndsRun(t *testing.T) {
 			var pid int
 			stopped := time.Now()
 			if tc.sig != 0 {
-				waitRows(t, p, 2, 120*time.Second)
+				switch tc.at {
+				case "":
+					waitRows(t, p, 2, 120*time.Second)
+				case "start":
+					pid = waitChild(t, p, bin, tc.rank)
+				case "header":
+					waitHeader(t, p)
+				}
 				time.Sleep(tc.delay)
-				pid = childRank(t, bin, p.cmd.Process.Pid, tc.rank)
+				if pid == 0 {
+					pid = childRank(t, bin, p.cmd.Process.Pid, tc.rank)
+				}
 				before = len(rows(t, p.out.String()))
 				if err := syscall.Kill(pid, tc.sig); err != nil {
 					t.Fatal(err)
@@ -114,7 +140,11 @@ func TestStoppedRankEndsRun(t *testing.T) {
 				t.Errorf("%d lines on stderr, want 1", n)
 			}
 			says := strings.ReplaceAll(tc.says, "PID", strconv.Itoa(pid))
-			if !regexp.MustCompile(says).MatchString(stderr) || !regexp.MustCompile(`op #\d+`).MatchString(stderr) {
+			op := regexp.MustCompile(`op #\d+`)
+			if tc.at != "" {
+				op = setupOrOp
+			}
+			if !regexp.MustCompile(says).MatchString(stderr) || !op.MatchString(stderr) {
 				t.Errorf("stderr does not name the rank and the op (%q):\n%s", says, stderr)
 			}
 			if strings.Contains(stderr, "context canceled") {
@@ -124,7 +154,9 @@ func TestStoppedRankEndsRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if kept := strings.Count(string(data), "\n") - 1; kept < before {
+			// A run that ended before its first row may leave the CSV
+			// without a header.
+			if kept := max(strings.Count(string(data), "\n")-1, 0); kept < before {
 				t.Errorf("%d rows in the CSV, %d were printed before the stop", kept, before)
 			}
 		})
@@ -215,4 +247,31 @@ func TestScenarioRankFailureOneLine(t *testing.T) {
 		})
 	}
 	noLeftovers(t, bin)
+}
+
+// waitChild waits for p's rank process for rank to exist and returns its
+// pid.
+func waitChild(t *testing.T, p *proc, bin string, rank int) int {
+	t.Helper()
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		for _, pi := range running(t, bin) {
+			if pi.ppid == p.cmd.Process.Pid && pi.rank == strconv.Itoa(rank) {
+				return pi.pid
+			}
+		}
+	}
+	t.Fatalf("rank %d did not start:\n%s", rank, p.errOut.String())
+	return 0
+}
+
+// waitHeader waits for the first line of p's header: the world is set
+// up, the link probe and the first row's buffers are next.
+func waitHeader(t *testing.T, p *proc) {
+	t.Helper()
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if strings.HasPrefix(p.out.String(), "#") {
+			return
+		}
+	}
+	t.Fatalf("no header within a minute:\n%s", p.errOut.String())
 }
