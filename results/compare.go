@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"cmp"
 	"fmt"
 	"io"
@@ -8,10 +9,8 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
-	"golang.org/x/perf/benchunit"
 )
 
 // CompareConfidence is the confidence level of the intervals around the
@@ -243,9 +242,9 @@ func WriteNotes(w io.Writer, old, new *Samples, oldLabel, newLabel string) error
 // measurements per side; "worse" marks a significant change for the worse.
 // Each table ends with its distinct warnings. Labels head the columns.
 func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) error {
-	var b strings.Builder
+	bw := bufio.NewWriterSize(w, 64<<10)
 	if len(cs) == 0 {
-		b.WriteString("no rows in both files\n")
+		bw.WriteString("no rows in both files\n")
 	}
 	for i := 0; i < len(cs); {
 		j := i + 1
@@ -253,57 +252,12 @@ func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) er
 			j++
 		}
 		if i > 0 {
-			b.WriteString("\n")
+			bw.WriteString("\n")
 		}
-		writeTable(&b, cs[i:j], oldLabel, newLabel)
+		if err := writeTable(bw, cs[i:j], oldLabel, newLabel); err != nil {
+			return err
+		}
 		i = j
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// writeTable writes the comparisons of one unit.
-func writeTable(b *strings.Builder, cs []Comparison, oldLabel, newLabel string) {
-	nameWidth := len(cs[0].Unit)
-	for _, c := range cs {
-		nameWidth = max(nameWidth, len(c.Name))
-	}
-	// Numbers are right-aligned: every cell ends in a tab and starts with
-	// its own spacing, and names are padded to one width so that they read
-	// left-aligned.
-	tw := tabwriter.NewWriter(b, 0, 0, 0, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\t  %s\t  %s\t  vs base\t\n", nameWidth, cs[0].Unit, oldLabel, newLabel)
-	var warnings []string // distinct, in order, with how many rows have each
-	count := map[string]int{}
-	for _, c := range cs {
-		sc := benchunit.CommonScale([]float64{c.Old.Center, c.New.Center}, benchunit.ClassOf(c.Unit))
-		delta := "~"
-		switch {
-		case c.Significant:
-			delta = fmt.Sprintf("%+.2f%%", 100*c.Delta)
-			if math.IsInf(c.Delta, 0) {
-				delta = "?"
-			}
-		case c.Means && c.Delta != 0 && !math.IsInf(c.Delta, 0):
-			// One mean a side: the change is shown, and marked as
-			// what the test could not decide (WriteNotes says so).
-			delta = fmt.Sprintf("%+.2f%%?", 100*c.Delta)
-		}
-		test := "(" + benchmath.Comparison{P: c.P, N1: c.OldN, N2: c.NewN}.String() + ")"
-		if c.Significant && c.Worse {
-			test += " worse"
-		}
-		fmt.Fprintf(tw, "%-*s\t  %s ± %s\t  %s ± %s\t  %s\t %s\n", nameWidth, c.Name,
-			sc.Format(c.Old.Center), c.Old.PctRangeString(),
-			sc.Format(c.New.Center), c.New.PctRangeString(), delta, test)
-		for _, w := range c.Warnings {
-			if count[w.Error()]++; count[w.Error()] == 1 {
-				warnings = append(warnings, w.Error())
-			}
-		}
-	}
-	tw.Flush()
-	for _, w := range warnings {
-		fmt.Fprintf(b, "warning: %s (%d of %d rows)\n", w, count[w], len(cs))
-	}
+	return bw.Flush()
 }
