@@ -113,3 +113,31 @@ func TestWriteTableAsTabwriter(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareOnceASide wants the rows measured once a side, whose
+// statistics Compare works out once for each order of the two values,
+// compared as a row of their own is: old lower, higher, equal, zero and
+// infinite, in each unit.
+func TestCompareOnceASide(t *testing.T) {
+	pairs := [][2]float64{{1, 2}, {2, 1}, {3, 3}, {0, 1}, {1, 0}, {0, 0}, {5, math.Inf(1)}, {-0.0, 0}, {2e-6, 1e-6}}
+	old := &Samples{Path: "old", values: map[sampleKey][]float64{}}
+	new := &Samples{Path: "new", values: map[sampleKey][]float64{}}
+	for i, p := range pairs {
+		for _, unit := range []string{"sec/op", unitBusBW, "widgets"} {
+			name := fmt.Sprintf("row%d", i)
+			old.add(name, unit, p[0])
+			new.add(name, unit, p[1])
+		}
+	}
+	cs := Compare(old, new, CompareOptions{})
+	if len(cs) != 3*len(pairs) {
+		t.Fatalf("%d comparisons, want %d", len(cs), 3*len(pairs))
+	}
+	for _, c := range cs {
+		k := sampleKey{c.Name, c.Unit}
+		want := compareRow(k, old.values[k], new.values[k], benchmath.DefaultThresholds, old, new)
+		if got, want := fmt.Sprintf("%+v", c), fmt.Sprintf("%+v", want); got != want {
+			t.Errorf("%s %s: got\n%s\nwant\n%s", c.Name, c.Unit, got, want)
+		}
+	}
+}
