@@ -44,6 +44,17 @@ func (t *tableCells) cell(s string) {
 	}
 }
 
+// asciiBytes reports whether s is all ASCII, as isASCII.
+func asciiBytes(s []byte) bool {
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII reports whether s is all ASCII: its width is its length.
 func isASCII(s string) bool {
 	for i := range len(s) {
 		if s[i] >= utf8.RuneSelf {
@@ -73,7 +84,7 @@ func (t *tableCells) write(w *bufio.Writer) error {
 	t.each(func(col int, s []byte) {
 		if col < tableCols {
 			n := len(s)
-			if !isASCII(string(s)) {
+			if !asciiBytes(s) {
 				n = utf8.RuneCount(s)
 			}
 			for pad := t.width[col] - n; pad > 0; pad -= len(spaces) {

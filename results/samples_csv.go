@@ -183,14 +183,26 @@ func (rs *csvRows) add(r csvRow) {
 // for several algorithms (--algo auto,ring) names each row with its own,
 // as its Go benchmark lines do.
 func (rs *csvRows) addTo(s *Samples) {
+	// Room for every row at once, not a map grown and rehashed as 120,000
+	// rows come in.
+	if len(s.values) == 0 {
+		s.values = make(map[sampleKey][]float64, len(csvUnits)*len(rs.groups))
+	}
+	s.keys = slices.Grow(s.keys, len(csvUnits)*len(rs.groups))
 	for _, g := range rs.groups {
 		name := g.plain
 		if len(rs.algos[g.run]) > 1 {
 			name = g.withAlgo
 		}
 		for u, k := range g.values {
-			for _, v := range k.vals {
-				s.add(name, csvUnits[u], v)
+			if sk := (sampleKey{name, csvUnits[u]}); len(k.vals) > 0 && s.values[sk] == nil {
+				// A row's first values: the group's, not a copy.
+				s.keys = append(s.keys, sk)
+				s.values[sk] = k.vals
+			} else {
+				for _, v := range k.vals {
+					s.add(name, csvUnits[u], v)
+				}
 			}
 			// The group's sample stands for more measurements.
 			if k.seen > int64(len(k.vals)) {
