@@ -74,16 +74,14 @@ func Compare(old, new *Samples, opt CompareOptions) []Comparison {
 	if opt.Alpha > 0 {
 		thr.CompareAlpha = opt.Alpha
 	}
-	cs := make([]Comparison, 0, len(old.keys))
+	keys := pairedKeys(old, new)
+	cs := make([]Comparison, 0, len(keys))
 	// A row measured once a side has statistics that depend only on
 	// which value is larger: they are worked out once for each order and
 	// copied, not again for each of 120,000 rows.
 	var once [3]*Comparison // by cmp.Compare(old, new) + 1
-	for _, k := range old.keys {
-		nv, ok := new.values[k]
-		if !ok {
-			continue
-		}
+	for _, k := range keys {
+		nv := new.values[k]
 		ov := old.values[k]
 		if len(ov) == 1 && len(nv) == 1 && !math.IsNaN(ov[0]) && !math.IsNaN(nv[0]) {
 			o := cmp.Compare(ov[0], nv[0]) + 1
@@ -109,26 +107,37 @@ func Compare(old, new *Samples, opt CompareOptions) []Comparison {
 		}
 		cs = append(cs, compareRow(k, ov, nv, thr, old, new))
 	}
+	return cs
+}
+
+// pairedKeys returns the keys of the rows in both old and new, sorted by
+// unit, sec/op first, then busbw-GB/s, algbw-GB/s and any other, and
+// within a unit in the order the rows first appear in old: Compare then
+// makes its result in order, not a second copy of it sorted.
+func pairedKeys(old, new *Samples) []sampleKey {
 	// Time first, then bus bandwidth, which compares across rank counts.
 	rank := func(unit string) int {
 		return cmp.Or(slices.Index([]string{"sec/op", unitBusBW, unitAlgBW}, unit)+1, 4)
 	}
 	// Rows go to their unit's list and the lists are joined, rather than
 	// all sorted stably: that moved the rows O(n log² n) times.
-	byUnit := map[string][]int{} // indices in cs
+	byUnit := map[string][]sampleKey{}
 	var units []string
-	for i, c := range cs {
-		if _, ok := byUnit[c.Unit]; !ok {
-			units = append(units, c.Unit)
+	n := 0
+	for _, k := range old.keys {
+		if _, ok := new.values[k]; !ok {
+			continue
 		}
-		byUnit[c.Unit] = append(byUnit[c.Unit], i)
+		if _, ok := byUnit[k.unit]; !ok {
+			units = append(units, k.unit)
+		}
+		byUnit[k.unit] = append(byUnit[k.unit], k)
+		n++
 	}
 	slices.SortFunc(units, func(a, b string) int { return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b)) })
-	sorted := make([]Comparison, 0, len(cs))
+	sorted := make([]sampleKey, 0, n)
 	for _, u := range units {
-		for _, i := range byUnit[u] {
-			sorted = append(sorted, cs[i])
-		}
+		sorted = append(sorted, byUnit[u]...)
 	}
 	return sorted
 }
