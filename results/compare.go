@@ -74,15 +74,15 @@ func Compare(old, new *Samples, opt CompareOptions) []Comparison {
 	if opt.Alpha > 0 {
 		thr.CompareAlpha = opt.Alpha
 	}
-	keys := pairedKeys(old, new)
-	cs := make([]Comparison, 0, len(keys))
+	rows := pairedRows(old, new)
+	cs := make([]Comparison, 0, len(rows))
 	// A row measured once a side has statistics that depend only on
 	// which value is larger: they are worked out once for each order and
 	// copied, not again for each of 120,000 rows.
 	var once [3]*Comparison // by cmp.Compare(old, new) + 1
-	for _, k := range keys {
-		nv := new.values[k]
-		ov := old.values[k]
+	unit, dir := "", 0.0    // better(unit) of the latest row
+	for _, r := range rows {
+		k, ov, nv := r.key, r.old, r.new
 		if len(ov) == 1 && len(nv) == 1 && !math.IsNaN(ov[0]) && !math.IsNaN(nv[0]) {
 			o := cmp.Compare(ov[0], nv[0]) + 1
 			if once[o] == nil {
@@ -101,7 +101,10 @@ func Compare(old, new *Samples, opt CompareOptions) []Comparison {
 			if c.Old.Center != c.New.Center {
 				c.Delta = (c.New.Center - c.Old.Center) / c.Old.Center
 			}
-			c.Worse = float64(better(k.unit, old, new))*c.Delta < 0
+			if k.unit != unit { // rows come unit by unit
+				unit, dir = k.unit, float64(better(k.unit, old, new))
+			}
+			c.Worse = dir*c.Delta < 0
 			cs = append(cs, c)
 			continue
 		}
@@ -110,32 +113,39 @@ func Compare(old, new *Samples, opt CompareOptions) []Comparison {
 	return cs
 }
 
-// pairedKeys returns the keys of the rows in both old and new, sorted by
+// pairedRow is a row in both files, with its measurements in each.
+type pairedRow struct {
+	key      sampleKey
+	old, new []float64
+}
+
+// pairedRows returns the rows in both old and new, sorted by
 // unit, sec/op first, then busbw-GB/s, algbw-GB/s and any other, and
 // within a unit in the order the rows first appear in old: Compare then
 // makes its result in order, not a second copy of it sorted.
-func pairedKeys(old, new *Samples) []sampleKey {
+func pairedRows(old, new *Samples) []pairedRow {
 	// Time first, then bus bandwidth, which compares across rank counts.
 	rank := func(unit string) int {
 		return cmp.Or(slices.Index([]string{"sec/op", unitBusBW, unitAlgBW}, unit)+1, 4)
 	}
 	// Rows go to their unit's list and the lists are joined, rather than
 	// all sorted stably: that moved the rows O(n log² n) times.
-	byUnit := map[string][]sampleKey{}
+	byUnit := map[string][]pairedRow{}
 	var units []string
 	n := 0
 	for _, k := range old.keys {
-		if _, ok := new.values[k]; !ok {
+		nv, ok := new.values[k]
+		if !ok {
 			continue
 		}
 		if _, ok := byUnit[k.unit]; !ok {
 			units = append(units, k.unit)
 		}
-		byUnit[k.unit] = append(byUnit[k.unit], k)
+		byUnit[k.unit] = append(byUnit[k.unit], pairedRow{k, old.values[k], nv})
 		n++
 	}
 	slices.SortFunc(units, func(a, b string) int { return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b)) })
-	sorted := make([]sampleKey, 0, n)
+	sorted := make([]pairedRow, 0, n)
 	for _, u := range units {
 		sorted = append(sorted, byUnit[u]...)
 	}
