@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"cmp"
 	"fmt"
 	"io"
@@ -8,10 +9,8 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
-	"golang.org/x/perf/benchunit"
 )
 
 // CompareConfidence is the confidence level of the intervals around the
@@ -77,53 +76,105 @@ func Compare(old, new *Samples, opt CompareOptions) []Comparison {
 	if opt.Alpha > 0 {
 		thr.CompareAlpha = opt.Alpha
 	}
-	assume := benchmath.AssumeNothing
-	cs := make([]Comparison, 0, len(old.keys))
-	for _, k := range old.keys {
-		if _, ok := new.values[k]; !ok {
+	rows := pairedRows(old, new)
+	cs := make([]Comparison, 0, len(rows))
+	// A row measured once a side has statistics that depend only on
+	// which value is larger: they are worked out once for each order and
+	// copied, not again for each of 120,000 rows.
+	var once [3]*Comparison // by cmp.Compare(old, new) + 1
+	unit, dir := "", 0.0    // better(unit) of the latest row
+	for _, r := range rows {
+		k, ov, nv := r.key, r.old, r.new
+		if len(ov) == 1 && len(nv) == 1 && !math.IsNaN(ov[0]) && !math.IsNaN(nv[0]) {
+			o := cmp.Compare(ov[0], nv[0]) + 1
+			if once[o] == nil {
+				c := compareRow(k, ov, nv, thr, old, new)
+				if !(math.IsInf(c.Old.Lo, -1) && math.IsInf(c.Old.Hi, 1) && math.IsInf(c.New.Lo, -1) && math.IsInf(c.New.Hi, 1)) {
+					cs = append(cs, c) // an interval of one value: worked out each time
+					continue
+				}
+				c.Warnings = slices.Clip(c.Warnings)
+				once[o] = &c
+			}
+			c := *once[o]
+			c.Name, c.Unit = k.name, k.unit
+			c.Old.Center, c.New.Center = ov[0], nv[0]
+			c.Delta = 0
+			if c.Old.Center != c.New.Center {
+				c.Delta = (c.New.Center - c.Old.Center) / c.Old.Center
+			}
+			if k.unit != unit { // rows come unit by unit
+				unit, dir = k.unit, float64(better(k.unit, old, new))
+			}
+			c.Worse = dir*c.Delta < 0
+			cs = append(cs, c)
 			continue
 		}
-		// NewSample sorts the values in place.
-		s1 := benchmath.NewSample(slices.Clone(old.values[k]), &thr)
-		s2 := benchmath.NewSample(slices.Clone(new.values[k]), &thr)
-		test := assume.Compare(s1, s2)
-		c := Comparison{Name: k.name, Unit: k.unit, OldN: len(s1.Values), NewN: len(s2.Values),
-			Old: assume.Summary(s1, CompareConfidence), New: assume.Summary(s2, CompareConfidence),
-			P: test.P, Significant: test.P <= test.Alpha, // as benchmath's FormatDelta
-			Means: old.Source != "" || new.Source != ""}
-		if c.Old.Center != c.New.Center {
-			c.Delta = (c.New.Center - c.Old.Center) / c.Old.Center
-		}
-		c.Worse = float64(better(k.unit, old, new))*c.Delta < 0
-		for _, w := range slices.Concat(c.Old.Warnings, c.New.Warnings, test.Warnings) {
-			if !slices.ContainsFunc(c.Warnings, func(e error) bool { return e.Error() == w.Error() }) {
-				c.Warnings = append(c.Warnings, w)
-			}
-		}
-		cs = append(cs, c)
+		cs = append(cs, compareRow(k, ov, nv, thr, old, new))
 	}
+	return cs
+}
+
+// pairedRow is a row in both files, with its measurements in each.
+type pairedRow struct {
+	key      sampleKey
+	old, new []float64
+}
+
+// pairedRows returns the rows in both old and new, sorted by
+// unit, sec/op first, then busbw-GB/s, algbw-GB/s and any other, and
+// within a unit in the order the rows first appear in old: Compare then
+// makes its result in order, not a second copy of it sorted.
+func pairedRows(old, new *Samples) []pairedRow {
 	// Time first, then bus bandwidth, which compares across rank counts.
 	rank := func(unit string) int {
 		return cmp.Or(slices.Index([]string{"sec/op", unitBusBW, unitAlgBW}, unit)+1, 4)
 	}
 	// Rows go to their unit's list and the lists are joined, rather than
 	// all sorted stably: that moved the rows O(n log² n) times.
-	byUnit := map[string][]int{} // indices in cs
+	byUnit := map[string][]pairedRow{}
 	var units []string
-	for i, c := range cs {
-		if _, ok := byUnit[c.Unit]; !ok {
-			units = append(units, c.Unit)
+	n := 0
+	for _, k := range old.keys {
+		nv, ok := new.values[k]
+		if !ok {
+			continue
 		}
-		byUnit[c.Unit] = append(byUnit[c.Unit], i)
+		if _, ok := byUnit[k.unit]; !ok {
+			units = append(units, k.unit)
+		}
+		byUnit[k.unit] = append(byUnit[k.unit], pairedRow{k, old.values[k], nv})
+		n++
 	}
 	slices.SortFunc(units, func(a, b string) int { return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b)) })
-	sorted := make([]Comparison, 0, len(cs))
+	sorted := make([]pairedRow, 0, n)
 	for _, u := range units {
-		for _, i := range byUnit[u] {
-			sorted = append(sorted, cs[i])
-		}
+		sorted = append(sorted, byUnit[u]...)
 	}
 	return sorted
+}
+
+// compareRow compares the measurements of row k in old (ov) and new (nv).
+func compareRow(k sampleKey, ov, nv []float64, thr benchmath.Thresholds, old, new *Samples) Comparison {
+	assume := benchmath.AssumeNothing
+	// NewSample sorts the values in place.
+	s1 := benchmath.NewSample(slices.Clone(ov), &thr)
+	s2 := benchmath.NewSample(slices.Clone(nv), &thr)
+	test := assume.Compare(s1, s2)
+	c := Comparison{Name: k.name, Unit: k.unit, OldN: len(s1.Values), NewN: len(s2.Values),
+		Old: assume.Summary(s1, CompareConfidence), New: assume.Summary(s2, CompareConfidence),
+		P: test.P, Significant: test.P <= test.Alpha, // as benchmath's FormatDelta
+		Means: old.Source != "" || new.Source != ""}
+	if c.Old.Center != c.New.Center {
+		c.Delta = (c.New.Center - c.Old.Center) / c.Old.Center
+	}
+	c.Worse = float64(better(k.unit, old, new))*c.Delta < 0
+	for _, w := range slices.Concat(c.Old.Warnings, c.New.Warnings, test.Warnings) {
+		if !slices.ContainsFunc(c.Warnings, func(e error) bool { return e.Error() == w.Error() }) {
+			c.Warnings = append(c.Warnings, w)
+		}
+	}
+	return c
 }
 
 // better returns +1 if higher values of unit are better, -1 if lower, 0 if
@@ -245,9 +296,9 @@ func WriteNotes(w io.Writer, old, new *Samples, oldLabel, newLabel string) error
 // measurements per side; "worse" marks a significant change for the worse.
 // Each table ends with its distinct warnings. Labels head the columns.
 func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) error {
-	var b strings.Builder
+	bw := bufio.NewWriterSize(w, 64<<10)
 	if len(cs) == 0 {
-		b.WriteString("no rows in both files\n")
+		bw.WriteString("no rows in both files\n")
 	}
 	for i := 0; i < len(cs); {
 		j := i + 1
@@ -255,57 +306,12 @@ func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) er
 			j++
 		}
 		if i > 0 {
-			b.WriteString("\n")
+			bw.WriteString("\n")
 		}
-		writeTable(&b, cs[i:j], oldLabel, newLabel)
+		if err := writeTable(bw, cs[i:j], oldLabel, newLabel); err != nil {
+			return err
+		}
 		i = j
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// writeTable writes the comparisons of one unit.
-func writeTable(b *strings.Builder, cs []Comparison, oldLabel, newLabel string) {
-	nameWidth := len(cs[0].Unit)
-	for _, c := range cs {
-		nameWidth = max(nameWidth, len(c.Name))
-	}
-	// Numbers are right-aligned: every cell ends in a tab and starts with
-	// its own spacing, and names are padded to one width so that they read
-	// left-aligned.
-	tw := tabwriter.NewWriter(b, 0, 0, 0, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\t  %s\t  %s\t  vs base\t\n", nameWidth, cs[0].Unit, oldLabel, newLabel)
-	var warnings []string // distinct, in order, with how many rows have each
-	count := map[string]int{}
-	for _, c := range cs {
-		sc := benchunit.CommonScale([]float64{c.Old.Center, c.New.Center}, benchunit.ClassOf(c.Unit))
-		delta := "~"
-		switch {
-		case c.Significant:
-			delta = fmt.Sprintf("%+.2f%%", 100*c.Delta)
-			if math.IsInf(c.Delta, 0) {
-				delta = "?"
-			}
-		case c.Means && c.Delta != 0 && !math.IsInf(c.Delta, 0):
-			// One mean a side: the change is shown, and marked as
-			// what the test could not decide (WriteNotes says so).
-			delta = fmt.Sprintf("%+.2f%%?", 100*c.Delta)
-		}
-		test := "(" + benchmath.Comparison{P: c.P, N1: c.OldN, N2: c.NewN}.String() + ")"
-		if c.Significant && c.Worse {
-			test += " worse"
-		}
-		fmt.Fprintf(tw, "%-*s\t  %s ± %s\t  %s ± %s\t  %s\t %s\n", nameWidth, c.Name,
-			sc.Format(c.Old.Center), c.Old.PctRangeString(),
-			sc.Format(c.New.Center), c.New.PctRangeString(), delta, test)
-		for _, w := range c.Warnings {
-			if count[w.Error()]++; count[w.Error()] == 1 {
-				warnings = append(warnings, w.Error())
-			}
-		}
-	}
-	tw.Flush()
-	for _, w := range warnings {
-		fmt.Fprintf(b, "warning: %s (%d of %d rows)\n", w, count[w], len(cs))
-	}
+	return bw.Flush()
 }

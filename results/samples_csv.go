@@ -106,8 +106,8 @@ type csvRow struct {
 // csvGroup is the rows of a CSV file that one name and requested
 // algorithm name, in one run: their measurements, by unit.
 type csvGroup struct {
-	run, plain, withAlgo string // the name without and with the requested algorithm
-	values               [len(csvUnits)]kept
+	key    csvName // the fields its name is made of, once its file is read
+	values [len(csvUnits)]kept
 }
 
 // csvUnits are the units of a CSV row's measurements, in the order
@@ -156,17 +156,12 @@ func (rs *csvRows) add(r csvRow) {
 		requested: r.requested, root: r.rec.Root, buckets: r.rec.Buckets, ranks: r.ranks, bytes: r.rec.Bytes, inPlace: r.rec.InPlace}
 	g := rs.index[k]
 	if g == nil {
-		name := func(algo string) string {
-			rec := r.rec
-			rec.AlgoRequested = algo
-			return (&BenchFmt{h: Header{Backend: r.backend, Ranks: r.ranks}}).name(rec)
-		}
 		// The key's fields are cut from the row's line: copies keep
 		// only themselves, not every line that made a group.
 		for _, f := range []*string{&k.op, &k.dtype, &k.redop, &k.group, &k.backend, &k.run, &k.requested} {
 			*f = strings.Clone(*f)
 		}
-		g = &csvGroup{run: k.run, plain: name(""), withAlgo: name(r.requested)}
+		g = &csvGroup{key: k}
 		rs.index[k] = g
 		rs.groups = append(rs.groups, g)
 		if rs.algos[r.run] == nil {
@@ -183,14 +178,29 @@ func (rs *csvRows) add(r csvRow) {
 // for several algorithms (--algo auto,ring) names each row with its own,
 // as its Go benchmark lines do.
 func (rs *csvRows) addTo(s *Samples) {
+	// Room for every row at once, not a map grown and rehashed as 120,000
+	// rows come in.
+	if len(s.values) == 0 {
+		s.values = make(map[sampleKey][]float64, len(csvUnits)*len(rs.groups))
+	}
+	s.keys = slices.Grow(s.keys, len(csvUnits)*len(rs.groups))
 	for _, g := range rs.groups {
-		name := g.plain
-		if len(rs.algos[g.run]) > 1 {
-			name = g.withAlgo
+		k := g.key
+		rec := Record{Op: k.op, DType: k.dtype, RedOp: k.redop, Group: k.group, Root: k.root, Buckets: k.buckets,
+			Bytes: k.bytes, InPlace: k.inPlace}
+		if len(rs.algos[k.run]) > 1 {
+			rec.AlgoRequested = k.requested
 		}
+		name := (&BenchFmt{h: Header{Backend: k.backend, Ranks: k.ranks}}).name(rec)
 		for u, k := range g.values {
-			for _, v := range k.vals {
-				s.add(name, csvUnits[u], v)
+			if sk := (sampleKey{name, csvUnits[u]}); len(k.vals) > 0 && s.values[sk] == nil {
+				// A row's first values: the group's, not a copy.
+				s.keys = append(s.keys, sk)
+				s.values[sk] = k.vals
+			} else {
+				for _, v := range k.vals {
+					s.add(name, csvUnits[u], v)
+				}
 			}
 			// The group's sample stands for more measurements.
 			if k.seen > int64(len(k.vals)) {

@@ -239,6 +239,10 @@ awk 'NR == 1 { print } NR == 2 { for (i = 1; i <= 120000; i++) { r = $0; sub(/,f
 awk 'BEGIN { for (i = 0; i < 200000; i++) printf "BenchmarkAllReduce/size=1KiB 1 %d ns/op\n", 1000 + i % 977 }' >"$work/many.txt"
 row "compare 120,000 distinct rows" - 0 null -- "$bin" compare "$work/rows.csv" "$work/rows.csv"
 row "plot 120,000 distinct rows" - 0 null -- "$bin" plot -o "$work/rows.svg" "$work/rows.csv"
+awk 'NR == 1 { print } NR == 2 { for (i = 1; i <= 120000; i++) { r = $0; sub(/,false,1024,256,[0-9]+,[0-9.]+,/, ",false," 4 * i "," i ",20," 11 + i * 0.01 ",", r); print r } }' \
+	"$work/a.csv" >"$work/rows-new.csv"
+row "compare 120,000 rows, every time changed" - 0 null -- "$bin" compare "$work/rows.csv" "$work/rows-new.csv"
+row "plot 120,000 rows of two files" - 0 null -- "$bin" plot -o "$work/rows2.svg" "$work/rows.csv" "$work/rows-new.csv"
 row "compare -N 0 CSV past 70 MB" - 0 null -- "$bin" compare "$work/n0.csv" "$work/n0.csv"
 row "plot -N 0 CSV past 70 MB" - 0 null -- "$bin" plot -o "$work/n0.png" "$work/n0.csv"
 row "compare -N 0 --bench of that run" - 0 null -- "$bin" compare "$work/n0.txt" "$work/n0.txt"
