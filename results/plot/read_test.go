@@ -332,10 +332,10 @@ func TestLoadBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ path, wantErr string }{
-		{long, "plot: " + long + ": line 3: line too long: a Go benchmark line holds at most 64 KiB"},
-		{"/dev/zero", "plot: /dev/zero: more than the limit of 64 MiB for this file, and not at its end"},
-		{sparse, "plot: " + sparse + ": 1 TiB, larger than the limit of 64 MiB for this file"},
-		{dir, "plot: " + dir + ": is a directory, not a file"},
+		{long, long + ": line 3: line too long: a Go benchmark line holds at most 64 KiB"},
+		{"/dev/zero", "/dev/zero: more than the limit of 64 MiB for this file, and not at its end"},
+		{sparse, sparse + ": 1 TiB, larger than the limit of 64 MiB for this file"},
+		{dir, dir + ": is a directory, not a file"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			_, err := Load(tc.path)
