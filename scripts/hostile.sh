@@ -160,3 +160,5 @@ row "rendezvous file a FIFO (srun task 1, tcp)" - 0 null -- env TMPDIR="$work/tm
 row "MPI_LOCALNRANKS=two (tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 MPI_LOCALNRANKS=two "$bin" --backend tcp -b 1K -e 1K
 row "srun on 2 nodes without a node list (tcp)" - 0 null -- env SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_JOB_ID=3 SLURM_STEP_ID=0 SLURM_NNODES=2 "$bin" --backend tcp -b 1K -e 1K
 row "rendezvous file a directory (srun task 1, tcp)" - 0 null -- env TMPDIR="$work/tmp" SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_JOB_ID=78 SLURM_STEP_ID=0 SLURM_NNODES=1 "$bin" --backend tcp -b 1K -e 1K --connect-timeout 3s
+ln -sf /dev/full "$work/full.png"
+row "plot -o into /dev/full (prefix once)" - 0 null -- "$bin" plot -o "$work/full.png" "$work/a.csv"
