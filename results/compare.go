@@ -35,10 +35,10 @@ type CompareOptions struct {
 // Validate says what is wrong with o, if anything.
 func (o CompareOptions) Validate() error {
 	if !(o.Alpha > 0 && o.Alpha < 1) {
-		return fmt.Errorf("compare: alpha %v: want a level above 0 and below 1, such as 0.05", o.Alpha)
+		return fmt.Errorf("alpha %v: want a level above 0 and below 1, such as 0.05", o.Alpha)
 	}
 	if !(o.Threshold >= 0) || math.IsInf(o.Threshold, 0) {
-		return fmt.Errorf("compare: threshold %v: want a fraction of at least 0, such as 0.05 for 5%%", o.Threshold)
+		return fmt.Errorf("threshold %v: want a fraction of at least 0, such as 0.05 for 5%%", o.Threshold)
 	}
 	return nil
 }

@@ -281,6 +281,10 @@ row "HCCL_TEST_KERNEL=portable (misspelt name)" - 0 null -- env HCCL_TEST_KERNEL
 row "srun step without SLURM_PROCID, tcp -p 2" - 0 null -- env SLURM_JOB_ID=5 SLURM_STEP_ID=0 SLURM_NTASKS=2 "$bin" --backend tcp -p 2 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
 row "MASTER_ADDR without MASTER_PORT, tcp -p 2" - 0 null -- env MASTER_ADDR=node01 "$bin" --backend tcp -p 2 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
 row "--inject 'slow=1ms@rank=1;slow=5ms@rank=1'" - 0 null -- "$bin" --inject 'slow=1ms@rank=1;slow=5ms@rank=1' -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "HCCL_TEST_SPIN=1h on shm" - 0 null -- env HCCL_TEST_SPIN=1h "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "HCCL_TEST_SPIN=fast on sim" - 0 null -- env HCCL_TEST_SPIN=fast "$bin" --backend sim -b 1K -e 1K -n 1 -w 0
+row "HCCL_TEST_MPI_COLL=blockng on shm" - 0 null -- env HCCL_TEST_MPI_COLL=blockng "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "HCCL_TEST_MPI_COLL=1 on tcp -p 2" - 0 null -- env HCCL_TEST_MPI_COLL=1 "$bin" --backend tcp -p 2 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
 # class 8: Failures told wrongly (launcher variables, a file's type)
 mkdir -p -m 700 "$work/tmp" "$work/tmp/hccl-test-$(id -u)"
 mkfifo "$work/tmp/hccl-test-$(id -u)/hccl-test-slurm-77.0"
@@ -326,3 +330,5 @@ row "NCCL_TESTS_SPLIT='MOD 0'" - 0 null -- env "NCCL_TESTS_SPLIT=MOD 0" "$bin" -
 row "NCCL_TESTS_SPLIT=%3 -p 8" - 0 null -- env "NCCL_TESTS_SPLIT=%3" "$bin" -p 8 -b 1K -e 64K
 row "NCCL_TESTS_SPLIT_MASK=zz" - 0 null -- env NCCL_TESTS_SPLIT_MASK=zz "$bin" -p 8 -b 1K -e 64K
 row "-I 1 -J FILE -p 4 -N 2" - 0 null -- "$bin" -I 1 -J "$work/periter.json" -p 4 -b 1K -e 64K -N 2
+ln -sf /dev/full "$work/full.png"
+row "plot -o into /dev/full (prefix once)" - 0 null -- "$bin" plot -o "$work/full.png" "$work/a.csv"

@@ -19,21 +19,6 @@ import (
 // Name is the name the backend is registered under.
 const Name = "mpi"
 
-// Environment variables the backend reads.
-const (
-	// EnvSpin is how long a wait polls before it sleeps (a duration such as
-	// 50us, or 0 to sleep at once); the tcp backend reads it too. Hosts
-	// with more ranks than CPUs never poll.
-	EnvSpin = "HCCL_TEST_SPIN"
-	// EnvColl chooses the MPI calls of --algo native: "nonblocking" (the
-	// default: MPI_Iallreduce and the like, waited for by polling, so that
-	// --timeout applies) or "blocking" (MPI_Allreduce and the like).
-	EnvColl = "HCCL_TEST_MPI_COLL"
-)
-
-// DefaultSpin is the polling time of a wait when EnvSpin is not set.
-const DefaultSpin = 50 * time.Microsecond
-
 // getenv reads the environment; tests replace it.
 var getenv = os.Getenv
 
@@ -197,29 +182,7 @@ func shareCPUs(local int) (oversubscribed bool) {
 }
 
 // spinFromEnv reads EnvSpin.
-func spinFromEnv() (time.Duration, error) {
-	v := strings.TrimSpace(getenv(EnvSpin))
-	if v == "" {
-		return DefaultSpin, nil
-	}
-	if v == "0" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%s=%q: want a duration such as 50us, or 0", EnvSpin, v)
-	}
-	return d, nil
-}
+func spinFromEnv() (time.Duration, error) { return ParseSpin(getenv(EnvSpin)) }
 
 // collFromEnv reads EnvColl: whether native collectives are blocking calls.
-func collFromEnv() (blocking bool, err error) {
-	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvColl))); v {
-	case "", "nonblocking":
-		return false, nil
-	case "blocking":
-		return true, nil
-	default:
-		return false, fmt.Errorf("%s=%q: want nonblocking or blocking", EnvColl, v)
-	}
-}
+func collFromEnv() (blocking bool, err error) { return ParseColl(getenv(EnvColl)) }

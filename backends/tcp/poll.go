@@ -259,11 +259,19 @@ const maxSpin = 10 * time.Millisecond
 // slower. Polls that do not pay still stop (spinFor).
 const defaultSpin = time.Millisecond
 
-// spinFromEnv reads HCCL_TEST_SPIN (default defaultSpin, 0 off, at most
-// maxSpin); on an error it returns the default too.
-func spinFromEnv() (time.Duration, error) {
+// spinFromEnv reads HCCL_TEST_SPIN (ParseSpin); on an error it returns
+// the default too.
+func spinFromEnv() (time.Duration, error) { return ParseSpin(getenv(EnvSpin)) }
+
+// EnvSpin is the variable that sets how long a waiting rank polls its
+// socket before it sleeps.
+const EnvSpin = "HCCL_TEST_SPIN"
+
+// ParseSpin reads a value of EnvSpin: "" is defaultSpin, else a duration
+// from 0 (polling off) to maxSpin. It is the one grammar of the value,
+// which hccl-test checks whatever the backend.
+func ParseSpin(v string) (time.Duration, error) {
 	const def = defaultSpin
-	v := getenv("HCCL_TEST_SPIN")
 	if v == "" {
 		return def, nil
 	}
@@ -272,7 +280,7 @@ func spinFromEnv() (time.Duration, error) {
 		err = fmt.Errorf("%v: more than %v", d, maxSpin)
 	}
 	if err != nil {
-		return def, fmt.Errorf("HCCL_TEST_SPIN=%q: want 0 to %v: %w", v, maxSpin, err)
+		return def, fmt.Errorf("%s=%q: want 0 to %v: %w", EnvSpin, v, maxSpin, err)
 	}
 	return d, nil
 }

@@ -47,6 +47,10 @@ func TestBadEnvironment(t *testing.T) {
 		{"HCCL_OP_RETRY_PARAMS with retry off", []string{"HCCL_OP_RETRY_PARAMS=bogus"}, run, `HCCL_OP_RETRY_PARAMS="bogus"`},
 		{"HCCL_OP_RETRY_PARAMS with --retry", []string{"HCCL_OP_RETRY_PARAMS=MaxCnt:99"}, append([]string{"--retry", "1"}, run...), `HCCL_OP_RETRY_PARAMS="MaxCnt:99"`},
 		{"HCCL_OP_RETRY_ misspelt name", []string{"HCCL_OP_RETRY_ENABLED=L1:1"}, run, `HCCL_OP_RETRY_ENABLED="L1:1": hccl-test reads no such variable`},
+		{"HCCL_TEST_SPIN too long on shm", []string{"HCCL_TEST_SPIN=1h"}, run, `HCCL_TEST_SPIN="1h": want 0 to 10ms`},
+		{"HCCL_TEST_SPIN not a duration on sim", []string{"HCCL_TEST_SPIN=fast"}, append([]string{"--backend", "sim"}, run...), `HCCL_TEST_SPIN="fast"`},
+		{"HCCL_TEST_MPI_COLL on shm", []string{"HCCL_TEST_MPI_COLL=blockng"}, run, `HCCL_TEST_MPI_COLL="blockng": want nonblocking or blocking`},
+		{"HCCL_TEST_MPI_COLL on tcp", []string{"HCCL_TEST_MPI_COLL=1"}, tcp, `HCCL_TEST_MPI_COLL="1"`},
 		{"scenario, half-set", []string{"RANK=0"}, []string{"scenario", "examples/moe-ep.json"}, `RANK="0": set without WORLD_SIZE`},
 	}
 	for _, tc := range tests {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends/launcher"
+	"github.com/hccl-test/hccl-test/backends/mpi"
+	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
 )
@@ -50,8 +52,9 @@ import (
 // MASTER_PORT) and HCCL_TEST_RANK, HCCL_TEST_WORLD_SIZE, HCCL_TEST_MASTER
 // and HCCL_TEST_SECRET (package backends/launcher reads them all, for
 // backends/tcp, which sets the last four for the rank processes it
-// starts, and backends/mpi). HCCL_TEST_SPIN and HCCL_TEST_MPI_COLL are
-// checked by the backend that polls (tcp, mpi). Any other name under
+// starts, and backends/mpi). HCCL_TEST_SPIN (tcp.ParseSpin and
+// mpi.ParseSpin: both backends poll) and HCCL_TEST_MPI_COLL
+// (mpi.ParseColl), whatever the backend. Any other name under
 // HCCL_TEST_ or HCCL_OP_RETRY_ is refused (checkOwnVars).
 
 // envHelp is --help's section on the environment: the variables above,
@@ -167,15 +170,15 @@ func readEnv(lookup func(string) (string, bool), names []string, cmd envCommand)
 
 // ownVars are the variables of hccl-test's own prefixes (ownPrefixes)
 // that some part of it reads, each with the check of its value (nil: any
-// value, or checked where it is read: HCCL_TEST_SPIN and
-// HCCL_TEST_MPI_COLL by the backend that polls, whose grammar it is).
+// value, or checked where it is read). Each check is the grammar of the
+// package that reads the variable, applied whatever --backend says.
 var ownVars = map[string]func(string) error{
 	launcher.EnvRank: nil, launcher.EnvSize: nil, launcher.EnvMaster: nil, // launcher.Read
 	launcher.EnvSecret: nil, launcher.EnvParentPipe: nil,
 	dtype.KernelsEnv:       dtype.CheckKernels,
 	envCPUProfile:          nil,
-	"HCCL_TEST_SPIN":       nil,
-	"HCCL_TEST_MPI_COLL":   nil,
+	tcp.EnvSpin:            checkSpin,
+	mpi.EnvColl:            func(v string) error { _, err := mpi.ParseColl(v); return err },
 	"HCCL_OP_RETRY_ENABLE": nil, // parseHCCLRetry
 	"HCCL_OP_RETRY_PARAMS": nil,
 }
@@ -205,6 +208,16 @@ func checkOwnVars(names []string, getenv func(string) string) error {
 		}
 	}
 	return nil
+}
+
+// checkSpin checks a value of HCCL_TEST_SPIN against the grammar of each
+// backend that reads it.
+func checkSpin(v string) error {
+	if _, err := tcp.ParseSpin(v); err != nil {
+		return err
+	}
+	_, err := mpi.ParseSpin(v)
+	return err
 }
 
 // sortedNames returns m's keys in order.

@@ -76,8 +76,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		opt.Threshold = t
 	}
-	if err := opt.Validate(); err != nil { // "compare: alpha NaN: ..." names the flag
-		return usageError(stderr, "compare", errors.New("--"+strings.TrimPrefix(err.Error(), "compare: ")))
+	if err := opt.Validate(); err != nil { // "alpha NaN: ..." names the flag
+		return usageError(stderr, "compare", errors.New("--"+err.Error()))
 	}
 	var minBW float64
 	if *minBusBW != "" {
@@ -200,8 +200,8 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "plot", fmt.Errorf("--output %w", err))
 	}
 	d, err := plot.Load(fs.Args()...)
-	if err != nil { // the line says "plot" once
-		return usageError(stderr, "plot", errors.New(strings.TrimPrefix(err.Error(), "plot: ")))
+	if err != nil { // the package names no command: the line says "plot" once
+		return usageError(stderr, "plot", err)
 	}
 	if err := plot.Write(d, *out); err != nil {
 		fmt.Fprintf(stderr, "%s plot: %s\n", programName, oneLine(err))

@@ -56,10 +56,10 @@ var palette = []color.RGBA{
 func Write(d *Data, out string) error {
 	ext, err := imageFormat(out)
 	if err != nil {
-		return fmt.Errorf("plot: %w", err)
+		return err
 	}
 	if d == nil || len(d.Series) == 0 {
-		return fmt.Errorf("plot: %s: %w", out, ErrNoData)
+		return fmt.Errorf("%s: %w", out, ErrNoData)
 	}
 	var c interface {
 		vg.CanvasSizer
@@ -71,19 +71,19 @@ func Write(d *Data, out string) error {
 		c = vgsvg.New(width, height)
 	}
 	if err := render(d, draw.New(c)); err != nil {
-		return fmt.Errorf("plot: %s: %w", out, err)
+		return fmt.Errorf("%s: %w", out, err)
 	}
 	f, err := os.Create(out)
 	if err != nil {
-		return fmt.Errorf("plot: %w", err)
+		return err
 	}
 	if _, err := c.WriteTo(f); err != nil {
 		f.Close()
 		os.Remove(out) // not half an image
-		return fmt.Errorf("plot: %s: %w", out, err)
+		return fmt.Errorf("%s: %w", out, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("plot: %w", err)
+		return err
 	}
 	return nil
 }

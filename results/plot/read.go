@@ -113,24 +113,24 @@ const MaxSeries = 64
 // give different ones.
 func Load(paths ...string) (*Data, error) {
 	if len(paths) == 0 {
-		return nil, errors.New("plot: no files to load")
+		return nil, errors.New("no files to load")
 	}
 	var l loader
 	for i, p := range paths {
 		if err := l.loadFile(p); err != nil {
-			return nil, fmt.Errorf("plot: %w", err)
+			return nil, err
 		}
 		l.endFile(i)
 	}
 	d := l.data(fileLabels(paths))
 	if n := len(d.Series); n > MaxSeries {
-		return nil, fmt.Errorf("plot: %s: %d series (%s and more): at most %d can be drawn apart; plot fewer files or a part of them",
+		return nil, fmt.Errorf("%s: %d series (%s and more): at most %d can be drawn apart; plot fewer files or a part of them",
 			strings.Join(paths, ", "), n, d.Series[0].Label, MaxSeries)
 	}
 	if !slices.ContainsFunc(d.Series, func(s Series) bool {
 		return slices.ContainsFunc(s.Points, func(p Point) bool { return !math.IsNaN(p.TimeUS) || !math.IsNaN(p.BusBW) })
 	}) {
-		return nil, fmt.Errorf("plot: %s: no row has a time or a bus bandwidth: %w", strings.Join(paths, ", "), ErrNoData)
+		return nil, fmt.Errorf("%s: no row has a time or a bus bandwidth: %w", strings.Join(paths, ", "), ErrNoData)
 	}
 	if len(l.links) > 0 && !slices.ContainsFunc(l.links, func(v float64) bool { return v != l.links[0] }) {
 		d.LinkGBps = l.links[0]

@@ -333,10 +333,10 @@ func TestLoadBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ path, wantErr string }{
-		{long, "plot: " + long + ": line 3: line too long: a Go benchmark line holds at most 64 KiB"},
-		{"/dev/zero", "plot: /dev/zero:1: a line longer than 1 MiB: no line of an hccl-test CSV or Go benchmark file"},
-		{sparse, "plot: " + sparse + ":1: a line longer than 1 MiB: no line of an hccl-test CSV or Go benchmark file"},
-		{dir, "plot: " + dir + ": is a directory, not a file"},
+		{long, long + ": line 3: line too long: a Go benchmark line holds at most 64 KiB"},
+		{"/dev/zero", "/dev/zero:1: a line longer than 1 MiB: no line of an hccl-test CSV or Go benchmark file"},
+		{sparse, sparse + ":1: a line longer than 1 MiB: no line of an hccl-test CSV or Go benchmark file"},
+		{dir, dir + ": is a directory, not a file"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			_, err := Load(tc.path)
