@@ -193,7 +193,7 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		r.linkGBps = gbps
 	}
 	for _, c := range r.groups {
-		if err := r.bufs.Ensure(r.plan.poolNeed(c.Size()), r.plan.NoPayload); err != nil {
+		if err := r.bufs.Ensure(ctx, r.plan.poolNeed(c.Size()), r.plan.NoPayload); err != nil {
 			return err
 		}
 	}
@@ -206,9 +206,13 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 	// inside timed calls.
 	for _, g := range r.plan.groupList() {
 		c := r.groups[g]
-		c.Reserve(int(r.plan.bufferNeed(c.Size())))
+		if err := c.Reserve(ctx, int(r.plan.bufferNeed(c.Size()))); err != nil {
+			return err
+		}
 		if r.plan.sweepsMulSum() {
-			c.ReservePreMul(int(r.plan.bufferNeed(c.Size())))
+			if err := c.ReservePreMul(ctx, int(r.plan.bufferNeed(c.Size()))); err != nil {
+				return err
+			}
 		}
 	}
 	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {

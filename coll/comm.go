@@ -181,14 +181,12 @@ func (c *Comm) Transport() backends.Transport { return c.t }
 // Reserve makes sure scratch space for collectives of up to maxBytes (a
 // rank's larger buffer) is allocated now, and touched, rather than inside a
 // timed call. Without payload (SetNoPayload) there is nothing to reserve.
-func (c *Comm) Reserve(maxBytes int) {
+// It stops with ctx's error once ctx is done (hugemem.Touch).
+func (c *Comm) Reserve(ctx context.Context, maxBytes int) error {
 	if !c.payload() {
-		return
+		return nil
 	}
-	b := c.scratchBuf(2 * maxBytes)
-	for i := 0; i < len(b); i += 4096 {
-		b[i] = 0
-	}
+	return hugemem.Touch(ctx, c.scratchBuf(2*maxBytes))
 }
 
 // scratchBuf returns n bytes of scratch space, reusing earlier space when it

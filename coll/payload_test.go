@@ -95,7 +95,9 @@ func (c call) messages(t *testing.T, noPayload bool) [][]string {
 					return
 				}
 			}
-			comm.Reserve(len(send) + len(recv))
+			if err := comm.Reserve(context.Background(), len(send)+len(recv)); err != nil {
+				t.Fatal(err)
+			}
 			_, errs[r] = comm.Run(ctx, c.algo, &Args{
 				Op: c.op, DType: c.dt, RedOp: c.redop, Count: c.count, Root: c.root, Send: send, Recv: recv,
 			})
