@@ -17,10 +17,14 @@ func guardMemory(ctx context.Context, estimate int64, set *outputSet) (context.C
 	return memguard.Watch(ctx, memguard.Config{
 		Estimate: estimate,
 		GoLimit:  true,
-		Stuck: func(e *memguard.Exceeded) {
-			set.stopNow(stopCause{kind: stopMemory, err: e})
-		},
+		Stuck:    guardStuck(set),
 	})
+}
+
+// guardStuck is what the guard calls when a run it cancelled did not end:
+// the process ends through set's one way out.
+func guardStuck(set *outputSet) func(*memguard.Exceeded) {
+	return func(e *memguard.Exceeded) { set.stopNow(stopCause{kind: stopMemory, err: e}) }
 }
 
 // memoryStopped reports whether the guard of guardMemory stopped the run

@@ -102,7 +102,9 @@ func (s *outputSet) newWriter(name string, dst io.Writer, open func() (io.WriteC
 // the program up: its output waits for the reader while the run goes on.
 func (s *outputSet) create(name, path string) (*outWriter, error) {
 	open := func() (io.WriteCloser, error) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o666)
+		// Not O_TRUNC: a file another run writes is refused, not emptied
+		// (lockOutput), and truncated only once locked.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o666)
 		if errors.Is(err, syscall.ENXIO) {
 			if fi, serr := os.Stat(path); serr == nil && fi.Mode()&os.ModeNamedPipe != 0 {
 				return nil, errNoReader
@@ -111,7 +113,17 @@ func (s *outputSet) create(name, path string) (*outWriter, error) {
 		if err != nil {
 			return nil, err
 		}
-		if fi, err := f.Stat(); err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		fi, err := f.Stat()
+		if err == nil && fi.Mode().IsRegular() {
+			if err = lockOutput(f); err == nil {
+				err = f.Truncate(0)
+			}
+		}
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
 			f.Fd() // not a pipe: back to blocking writes, as any file
 		}
 		return f, nil
@@ -217,7 +229,10 @@ func (s *outputSet) endLine(code int, failed, lost []string) (string, int) {
 	if line != "" || c != nil || code != exitOK || len(failed) == 0 {
 		return line, code
 	}
-	return s.prefix + ": " + strings.Join(failed, "; "), exitFailed
+	s.stopMu.Lock()
+	prefix := s.prefix
+	s.stopMu.Unlock()
+	return prefix + ": " + strings.Join(failed, "; "), exitFailed
 }
 
 // identifyWriter returns the identity of w's file, if w is a file.

@@ -195,22 +195,24 @@ func (s *outputSet) stopNow(c stopCause) {
 // code: the stop cause's, when one ended the run (exitStopped) or came
 // after a run that succeeded; else code and no line.
 func (s *outputSet) stopLine(code int, lost []string) (string, int) {
-	c := s.stopped()
+	s.stopMu.Lock()
+	c, sweeping, prefix, quiet := s.cause, s.sweeping, s.prefix, s.quiet
+	s.stopMu.Unlock()
 	if c == nil || (code != exitStopped && code != exitOK) {
 		return "", code
 	}
 	rows := -1
-	if s.sweeping && s.prefix == programName {
+	if sweeping && prefix == programName {
 		rows = int(s.rows.Load())
 	}
-	if s.quiet {
+	if quiet {
 		return "", c.code()
 	}
 	line := c.line(rows, code == exitOK)
 	if len(lost) > 0 {
 		line += "; not written: " + strings.Join(lost, "; ")
 	}
-	return s.prefix + ": " + line, c.code()
+	return prefix + ": " + line, c.code()
 }
 
 // countRows returns sink counting into s the rows it is given, for the
