@@ -67,11 +67,13 @@ type outputSet struct {
 // When both are one file (2>&1, a terminal) they share one writer, so
 // their lines keep their order.
 func newOutputSet(stdout, stderr io.Writer) *outputSet {
+	closed := stdout == io.Writer(os.Stdout) && closedAtStart(1)
+	stdout, stderr = ownDescriptor(stdout), ownDescriptor(stderr)
 	s := &outputSet{abandon: make(chan struct{}), abandonErr: make(chan struct{}), ended: make(chan struct{}),
 		stopping: make(chan struct{}), prefix: programName}
 	s.stdoutID, s.stderrID = identifyWriter(stdout), identifyWriter(stderr)
 	switch {
-	case stdout == io.Writer(os.Stdout) && closedAtStart(1):
+	case closed:
 		stdout = closedWriter{}
 	case s.stdoutID.same(s.stderrID):
 		s.stdout = s.newWriter("stdout", stdout, nil, s.abandonErr)
@@ -267,4 +269,21 @@ func closedAtStart(fd int) bool {
 	}
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	return err == nil && fl&unix.O_ACCMODE == unix.O_RDWR
+}
+
+// ownDescriptor returns os.Stdout or os.Stderr as a duplicate descriptor
+// of the same file, any other w as it is. Go kills the process with
+// SIGPIPE when a write to descriptor 1 or 2 finds the pipe closed; written
+// through a duplicate, the write fails with EPIPE instead, and the rows
+// still queued for the other outputs reach them (outputSet.stop).
+func ownDescriptor(w io.Writer) io.Writer {
+	f, ok := w.(*os.File)
+	if !ok || (f != os.Stdout && f != os.Stderr) {
+		return w
+	}
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return w
+	}
+	return os.NewFile(uintptr(fd), f.Name())
 }

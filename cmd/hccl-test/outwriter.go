@@ -64,7 +64,6 @@ type outWriter struct {
 	// onFail, if not nil, is told the output's failure, once, from the
 	// goroutine: the set stops the run with it.
 	onFail   func(error)
-	progress time.Time     // when the output last took bytes, or opened
 	quit     chan struct{} // closed when drain gives up on the output
 	quitOnce sync.Once
 }
@@ -76,7 +75,7 @@ func newOutWriter(name string, dst io.Writer, open func() (io.WriteCloser, error
 	w := &outWriter{
 		name: name, dst: dst, open: open, abandon: abandon, stopping: stopping, onFail: onFail,
 		changed: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}),
-		quit: make(chan struct{}), progress: time.Now(),
+		quit: make(chan struct{}),
 	}
 	go w.loop()
 	return w
@@ -231,7 +230,6 @@ func (w *outWriter) loop() {
 		if failed {
 			w.err = fmt.Errorf("%s: %w", w.name, bareError(err))
 		} else if err == nil {
-			w.progress = time.Now()
 			w.queue[0] = nil
 			w.queue = w.queue[1:]
 			w.queued -= len(chunk)
@@ -254,6 +252,7 @@ func (w *outWriter) loop() {
 func (w *outWriter) openOutput() bool {
 	w.mu.Lock()
 	w.busy, w.waiting = time.Now(), true
+	w.notify() // a drain waiting already now bounds its wait
 	w.mu.Unlock()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -265,7 +264,7 @@ func (w *outWriter) openOutput() bool {
 			if err != nil {
 				w.err = fmt.Errorf("%s: %w", w.name, bareError(err))
 			} else {
-				w.dst, w.closer, w.progress = f, f, time.Now()
+				w.dst, w.closer = f, f
 			}
 			werr := w.err
 			w.notify()
@@ -286,33 +285,31 @@ func (w *outWriter) openOutput() bool {
 }
 
 // drain waits until the output has taken every byte queued, failed, or the
-// set gives up, and returns what it did not write and its error. An output
-// that takes nothing for idle (a FIFO nobody opened for reading, a pipe
-// nobody reads) is given up, with an error saying so: the same bound as
-// an input's (boundedfile.Idle). The output takes more writes after it,
+// set gives up, and returns what it did not write and its error. A FIFO
+// that nobody opened for reading within idle of the call is given up, with
+// an error saying so: the same bound as an input FIFO's (boundedfile.Idle).
+// A reader that is there but slow (| less on its first page) is waited
+// for: a signal gives up on it. The output takes more writes after drain,
 // unless it was given up.
 func (w *outWriter) drain(idle time.Duration) (unwritten, lines int, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	start := time.Now()
+	deadline := time.Now().Add(idle)
 	for w.queued > 0 && w.err == nil && !w.abandoned() {
-		since := start
-		if w.progress.After(since) {
-			since = w.progress
-		}
-		left := idle - time.Since(since)
-		if left <= 0 {
-			what := "its reader took nothing"
-			if w.waiting {
-				what = "a named pipe that nobody opened for reading"
+		var timer <-chan time.Time
+		if w.waiting {
+			left := time.Until(deadline)
+			if left <= 0 {
+				w.err = fmt.Errorf("%s: a named pipe that nobody opened for reading within %v (%d lines not written)",
+					w.name, idle, w.lines+w.dropped)
+				w.quitOnce.Do(func() { close(w.quit) })
+				break
 			}
-			w.err = fmt.Errorf("%s: %s within %v (%d lines not written)", w.name, what, idle, w.lines+w.dropped)
-			w.quitOnce.Do(func() { close(w.quit) })
-			break
+			t := time.NewTimer(left)
+			defer t.Stop()
+			timer = t.C
 		}
-		t := time.NewTimer(left)
-		w.wait(t.C)
-		t.Stop()
+		w.wait(timer)
 	}
 	return w.queued, w.lines + w.dropped, w.err
 }

@@ -172,3 +172,49 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestDrainGivesUpOnlyOnAFIFOWithoutReader: drain gives up, after idle,
+// on a FIFO that nobody opened for reading, and waits for a reader that is
+// there but slow (| less on its first page), however long it takes.
+func TestDrainGivesUpOnlyOnAFIFOWithoutReader(t *testing.T) {
+	const idle = 20 * time.Millisecond
+	t.Run("slow reader", func(t *testing.T) {
+		dst := &blockedWriter{release: make(chan struct{})}
+		w := newOutWriter("stdout", dst, nil, make(chan struct{}), nil, nil)
+		w.Write([]byte("row 1\n"))
+		released := make(chan struct{})
+		go func() {
+			time.Sleep(10 * idle)
+			close(released)
+			close(dst.release)
+		}()
+		n, lines, err := w.drain(idle)
+		select {
+		case <-released:
+		default:
+			t.Fatalf("drain returned (%d bytes, %d lines, %v) before the slow reader took the row", n, lines, err)
+		}
+		if n != 0 || err != nil {
+			t.Errorf("drain: %d bytes left, %v", n, err)
+		}
+		w.close()
+	})
+	t.Run("fifo without reader", func(t *testing.T) {
+		open := func() (io.WriteCloser, error) { return nil, errNoReader }
+		w := newOutWriter("--csv p", nil, open, make(chan struct{}), nil, nil)
+		w.Write([]byte("header\nrow 1\n"))
+		start := time.Now()
+		_, lines, err := w.drain(idle)
+		if time.Since(start) < idle || lines != 2 || err == nil ||
+			err.Error() != "--csv p: a named pipe that nobody opened for reading within 20ms (2 lines not written)" {
+			t.Errorf("drain after %v: %d lines, %v; want the FIFO given up after %v", time.Since(start), lines, err, idle)
+		}
+		done := make(chan struct{})
+		go func() { w.close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatal("close still waits for the FIFO's reader")
+		}
+	})
+}

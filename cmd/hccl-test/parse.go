@@ -54,7 +54,7 @@ Subcommands (each has its own --help):
   hccl-test algorithms                         list the algorithms of every collective
 
 Exit status: 0 success; 1 the run failed (an op, a rank, an output that failed
-or a named pipe nobody read within 10s, the memory guard); 2 bad input, nothing
+or a named pipe nobody opened within 10s, the memory guard); 2 bad input, nothing
 was run; 3 wrong results; 128+N stopped by signal N: 129 SIGHUP, 130 SIGINT,
 141 SIGPIPE or an output whose reader closed it (| head), 143 SIGTERM.
 Whatever stops a run, every row measured is in every output that still works

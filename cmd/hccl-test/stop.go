@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hccl-test/hccl-test/internal/boundedfile"
 	"github.com/hccl-test/hccl-test/results"
@@ -40,6 +41,11 @@ const (
 // stdout whose reader left returns EPIPE (Go's default is to die at once,
 // with the rows of the other outputs unwritten).
 var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
+
+// pipeConfirm is how long a SIGPIPE waits for the write that raised it to
+// fail (an output's, which then names itself) or for the run to fail (a
+// socket's) before it counts as a signal sent to stop the run.
+const pipeConfirm = 500 * time.Millisecond
 
 // stopCause is what stopped a run, the first thing that did.
 type stopCause struct {
@@ -157,10 +163,21 @@ func (s *outputSet) watchSignals(prefix string) context.Context {
 		for {
 			select {
 			case sig := <-ch:
-				again := sig != syscall.SIGPIPE && s.interrupts > 0
-				if sig != syscall.SIGPIPE {
-					s.interrupts++
+				if sig == syscall.SIGPIPE {
+					// The kernel sends SIGPIPE for any write to a closed
+					// pipe or socket of this process too (a rank's peer
+					// that died), which Go otherwise ignores: one sent
+					// from outside stops the run only if nothing else
+					// has after pipeConfirm.
+					time.AfterFunc(pipeConfirm, func() {
+						if s.stopped() == nil {
+							s.stop(stopCause{kind: stopSignal, sig: syscall.SIGPIPE})
+						}
+					})
+					continue
 				}
+				again := s.interrupts > 0
+				s.interrupts++
 				s.stop(stopCause{kind: stopSignal, sig: sig.(syscall.Signal)})
 				if again {
 					s.startGrace()
