@@ -70,7 +70,7 @@ func TestColdCacheSets(t *testing.T) {
 		}
 	}
 	warm := &rankRunner{plan: smallPlan(), bufs: &kit.BufferPool{}}
-	if err := warm.bufs.Ensure(4096, false); err != nil {
+	if err := warm.bufs.Ensure(context.Background(), 4096, false); err != nil {
 		t.Fatal(err)
 	}
 	defer warm.bufs.Free()

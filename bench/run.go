@@ -194,7 +194,7 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		r.linkGBps, r.linkFig = fig.Value, fig
 	}
 	for _, c := range r.groups {
-		if err := r.bufs.Ensure(r.plan.poolNeed(c.Size()), r.plan.NoPayload); err != nil {
+		if err := r.bufs.Ensure(ctx, r.plan.poolNeed(c.Size()), r.plan.NoPayload); err != nil {
 			return err
 		}
 	}
@@ -207,14 +207,13 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 	// inside timed calls.
 	for _, g := range r.plan.groupList() {
 		c := r.groups[g]
-		if err := c.Reserve(int(r.plan.bufferNeed(c.Size()))); err != nil {
+		if err := c.Reserve(ctx, int(r.plan.bufferNeed(c.Size()))); err != nil {
 			return err
 		}
-		if !r.plan.sweepsMulSum() {
-			continue
-		}
-		if err := c.ReservePreMul(int(r.plan.bufferNeed(c.Size()))); err != nil {
-			return err
+		if r.plan.sweepsMulSum() {
+			if err := c.ReservePreMul(ctx, int(r.plan.bufferNeed(c.Size()))); err != nil {
+				return err
+			}
 		}
 	}
 	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {

@@ -182,16 +182,13 @@ func (c *Comm) Transport() backends.Transport { return c.t }
 // rank's larger buffer) is allocated now, and touched, rather than inside a
 // timed call. Without payload (SetNoPayload) it takes the address space
 // that stands in for it (noPayloadScratch), which nothing touches, and
-// returns the error if that cannot be had.
-func (c *Comm) Reserve(maxBytes int) error {
+// returns the error if that cannot be had. It stops with ctx's error once
+// ctx is done (hugemem.Touch).
+func (c *Comm) Reserve(ctx context.Context, maxBytes int) error {
 	if !c.payload() {
 		return reserveStandIn(&noPayloadScratch, 2*maxBytes, "scratch space")
 	}
-	b := c.scratchBuf(2 * maxBytes)
-	for i := 0; i < len(b); i += 4096 {
-		b[i] = 0
-	}
-	return nil
+	return hugemem.Touch(ctx, c.scratchBuf(2*maxBytes))
 }
 
 // scratchBuf returns n bytes of scratch space, reusing earlier space when it

@@ -1,7 +1,10 @@
 package coll
 
 import (
+	"context"
+
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/hugemem"
 	"github.com/hccl-test/hccl-test/internal/vmem"
 )
 
@@ -28,16 +31,13 @@ var noPayloadPreMul vmem.Region
 // ReservePreMul makes sure the memory for MulSum's multiplied input of up
 // to maxBytes is allocated now, and touched, rather than inside a timed
 // call; without payload, the address space that stands in for it
-// (noPayloadPreMul), or the error. Only sweeps with mulsum need it.
-func (c *Comm) ReservePreMul(maxBytes int) error {
+// (noPayloadPreMul), or the error. Only sweeps with mulsum need it. It
+// stops with ctx's error once ctx is done (hugemem.Touch).
+func (c *Comm) ReservePreMul(ctx context.Context, maxBytes int) error {
 	if !c.payload() {
 		return reserveStandIn(&noPayloadPreMul, maxBytes, "multiplied inputs")
 	}
-	b := c.preMulBuf(maxBytes)
-	for i := 0; i < len(b); i += 4096 {
-		b[i] = 0
-	}
-	return nil
+	return hugemem.Touch(ctx, c.preMulBuf(maxBytes))
 }
 
 // preMulBuf returns n bytes for a multiplied input, reusing earlier space

@@ -95,7 +95,7 @@ func (c call) messages(t *testing.T, noPayload bool) [][]string {
 					return
 				}
 			}
-			if errs[r] = comm.Reserve(len(send) + len(recv)); errs[r] != nil {
+			if errs[r] = comm.Reserve(context.Background(), len(send)+len(recv)); errs[r] != nil {
 				return
 			}
 			_, errs[r] = comm.Run(ctx, c.algo, &Args{

@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/hccl-test/hccl-test/coll"
@@ -28,10 +29,11 @@ type BufferPool struct {
 }
 
 // Ensure allocates both buffers of at least need bytes and touches every
-// page, so no first touch falls inside a timed region. Without payload
+// page, so no first touch falls inside a timed region; it stops with
+// ctx's error once ctx is done (hugemem.Touch). Without payload
 // (noPayload) both are address space that every rank shares
 // (NoPayloadBuffers), one after the other, and nothing is touched.
-func (bp *BufferPool) Ensure(need int64, noPayload bool) error {
+func (bp *BufferPool) Ensure(ctx context.Context, need int64, noPayload bool) error {
 	if int64(len(bp.A)) >= need {
 		return nil
 	}
@@ -47,9 +49,10 @@ func (bp *BufferPool) Ensure(need int64, noPayload bool) error {
 	if err := bp.Alloc(int(need)); err != nil {
 		return err
 	}
-	Touch(bp.A)
-	Touch(bp.B)
-	return nil
+	if err := hugemem.Touch(ctx, bp.A); err != nil {
+		return err
+	}
+	return hugemem.Touch(ctx, bp.B)
 }
 
 // Alloc gives bp two fresh buffers of size bytes, advised for huge pages

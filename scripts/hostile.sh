@@ -39,6 +39,8 @@ mkfifo "$work/fifo"
 # row NAME SIGNAL DELAY STDOUT -- ARGS...: runs one command. SIGNAL is "-"
 # for none, or child:SIG for the last rank process it starts; STDOUT is "null", "file", "full", "closed" or "pipe" (a pipe
 # nobody reads).
+# for none; STDOUT is "null", "file", "full", "closed", "pipe" (a pipe
+# nobody reads) or "head" (a pipe closed after 34 lines).
 row() {
 	local name=$1 sig=$2 delay=$3 out=$4
 	shift 5
@@ -54,6 +56,8 @@ row() {
 		closed) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" sh -c 'exec "$0" "$@" >&-' "$@" 2>"$work/err" ;;
 		file) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" >"$work/stdout" 2>"$work/err" ;;
 		pipe) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" 2>"$work/err" | sleep $((LIMIT + 10)) ;;
+		# A reader that stops after 34 lines, as head does.
+		head) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" 2>"$work/err" | head -n 34 >/dev/null ;;
 		esac
 	) &
 	local sub=$!
@@ -332,3 +336,29 @@ row "NCCL_TESTS_SPLIT_MASK=zz" - 0 null -- env NCCL_TESTS_SPLIT_MASK=zz "$bin" -
 row "-I 1 -J FILE -p 4 -N 2" - 0 null -- "$bin" -I 1 -J "$work/periter.json" -p 4 -b 1K -e 64K -N 2
 ln -sf /dev/full "$work/full.png"
 row "plot -o into /dev/full (prefix once)" - 0 null -- "$bin" plot -o "$work/full.png" "$work/a.csv"
+
+# class 3: rows lost on the way out
+row "--csv --json | head -34" - 0 head -- "$bin" -b 1K -e 64M --csv "$work/h.csv" --json "$work/h.json"
+row "--csv /dev/full -b 1K -e 1M" - 0 file -- "$bin" -b 1K -e 1M --csv /dev/full
+row "SIGHUP at 1 s (shm -e 256M)" HUP 1 null -- "$bin" -b 1K -e 256M --csv "$work/hup.csv"
+row "sim -p 8 -e 128M, SIGINT at 2 s" INT 2 null -- "$bin" --backend sim -p 8 -b 1K -e 128M --csv "$work/sim.csv"
+row "SIGPIPE at 1 s (tcp -p 2)" PIPE 1 null -- "$bin" --backend tcp -p 2 -b 1K -e 64M --csv "$work/pipe.csv"
+row "-N 0 | head -34, SIGTERM never needed" - 0 head -- "$bin" -N 0 -b 1K -e 64K --csv "$work/n0.csv"
+row "stdout /dev/full with --csv" - 0 full -- "$bin" -b 1K -e 1M --csv "$work/full.csv"
+
+# class 7: outputs that collide
+row "--csv FILE 2> FILE" - 0 null -- "$bin" -b 1K -e 1K --csv "$work/err"
+row "--json /dev/stderr, stderr a file" - 0 null -- "$bin" -b 1K -e 1K --json /dev/stderr
+ln -sf err "$work/errlink"
+row "--bench a link to stderr's file" - 0 null -- "$bin" -b 1K -e 1K --bench "$work/errlink"
+row "--csv /proc/self/fd/2" - 0 null -- "$bin" -b 1K -e 1K --csv /proc/self/fd/2
+"$bin" -b 1K -e 64M -n 200 --csv "$work/held.csv" >/dev/null 2>&1 &
+held=$!
+sleep 1
+row "a second run on one --csv" - 0 null -- "$bin" -b 1K -e 1K --csv "$work/held.csv"
+row "a second run, its --json on the first's --csv" - 0 null -- "$bin" -b 1K -e 1K --json "$work/./held.csv"
+kill "$held" 2>/dev/null
+wait "$held" 2>/dev/null
+
+# class 9: an output FIFO without a reader
+row "--csv FIFO nobody reads, no signal" - 0 null -- "$bin" -b 1K -e 4K --csv "$work/fifo"

@@ -4,14 +4,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/pprof"
-	"syscall"
 
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/sigquit"
@@ -119,9 +116,10 @@ func runWith(args []string, set *outputSet) int {
 		sink = progress.Wrap(sink)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The outputs watch the signals until they have taken their bytes.
-	set.giveUpOn(ctx, stop)
+	sink = set.countRows(sink)
+	// Every stop cause (a signal, an output that fails, the memory guard)
+	// cancels ctx and is told by set.finish in one line.
+	ctx := set.watchSignals(programName)
 	if profile != nil {
 		if err := pprof.StartCPUProfile(profile); err != nil {
 			fmt.Fprintf(stderr, "%s: %s: %s\n", programName, envCPUProfile, oneLine(err))
@@ -130,19 +128,19 @@ func runWith(args []string, set *outputSet) int {
 		defer pprof.StopCPUProfile()
 	}
 	plan.Log = stderr // the backend's notes and the output of the ranks it starts
-	gctx, stopGuard := guardMemory(ctx, plan.Memory().Total(), stderr, programName)
+	gctx, stopGuard := guardMemory(ctx, plan.Memory().Total(), set)
 	sum, err := bench.Run(gctx, plan, sink)
 	stopGuard()
 	switch {
-	case err != nil && memoryStopped(gctx, stderr, programName):
-		return exitFailed
-	case err != nil && ctx.Err() != nil:
+	case err != nil && memoryStopped(gctx, set):
+		return exitStopped
+	case set.stopped() != nil && !plan.WritesOutput():
 		// Ranks that write no output (tcp's children) leave the saying to
 		// rank 0.
-		if plan.WritesOutput() {
-			fmt.Fprintf(stderr, "%s: interrupted after %d rows\n", programName, sum.Rows)
-		}
-		return exitSignal
+		set.quietStop()
+		return exitStopped
+	case set.stopped() != nil:
+		return exitStopped
 	case errors.Is(err, kit.ErrPlanMismatch):
 		// The command lines disagree: bad input, though found only once
 		// the ranks could compare them.

@@ -2,10 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"os"
-	"time"
 
 	"github.com/hccl-test/hccl-test/internal/memguard"
 	"github.com/hccl-test/hccl-test/internal/syslimits"
@@ -14,21 +10,18 @@ import (
 // guardMemory watches this process's resident memory against estimate
 // (the run's, from bench.Plan.Memory) while the run of the returned
 // context lasts: past it by the guard's margin the run is cancelled, and
-// a run that does not end soon after is ended here, with one line on
-// stderr and exit 1, rather than by the kernel's out-of-memory killer. The
+// a run that does not end soon after is ended here through set's one way
+// out (outputSet.stopNow: the rows measured reach the outputs, one line on
+// stderr, exit 1), rather than by the kernel's out-of-memory killer. The
 // guard stops the run short of the room a memory cgroup or RLIMIT_AS left
 // when that comes first (memguard.Config.Ceiling).
 // Call stop when the run has ended.
-func guardMemory(ctx context.Context, estimate int64, stderr io.Writer, prefix string) (context.Context, func()) {
+func guardMemory(ctx context.Context, estimate int64, set *outputSet) (context.Context, func()) {
 	return memguard.Watch(ctx, memguard.Config{
 		Estimate: estimate,
 		Ceiling:  ceiling(syslimits.Read()),
 		GoLimit:  true,
-		Stuck: func(e *memguard.Exceeded) {
-			fmt.Fprintf(stderr, "%s: %v\n", prefix, e)
-			flushBriefly(stderr)
-			os.Exit(exitFailed)
-		},
+		Stuck:    guardStuck(set),
 	})
 }
 
@@ -45,34 +38,20 @@ func ceiling(l syslimits.Limits) int64 {
 	return c
 }
 
-// flushBriefly waits up to a second for w, when it is one of the
-// outputSet's writers (which write in the background), to write what it
-// holds: the process is about to exit, and the line that says why went
-// with it unwritten (a simulated sweep at 1024 ranks ended with exit 1
-// and nothing on stderr). A stderr nobody reads does not hold the exit.
-func flushBriefly(w io.Writer) {
-	o, ok := w.(*outWriter)
-	if !ok {
-		return
-	}
-	done := make(chan struct{})
-	go func() {
-		o.drain()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(time.Second):
-	}
+// guardStuck is what the guard calls when a run it cancelled did not end:
+// the process ends through set's one way out.
+func guardStuck(set *outputSet) func(*memguard.Exceeded) {
+	return func(e *memguard.Exceeded) { set.stopNow(stopCause{kind: stopMemory, err: e}) }
 }
 
-// memoryStopped reports, with its one line on stderr, whether the guard of
-// guardMemory stopped the run of ctx.
-func memoryStopped(ctx context.Context, stderr io.Writer, prefix string) bool {
+// memoryStopped reports whether the guard of guardMemory stopped the run
+// of ctx, and if so records it in set as the run's stop cause, whose line
+// finish prints.
+func memoryStopped(ctx context.Context, set *outputSet) bool {
 	e := memguard.Cause(ctx)
 	if e == nil {
 		return false
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", prefix, e)
+	set.stop(stopCause{kind: stopMemory, err: e})
 	return true
 }

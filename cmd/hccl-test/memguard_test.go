@@ -18,8 +18,9 @@ func TestGuardMemory(t *testing.T) {
 	if _, err := memguard.Resident(); err != nil {
 		t.Skip(err)
 	}
-	var stderr bytes.Buffer
-	ctx, stop := guardMemory(context.Background(), 1<<20, &stderr, programName)
+	var stdout, stderr bytes.Buffer
+	set := newOutputSet(&stdout, &stderr)
+	ctx, stop := guardMemory(context.Background(), 1<<20, set)
 	defer stop()
 	// Past 1 MiB and the margin of 256 MiB, in fresh memory (the heap
 	// may hold pages that earlier tests freed).
@@ -36,8 +37,11 @@ func TestGuardMemory(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the guard did not stop a run 320 MiB past its estimate")
 	}
-	if !memoryStopped(ctx, &stderr, programName) {
+	if !memoryStopped(ctx, set) {
 		t.Fatalf("memoryStopped = false; cause %v", context.Cause(ctx))
+	}
+	if code := set.finish(exitStopped); code != exitFailed {
+		t.Errorf("exit %d, want %d", code, exitFailed)
 	}
 	line := stderr.String()
 	if strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, programName+": resident memory ") || !strings.Contains(line, "estimate of 1.0MiB") {
@@ -46,28 +50,11 @@ func TestGuardMemory(t *testing.T) {
 
 	// A run within its estimate is left alone.
 	stderr.Reset()
-	ctx, stop2 := guardMemory(context.Background(), 1<<40, &stderr, programName)
+	set = newOutputSet(&stdout, &stderr)
+	ctx, stop2 := guardMemory(context.Background(), 1<<40, set)
 	time.Sleep(200 * time.Millisecond)
 	stop2()
-	if memoryStopped(ctx, &stderr, programName) || stderr.Len() != 0 {
+	if memoryStopped(ctx, set) || set.finish(exitOK) != exitOK || stderr.Len() != 0 {
 		t.Errorf("a run within its estimate was stopped: %q", stderr.String())
-	}
-}
-
-// TestFlushBriefly: the line the guard writes before it ends a stuck run
-// reaches stderr before the exit, though the set's writers write in the
-// background (without it, the process ended with exit 1 and nothing on
-// stderr).
-func TestFlushBriefly(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	set := newOutputSet(&stdout, &stderr)
-	defer set.finish(exitOK)
-	line := programName + ": resident memory passed the limit\n"
-	if _, err := set.stderr.Write([]byte(line)); err != nil {
-		t.Fatal(err)
-	}
-	flushBriefly(set.stderr)
-	if got := stderr.String(); got != line {
-		t.Errorf("stderr before the exit: %q, want %q", got, line)
 	}
 }

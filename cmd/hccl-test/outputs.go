@@ -81,9 +81,15 @@ func outputs(o options, p bench.Plan, set *outputSet, tableOut io.Writer) (sink 
 
 // distinctOutputs identifies the files of outs that name one (a path not
 // "" ) and returns them, refusing two outputs on one file, whatever their
-// spelling.
+// spelling. stderr counts as an output, unless it is stdout's file (2>&1, a
+// terminal), which the outputs are compared with anyway: an output on
+// stderr's file would get the program's error lines among its rows.
 func distinctOutputs(outs []output, set *outputSet) ([]output, error) {
 	var used []output
+	if set.stderrID.file != nil && !set.stderrID.same(set.stdoutID) {
+		used = append(used, output{name: "stderr", path: "", id: set.stderrID})
+	}
+	skip := len(used) // stderr is compared with, not returned
 	for _, out := range outs {
 		switch out.path {
 		case "":
@@ -103,12 +109,13 @@ func distinctOutputs(outs []output, set *outputSet) ([]output, error) {
 		}
 		used = append(used, out)
 	}
-	return used, nil
+	return used[skip:], nil
 }
 
 // openOutput opens out, one of distinctOutputs', as one of set's outputs:
-// stdout, the file behind stderr through stderr's writer (so that it is
-// neither truncated nor written over), or the file created.
+// stdout, the file behind stderr through stderr's writer when stderr is
+// stdout's file too (so that it is neither truncated nor written over), or
+// the file created.
 func openOutput(out output, set *outputSet) (io.Writer, error) {
 	switch {
 	case out.path == "-":

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,9 +28,13 @@ const (
 )
 
 // outputSet is every output of the process: stdout, stderr and the files a
-// sweep writes, each an outWriter. At exit it waits until each has taken
-// its bytes, but after a signal no longer than outputGrace, and then says
-// on stderr, in one line, what was not written.
+// sweep writes, each an outWriter, and the one way a run stops: whatever
+// stops it (a signal, an output that fails or whose reader closed it, the
+// memory guard) is recorded by stop, which cancels the run; finish then
+// waits until each output that still works has taken its bytes (after a
+// signal no longer than outputGrace, and never longer than outputIdle
+// without progress), prints the one line that says why the run stopped,
+// and returns the exit code that says which.
 type outputSet struct {
 	stdout, stderr *outWriter
 	// stdoutID and stderrID are the identity of the files behind stdout
@@ -35,42 +42,61 @@ type outputSet struct {
 	stdoutID, stderrID fileID
 	files              []*outWriter // the other outputs, in the order opened
 
-	abandon    chan struct{} // closed outputGrace after a signal
+	abandon    chan struct{} // closed outputGrace after a signal, once the run has ended
 	abandonErr chan struct{} // closed stderrGrace later
-	signalled  chan struct{} // closed when a signal comes (before the grace times)
+	stopping   chan struct{} // closed when a stop cause is recorded
 	ended      chan struct{} // closed when finish is done
-	sig        context.Context
-	stopSig    context.CancelFunc // stops the delivery of the signals sig watches
+	stopSig    func()        // stops the delivery of the signals watchSignals watches
+	interrupts int           // signals other than SIGPIPE seen, by watchSignals' goroutine
+	rows       atomic.Int64  // rows written to the outputs (countRows)
+
+	stopMu    sync.Mutex // guards the fields below
+	cause     *stopCause // what stopped the run; nil while nothing did
+	cancel    context.CancelCauseFunc
+	prefix    string // how the one line starts
+	sweeping  bool   // watchSignals was called: the run counts rows
+	finishing bool   // finish has begun: a signal now starts the grace time
+	quiet     bool   // finish prints no line for the cause (quietStop)
+
+	stopOnce  sync.Once  // closes stopping
+	graceOnce sync.Once  // starts the grace timers
+	finishMu  sync.Mutex // held by the finish that ends the process
 }
 
 // newOutputSet makes the outputs stdout and stderr of the writers given.
 // When both are one file (2>&1, a terminal) they share one writer, so
 // their lines keep their order.
 func newOutputSet(stdout, stderr io.Writer) *outputSet {
+	closed := stdout == io.Writer(os.Stdout) && closedAtStart(1)
+	stdout, stderr = ownDescriptor(stdout), ownDescriptor(stderr)
 	s := &outputSet{abandon: make(chan struct{}), abandonErr: make(chan struct{}), ended: make(chan struct{}),
-		signalled: make(chan struct{})}
+		stopping: make(chan struct{}), prefix: programName}
 	s.stdoutID, s.stderrID = identifyWriter(stdout), identifyWriter(stderr)
 	switch {
-	case stdout == io.Writer(os.Stdout) && closedAtStart(1):
+	case closed:
 		stdout = closedWriter{}
 	case s.stdoutID.same(s.stderrID):
-		s.stdout = newOutWriter("stdout", stdout, nil, s.abandonErr)
-		s.stdout.signalled = s.signalled
+		s.stdout = s.newWriter("stdout", stdout, nil, s.abandonErr)
 		s.stderr = s.stdout
 		return s
 	}
-	s.stdout = newOutWriter("stdout", stdout, nil, s.abandon)
-	s.stdout.signalled = s.signalled
-	s.stderr = newOutWriter("stderr", stderr, nil, s.abandonErr)
+	s.stdout = s.newWriter("stdout", stdout, nil, s.abandon)
+	s.stderr = s.newWriter("stderr", stderr, nil, s.abandonErr)
 	return s
 }
 
 // add makes w an output of the set, written by a goroutine of its own.
 func (s *outputSet) add(name string, w io.Writer) *outWriter {
-	o := newOutWriter(name, w, nil, s.abandon)
-	o.signalled = s.signalled
+	o := s.newWriter(name, w, nil, s.abandon)
 	s.files = append(s.files, o)
 	return o
+}
+
+// newWriter starts an output of the set: a failure of its is a stop cause,
+// and once the run is stopping a Write that finds its queue full no longer
+// waits for room.
+func (s *outputSet) newWriter(name string, dst io.Writer, open func() (io.WriteCloser, error), abandon chan struct{}) *outWriter {
+	return newOutWriter(name, dst, open, abandon, s.stopping, func(err error) { s.stop(outputCause(err)) })
 }
 
 // create creates (or truncates) the file at path and makes it an output
@@ -78,7 +104,9 @@ func (s *outputSet) add(name string, w io.Writer) *outWriter {
 // the program up: its output waits for the reader while the run goes on.
 func (s *outputSet) create(name, path string) (*outWriter, error) {
 	open := func() (io.WriteCloser, error) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o666)
+		// Not O_TRUNC: a file another run writes is refused, not emptied
+		// (lockOutput), and truncated only once locked.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o666)
 		if errors.Is(err, syscall.ENXIO) {
 			if fi, serr := os.Stat(path); serr == nil && fi.Mode()&os.ModeNamedPipe != 0 {
 				return nil, errNoReader
@@ -87,7 +115,17 @@ func (s *outputSet) create(name, path string) (*outWriter, error) {
 		if err != nil {
 			return nil, err
 		}
-		if fi, err := f.Stat(); err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		fi, err := f.Stat()
+		if err == nil && fi.Mode().IsRegular() {
+			if err = lockOutput(f); err == nil {
+				err = f.Truncate(0)
+			}
+		}
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
 			f.Fd() // not a pipe: back to blocking writes, as any file
 		}
 		return f, nil
@@ -99,55 +137,53 @@ func (s *outputSet) create(name, path string) (*outWriter, error) {
 	if err == nil {
 		open = func() (io.WriteCloser, error) { return f, nil }
 	}
-	o := newOutWriter(name, nil, open, s.abandon)
-	o.signalled = s.signalled
+	o := s.newWriter(name, nil, open, s.abandon)
 	s.files = append(s.files, o)
 	return o, nil
 }
 
-// giveUpOn makes the set give up on its outputs outputGrace after ctx is
-// done (a signal); stop ends the signals' delivery, which finish calls when
-// it is done, so that a signal while the outputs drain still counts.
-func (s *outputSet) giveUpOn(ctx context.Context, stop context.CancelFunc) {
-	s.sig, s.stopSig = ctx, stop
-	go func() {
-		select {
-		case <-ctx.Done():
-			close(s.signalled)
-		case <-s.ended:
-			return
-		}
-		for _, c := range []struct {
-			after time.Duration
-			ch    chan struct{}
-		}{{outputGrace, s.abandon}, {stderrGrace, s.abandonErr}} {
-			t := time.NewTimer(c.after)
-			select {
-			case <-t.C:
-				close(c.ch)
-			case <-s.ended:
-				t.Stop()
-				return
+// startGrace starts the grace times of a signal: the outputs are given up
+// outputGrace after it, stderr stderrGrace later. It is called once the run
+// has ended (finish), so that a run slow to end does not use them up.
+func (s *outputSet) startGrace() {
+	s.graceOnce.Do(func() {
+		go func() {
+			for _, c := range []struct {
+				after time.Duration
+				ch    chan struct{}
+			}{{outputGrace, s.abandon}, {stderrGrace, s.abandonErr}} {
+				t := time.NewTimer(c.after)
+				select {
+				case <-t.C:
+					close(c.ch)
+				case <-s.ended:
+					t.Stop()
+					return
+				}
 			}
-		}
-	}()
+		}()
+	})
 }
 
 // finish waits for the outputs to take their bytes (after a signal, up to
-// the grace time), says on stderr what they did not take, and returns the
-// program's exit code: code, or exitFailed when an output failed in a
-// program that would have succeeded, or exitSignal when a signal came
-// while the outputs drained.
+// the grace time; without progress, up to outputIdle), prints at most one
+// line on stderr, and returns the program's exit code: a stop cause's
+// (stopCause.code) when one ended the run (code is exitStopped) or came
+// after it succeeded, exitFailed when an output failed in a program that
+// would have succeeded, else code. A command that printed its own line
+// and returns its own code gets no second line.
 func (s *outputSet) finish(code int) int {
+	s.finishMu.Lock() // not unlocked: the process ends after the first finish
+	s.stopMu.Lock()
+	s.finishing = true
+	signalled := s.cause != nil && s.cause.kind == stopSignal
+	s.stopMu.Unlock()
+	if signalled {
+		s.startGrace()
+	}
 	var failed, lost []string
 	for _, o := range append([]*outWriter{s.stdout}, s.files...) {
-		o.mu.Lock()
-		waiting := o.waiting && o.queued > 0
-		o.mu.Unlock()
-		if waiting {
-			fmt.Fprintf(s.stderr, "%s: %s: waiting for a reader to open it (Ctrl-C gives up)\n", programName, o.name)
-		}
-		unwritten, lines, err := o.drain()
+		unwritten, lines, err := o.drain(outputIdle)
 		switch {
 		case err != nil:
 			failed = append(failed, err.Error())
@@ -161,29 +197,44 @@ func (s *outputSet) finish(code int) int {
 			o.mu.Unlock()
 		}
 		if o != s.stderr {
-			if err := o.close(); err != nil && code == exitOK {
+			if err := o.close(); err != nil {
 				failed = append(failed, err.Error())
 			}
 		}
 	}
-	if code == exitOK && s.sig != nil && s.sig.Err() != nil {
-		fmt.Fprintf(s.stderr, "%s: interrupted while writing the output\n", programName)
-		code = exitSignal
+	line, code := s.endLine(code, failed, lost)
+	if line != "" {
+		fmt.Fprintln(s.stderr, oneLineText(line))
 	}
-	if code == exitOK && len(failed) > 0 {
-		fmt.Fprintf(s.stderr, "%s: %s\n", programName, strings.Join(failed, "; "))
-		code = exitFailed
-	}
-	if len(lost) > 0 {
-		fmt.Fprintf(s.stderr, "%s: not written after the signal: %s\n", programName, strings.Join(lost, "; "))
-	}
-	s.stderr.drain()
+	s.stderr.drain(outputIdle)
 	s.stderr.close()
 	if s.stopSig != nil {
 		s.stopSig()
 	}
 	close(s.ended)
 	return code
+}
+
+// endLine returns finish's line (without its newline; "" for none) and the
+// exit code, from the code the command returned, the outputs that failed
+// and what the outputs did not take.
+func (s *outputSet) endLine(code int, failed, lost []string) (string, int) {
+	c := s.stopped()
+	if c != nil && c.kind != stopSignal {
+		// The output that stopped the run is named by the cause.
+		failed = slices.DeleteFunc(failed, func(f string) bool { return c.err != nil && f == c.err.Error() })
+	}
+	if len(failed) > 0 {
+		lost = append(lost, failed...)
+	}
+	line, code := s.stopLine(code, lost)
+	if line != "" || c != nil || code != exitOK || len(failed) == 0 {
+		return line, code
+	}
+	s.stopMu.Lock()
+	prefix := s.prefix
+	s.stopMu.Unlock()
+	return prefix + ": " + strings.Join(failed, "; "), exitFailed
 }
 
 // identifyWriter returns the identity of w's file, if w is a file.
@@ -218,4 +269,21 @@ func closedAtStart(fd int) bool {
 	}
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	return err == nil && fl&unix.O_ACCMODE == unix.O_RDWR
+}
+
+// ownDescriptor returns os.Stdout or os.Stderr as a duplicate descriptor
+// of the same file, any other w as it is. Go kills the process with
+// SIGPIPE when a write to descriptor 1 or 2 finds the pipe closed; written
+// through a duplicate, the write fails with EPIPE instead, and the rows
+// still queued for the other outputs reach them (outputSet.stop).
+func ownDescriptor(w io.Writer) io.Writer {
+	f, ok := w.(*os.File)
+	if !ok || (f != os.Stdout && f != os.Stderr) {
+		return w
+	}
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return w
+	}
+	return os.NewFile(uintptr(fd), f.Name())
 }

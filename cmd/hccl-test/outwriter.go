@@ -56,19 +56,26 @@ type outWriter struct {
 	closer  io.Closer     // what open returned, closed by finish
 	wake    chan struct{} // (capacity 1) tells the goroutine there is work
 	done    chan struct{} // closed when the goroutine has returned
-	// signalled, if not nil, is closed when a signal comes: a Write that
-	// finds the queue full no longer waits for room then, so that the
-	// row reaches the outputs after this one within the grace time.
-	signalled <-chan struct{}
-	dropped   int // lines Write refused after the signal, for lack of room
+	// stopping, if not nil, is closed when the run stops (outputSet.stop):
+	// a Write that finds the queue full no longer waits for room then, so
+	// that the rows reach the outputs that still take them.
+	stopping <-chan struct{}
+	dropped  int // lines Write refused after the stop, for lack of room
+	// onFail, if not nil, is told the output's failure, once, from the
+	// goroutine: the set stops the run with it.
+	onFail   func(error)
+	quit     chan struct{} // closed when drain gives up on the output
+	quitOnce sync.Once
 }
 
 // newOutWriter starts an output writing to dst, or, when dst is nil, to
-// what open returns.
-func newOutWriter(name string, dst io.Writer, open func() (io.WriteCloser, error), abandon chan struct{}) *outWriter {
+// what open returns; stopping and onFail may be nil (see outWriter).
+func newOutWriter(name string, dst io.Writer, open func() (io.WriteCloser, error), abandon chan struct{},
+	stopping <-chan struct{}, onFail func(error)) *outWriter {
 	w := &outWriter{
-		name: name, dst: dst, open: open, abandon: abandon,
+		name: name, dst: dst, open: open, abandon: abandon, stopping: stopping, onFail: onFail,
 		changed: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}),
+		quit: make(chan struct{}),
 	}
 	go w.loop()
 	return w
@@ -89,11 +96,11 @@ func (w *outWriter) Write(p []byte) (int, error) {
 		if w.queued == 0 || w.queued+len(p) <= queueLimit {
 			break
 		}
-		if w.isSignalled() {
+		if w.isStopping() {
 			w.dropped += bytes.Count(p, []byte{'\n'})
 			return 0, fmt.Errorf("%s: %s", w.name, w.why())
 		}
-		w.waitOr(nil, w.signalled)
+		w.waitOr(nil, w.stopping)
 	}
 	w.queue = append(w.queue, bytes.Clone(p))
 	w.queued += len(p)
@@ -143,16 +150,17 @@ func (w *outWriter) waitOr(timer <-chan time.Time, stop <-chan struct{}) {
 	select {
 	case <-ch:
 	case <-w.abandon:
+	case <-w.quit:
 	case <-timer:
 	case <-stop:
 	}
 	w.mu.Lock()
 }
 
-// isSignalled reports whether a signal came.
-func (w *outWriter) isSignalled() bool {
+// isStopping reports whether the run is stopping.
+func (w *outWriter) isStopping() bool {
 	select {
-	case <-w.signalled:
+	case <-w.stopping:
 		return true
 	default:
 		return false
@@ -168,6 +176,8 @@ func (w *outWriter) notify() {
 func (w *outWriter) abandoned() bool {
 	select {
 	case <-w.abandon:
+		return true
+	case <-w.quit:
 		return true
 	default:
 		return false
@@ -193,8 +203,8 @@ func (w *outWriter) loop() {
 	}
 	for {
 		w.mu.Lock()
-		for len(w.queue) == 0 {
-			if w.closing {
+		for len(w.queue) == 0 || w.err != nil {
+			if w.closing || w.err != nil {
 				w.mu.Unlock()
 				return
 			}
@@ -202,6 +212,8 @@ func (w *outWriter) loop() {
 			select {
 			case <-w.wake:
 			case <-w.abandon:
+				return
+			case <-w.quit:
 				return
 			}
 			w.mu.Lock()
@@ -214,16 +226,21 @@ func (w *outWriter) loop() {
 
 		w.mu.Lock()
 		w.busy = time.Time{}
-		if err != nil {
+		failed := err != nil && w.err == nil
+		if failed {
 			w.err = fmt.Errorf("%s: %w", w.name, bareError(err))
-		} else {
+		} else if err == nil {
 			w.queue[0] = nil
 			w.queue = w.queue[1:]
 			w.queued -= len(chunk)
 			w.lines -= bytes.Count(chunk, []byte{'\n'})
 		}
 		w.notify()
+		werr := w.err
 		w.mu.Unlock()
+		if failed && w.onFail != nil {
+			w.onFail(werr)
+		}
 		if err != nil {
 			return
 		}
@@ -235,6 +252,7 @@ func (w *outWriter) loop() {
 func (w *outWriter) openOutput() bool {
 	w.mu.Lock()
 	w.busy, w.waiting = time.Now(), true
+	w.notify() // a drain waiting already now bounds its wait
 	w.mu.Unlock()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -242,32 +260,56 @@ func (w *outWriter) openOutput() bool {
 		f, err := w.open()
 		if !errors.Is(err, errNoReader) {
 			w.mu.Lock()
-			defer w.mu.Unlock()
 			w.busy, w.waiting = time.Time{}, false
 			if err != nil {
 				w.err = fmt.Errorf("%s: %w", w.name, bareError(err))
 			} else {
 				w.dst, w.closer = f, f
 			}
+			werr := w.err
 			w.notify()
+			w.mu.Unlock()
+			if werr != nil && w.onFail != nil {
+				w.onFail(werr)
+			}
 			return err == nil
 		}
 		select {
 		case <-tick.C:
 		case <-w.abandon:
 			return false
+		case <-w.quit:
+			return false
 		}
 	}
 }
 
 // drain waits until the output has taken every byte queued, failed, or the
-// set gives up, and returns what it did not write and its error. The
-// output takes more writes after it.
-func (w *outWriter) drain() (unwritten, lines int, err error) {
+// set gives up, and returns what it did not write and its error. A FIFO
+// that nobody opened for reading within idle of the call is given up, with
+// an error saying so: the same bound as an input FIFO's (boundedfile.Idle).
+// A reader that is there but slow (| less on its first page) is waited
+// for: a signal gives up on it. The output takes more writes after drain,
+// unless it was given up.
+func (w *outWriter) drain(idle time.Duration) (unwritten, lines int, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	deadline := time.Now().Add(idle)
 	for w.queued > 0 && w.err == nil && !w.abandoned() {
-		w.wait(nil)
+		var timer <-chan time.Time
+		if w.waiting {
+			left := time.Until(deadline)
+			if left <= 0 {
+				w.err = fmt.Errorf("%s: a named pipe that nobody opened for reading within %v (%d lines not written)",
+					w.name, idle, w.lines+w.dropped)
+				w.quitOnce.Do(func() { close(w.quit) })
+				break
+			}
+			t := time.NewTimer(left)
+			defer t.Stop()
+			timer = t.C
+		}
+		w.wait(timer)
 	}
 	return w.queued, w.lines + w.dropped, w.err
 }
@@ -286,6 +328,7 @@ func (w *outWriter) close() error {
 	select {
 	case <-w.done:
 	case <-w.abandon:
+	case <-w.quit:
 	}
 	w.mu.Lock()
 	closer := w.closer

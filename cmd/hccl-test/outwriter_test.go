@@ -32,7 +32,7 @@ func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
 func TestOutWriterNeverHoldsUpTheRun(t *testing.T) {
 	t.Run("stalled", func(t *testing.T) {
 		dst := &blockedWriter{release: make(chan struct{})}
-		w := newOutWriter("stdout", dst, nil, make(chan struct{}))
+		w := newOutWriter("stdout", dst, nil, make(chan struct{}), nil, nil)
 		if _, err := w.Write([]byte("row 1\n")); err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestOutWriterNeverHoldsUpTheRun(t *testing.T) {
 			t.Errorf("second Flush: %v after %v, want nil at once: the output is known to be stalled", err, time.Since(start))
 		}
 		close(dst.release)
-		if n, lines, err := w.drain(); n != 0 || lines != 0 || err != nil {
+		if n, lines, err := w.drain(time.Hour); n != 0 || lines != 0 || err != nil {
 			t.Errorf("drain: %d bytes %d lines %v left", n, lines, err)
 		}
 		if err := w.close(); err != nil || dst.buf.String() != "row 1\nrow 2\n" {
@@ -58,7 +58,7 @@ func TestOutWriterNeverHoldsUpTheRun(t *testing.T) {
 	})
 	t.Run("full queue", func(t *testing.T) {
 		abandon := make(chan struct{})
-		w := newOutWriter("--csv p", &blockedWriter{release: make(chan struct{})}, nil, abandon)
+		w := newOutWriter("--csv p", &blockedWriter{release: make(chan struct{})}, nil, abandon, nil, nil)
 		big := make([]byte, queueLimit/3+1)
 		w.Write(big) // taken by the goroutine, which blocks on it
 		w.Write(big) // queued
@@ -81,14 +81,14 @@ func TestOutWriterNeverHoldsUpTheRun(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("Write to a full queue still waits after the set gave up")
 		}
-		n, _, err := w.drain()
+		n, _, err := w.drain(time.Hour)
 		if n != 2*len(big) || err != nil {
 			t.Errorf("drain after giving up: %d bytes left (%v), want %d", n, err, 2*len(big))
 		}
 		w.close()
 	})
 	t.Run("failed", func(t *testing.T) {
-		w := newOutWriter("--csv /dev/full", failingWriter{&os.PathError{Op: "write", Path: "/dev/full", Err: errors.New("no space left on device")}}, nil, make(chan struct{}))
+		w := newOutWriter("--csv /dev/full", failingWriter{&os.PathError{Op: "write", Path: "/dev/full", Err: errors.New("no space left on device")}}, nil, make(chan struct{}), nil, nil)
 		w.Write([]byte("header\n"))
 		err := w.Flush()
 		if want := "--csv /dev/full: write: no space left on device"; err == nil || err.Error() != want {
@@ -106,13 +106,13 @@ func TestOutWriterNeverHoldsUpTheRun(t *testing.T) {
 			tries++
 			return nil, errNoReader
 		}
-		w := newOutWriter("--csv p", nil, open, abandon)
+		w := newOutWriter("--csv p", nil, open, abandon, nil, nil)
 		w.Write([]byte("header\n"))
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
 		close(abandon)
-		n, lines, err := w.drain()
+		n, lines, err := w.drain(time.Hour)
 		w.mu.Lock()
 		why := w.why()
 		w.mu.Unlock()
@@ -171,4 +171,50 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestDrainGivesUpOnlyOnAFIFOWithoutReader: drain gives up, after idle,
+// on a FIFO that nobody opened for reading, and waits for a reader that is
+// there but slow (| less on its first page), however long it takes.
+func TestDrainGivesUpOnlyOnAFIFOWithoutReader(t *testing.T) {
+	const idle = 20 * time.Millisecond
+	t.Run("slow reader", func(t *testing.T) {
+		dst := &blockedWriter{release: make(chan struct{})}
+		w := newOutWriter("stdout", dst, nil, make(chan struct{}), nil, nil)
+		w.Write([]byte("row 1\n"))
+		released := make(chan struct{})
+		go func() {
+			time.Sleep(10 * idle)
+			close(released)
+			close(dst.release)
+		}()
+		n, lines, err := w.drain(idle)
+		select {
+		case <-released:
+		default:
+			t.Fatalf("drain returned (%d bytes, %d lines, %v) before the slow reader took the row", n, lines, err)
+		}
+		if n != 0 || err != nil {
+			t.Errorf("drain: %d bytes left, %v", n, err)
+		}
+		w.close()
+	})
+	t.Run("fifo without reader", func(t *testing.T) {
+		open := func() (io.WriteCloser, error) { return nil, errNoReader }
+		w := newOutWriter("--csv p", nil, open, make(chan struct{}), nil, nil)
+		w.Write([]byte("header\nrow 1\n"))
+		start := time.Now()
+		_, lines, err := w.drain(idle)
+		if time.Since(start) < idle || lines != 2 || err == nil ||
+			err.Error() != "--csv p: a named pipe that nobody opened for reading within 20ms (2 lines not written)" {
+			t.Errorf("drain after %v: %d lines, %v; want the FIFO given up after %v", time.Since(start), lines, err, idle)
+		}
+		done := make(chan struct{})
+		go func() { w.close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatal("close still waits for the FIFO's reader")
+		}
+	})
 }

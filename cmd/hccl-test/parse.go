@@ -55,6 +55,13 @@ Subcommands (each has its own --help):
   hccl-test algorithms                         list the algorithms of every collective
   hccl-test links DIR                          make all_reduce_perf, all_reduce_test, ... in DIR
 
+Exit status: 0 success; 1 the run failed (an op, a rank, an output that failed
+or a named pipe nobody opened within 10s, the memory guard); 2 bad input, nothing
+was run; 3 wrong results; 128+N stopped by signal N: 129 SIGHUP, 130 SIGINT,
+141 SIGPIPE or an output whose reader closed it (| head), 143 SIGTERM.
+Whatever stops a run, every row measured is in every output that still works
+and one line on stderr says why; a closed stdout stops the sweep.
+
 Every chapter of the manual is in the repository's docs/ directory.
 `
 

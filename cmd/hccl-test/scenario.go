@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"github.com/hccl-test/hccl-test/internal/syslimits"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -64,21 +61,21 @@ func runScenario(args []string, set *outputSet) int {
 		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The outputs watch the signals until they have taken their bytes.
-	set.giveUpOn(ctx, stop)
+	// Every stop cause (a signal, an output that fails, the memory guard)
+	// cancels ctx and is told by set.finish in one line.
+	ctx := set.watchSignals(programName + " scenario")
 	r.opts.Log = stderr // the backend's notes and the output of the ranks it starts
-	gctx, stopGuard := guardMemory(ctx, r.memory, stderr, programName+" scenario")
+	gctx, stopGuard := guardMemory(ctx, r.memory, set)
 	rep, err := scenario.Run(gctx, r.sc, r.opts, stdout)
 	stopGuard()
 	switch {
-	case err != nil && memoryStopped(gctx, stderr, programName+" scenario"):
-		return exitFailed
-	case err != nil && ctx.Err() != nil:
-		if r.writes {
-			fmt.Fprintf(stderr, "%s scenario: interrupted\n", programName)
-		}
-		return exitSignal
+	case err != nil && memoryStopped(gctx, set):
+		return exitStopped
+	case set.stopped() != nil && !r.writes:
+		set.quietStop()
+		return exitStopped
+	case set.stopped() != nil:
+		return exitStopped
 	case errors.Is(err, kit.ErrPlanMismatch):
 		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
 		return exitUsage
