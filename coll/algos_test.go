@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -64,7 +63,7 @@ func runLarge(t *testing.T, c call) {
 	if c.op == Broadcast {
 		want = p.Template(c.root)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callHang)
 	defer cancel()
 	endpoints := c.world(t, ctx)
 	recvs := make([][]byte, c.ranks)
@@ -244,7 +243,7 @@ func TestAllReduceBitwiseAgreement(t *testing.T) {
 func runRanks(t *testing.T, n int, body func(ctx context.Context, c *Comm) error) {
 	t.Helper()
 	w := shm.NewWorld(n)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callHang)
 	defer cancel()
 	errs := make([]error, n)
 	var wg sync.WaitGroup

@@ -18,7 +18,7 @@ func TestStartWait(t *testing.T) {
 	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
 			c := call{op: AllReduce, algo: "ring", ranks: 4, count: 5000, dt: dtype.FP32, redop: dtype.Sum, backend: backend}
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), callHang)
 			defer cancel()
 			p := dtype.Pattern{DType: c.dt, Op: c.redop, Ranks: c.ranks}
 			errs, _ := retryRun(ctx, c.world(t, ctx), Retry{}, func(r int, comm *Comm) error {

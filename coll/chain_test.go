@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"testing"
-	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/shm"
@@ -118,7 +117,7 @@ func runRootOnly(t *testing.T, c call) {
 			recv[r] = nil
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callHang)
 	defer cancel()
 	err := shm.Backend{}.Run(ctx, backends.Config{Ranks: c.ranks}, func(ctx context.Context, tr backends.Transport) error {
 		r := tr.Rank()

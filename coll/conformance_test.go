@@ -173,6 +173,12 @@ func (c call) world(t *testing.T, ctx context.Context) []backends.Transport {
 	return ts
 }
 
+// callHang bounds a test's call (its world's rendezvous included): a
+// call still running then has hung. It is far past what a call takes on
+// a quiet host, since under the race detector, with the CPUs shared with
+// other work, the large calls take tens of seconds.
+const callHang = 3 * time.Minute
+
 // run executes c on a fresh world and reports every rank whose
 // result differs from the expectation.
 func (c call) run(t *testing.T) {
@@ -181,7 +187,7 @@ func (c call) run(t *testing.T) {
 	if !c.op.Reduces() {
 		p.Op = dtype.Sum
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callHang)
 	defer cancel()
 	endpoints := c.world(t, ctx)
 	var wg sync.WaitGroup

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -31,7 +30,7 @@ type hierWorld struct {
 // that the levels' waits count as the parent's.
 func (w hierWorld) run(t *testing.T, calls []call) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callHang)
 	defer cancel()
 	wctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)

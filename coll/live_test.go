@@ -25,7 +25,7 @@ func TestStatusWaiting(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := NewComm(shm.NewWorld(2).Endpoint(0))
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), callHang)
 			defer cancel()
 			a := &Args{Op: tt.op, DType: dtype.FP32, RedOp: dtype.Sum, Count: 256,
 				Send: make([]byte, 1024), Recv: make([]byte, 1024)}

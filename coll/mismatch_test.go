@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -60,7 +59,7 @@ func TestMismatchedCalls(t *testing.T) {
 	for _, backend := range []string{"shm", "tcp", "proc"} {
 		for _, tt := range tests {
 			t.Run(backend+"/"+tt.name, func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), callHang)
 				defer cancel()
 				ts := call{ranks: n, backend: backend}.world(t, ctx)
 				// The world ends on the first failure, as the harness's does.
@@ -70,7 +69,6 @@ func TestMismatchedCalls(t *testing.T) {
 				var first error
 				var once sync.Once
 				var wg sync.WaitGroup
-				start := time.Now()
 				for r := range n {
 					wg.Go(func() {
 						c := NewComm(ts[r])
@@ -94,9 +92,6 @@ func TestMismatchedCalls(t *testing.T) {
 					})
 				}
 				wg.Wait()
-				if elapsed := time.Since(start); elapsed > 10*time.Second {
-					t.Errorf("took %v to fail", elapsed)
-				}
 				t.Logf("first error: %v", first)
 				// The rank that caught the mismatch fails with ErrMismatch;
 				// over tcp its peer may fail first, with the reason the

@@ -47,7 +47,7 @@ func TestMulSum(t *testing.T) {
 func TestMulSumKeepsInput(t *testing.T) {
 	c := call{op: AllReduce, algo: "ring", ranks: 4, count: 100, dt: dtype.FP32, redop: dtype.MulSum}
 	p := dtype.Pattern{DType: c.dt, Op: c.redop, Ranks: c.ranks}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callHang)
 	defer cancel()
 	endpoints := c.world(t, ctx)
 	sends, orig := make([][]byte, c.ranks), make([][]byte, c.ranks)
@@ -82,7 +82,7 @@ func TestMulSumChargesWork(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), callHang)
 		defer cancel()
 		var wg sync.WaitGroup
 		times := make([]time.Duration, n)

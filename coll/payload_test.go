@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/shm"
@@ -74,7 +73,7 @@ func (c call) messages(t *testing.T, noPayload bool) [][]string {
 	if !c.op.Reduces() {
 		p.Op = dtype.Sum
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callHang)
 	defer cancel()
 	w := shm.NewWorld(c.ranks)
 	logs := make([]*logged, c.ranks)
@@ -161,7 +160,7 @@ func TestNoPayload(t *testing.T) {
 // ErrMismatch rather than one of them reading memory that is not there.
 func TestNoPayloadMismatch(t *testing.T) {
 	w := shm.NewWorld(2)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callHang)
 	defer cancel()
 	errs := make([]error, 2)
 	var wg sync.WaitGroup

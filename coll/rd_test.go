@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -50,7 +49,7 @@ func TestRDBitwiseAgreement(t *testing.T) {
 	for _, n := range []int{2, 3, 5, 6, 7, 8} {
 		rng := rand.New(rand.NewPCG(uint64(n), 1))
 		w := shm.NewWorld(n)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), callHang)
 		recvs := make([][]byte, n)
 		errs := make([]error, n)
 		var wg sync.WaitGroup

@@ -85,7 +85,7 @@ func TestRetryRecovers(t *testing.T) {
 		for _, c := range cases {
 			c.ranks, c.backend = 4, backend
 			t.Run(backend+"/"+c.String(), func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), callHang)
 				defer cancel()
 				ts := retryWorld(t, ctx, backend, c.ranks, "fail=op:2@rank=1")
 				p := dtype.Pattern{DType: c.dt, Op: c.redop, Ranks: c.ranks}
@@ -121,7 +121,7 @@ func TestRetryRecovers(t *testing.T) {
 func TestRetryBarrier(t *testing.T) {
 	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), callHang)
 			defer cancel()
 			ts := retryWorld(t, ctx, backend, 5, "fail=op:1@rank=2")
 			errs, comms := retryRun(ctx, ts, Retry{Max: 1}, func(_ int, c *Comm) error { return c.Barrier(ctx) })
@@ -139,7 +139,7 @@ func TestRetryBarrier(t *testing.T) {
 func TestRetryGivesUp(t *testing.T) {
 	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), callHang)
 			defer cancel()
 			ts := retryWorld(t, ctx, backend, 4, "fail=p:1@rank=1")
 			errs, comms := retryRun(ctx, ts, Retry{Max: 2}, func(r int, c *Comm) error {
@@ -170,7 +170,7 @@ func TestRetryGivesUp(t *testing.T) {
 func TestRetryNotOnMismatch(t *testing.T) {
 	for _, backend := range []string{"shm", "tcp", "proc"} {
 		t.Run(backend, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), callHang)
 			defer cancel()
 			ts := retryWorld(t, ctx, backend, 3, "")
 			errs, comms := retryRun(ctx, ts, Retry{Max: 3}, func(r int, c *Comm) error {
