@@ -140,7 +140,7 @@ var (
 // Request reports: ErrTimeout for a deadline, or for a context cancelled
 // with a cause that wraps ErrTimeout (a watchdog that stands in for a
 // deadline), the context's error otherwise, saying the cause it was
-// cancelled with ("terminated signal received", not "context canceled")
+// cancelled with ("SIGTERM received", not "context canceled")
 // while it matches only the context's error under errors.Is.
 func ContextError(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), ErrTimeout) {
@@ -155,7 +155,7 @@ func ContextError(ctx context.Context) error {
 // StopCause is what a rank tells its peers when it stops with err: the
 // cause its context was cancelled with from outside (a signal, the memory
 // guard), which says why it stopped where err only says where ("rank 3
-// stopped: terminated signal received", not the op it was in and
+// stopped: SIGTERM received", not the op it was in and
 // "context canceled"), else err.
 func StopCause(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() == nil {

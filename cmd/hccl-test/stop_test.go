@@ -61,12 +61,12 @@ func TestStoppedRankEndsRun(t *testing.T) {
 		{"proc", syscall.SIGSTOP, "", 2, 150 * time.Millisecond, `rank 2 \(pid PID\) is stopped`, ""},
 		{"proc", syscall.SIGSTOP, "", 1, 400 * time.Millisecond, `rank 1 \(pid PID\) is stopped`, ""},
 		{"proc", syscall.SIGSTOP, "", 3, 900 * time.Millisecond, `rank 3 \(pid PID\) is stopped`, ""},
-		{"proc", syscall.SIGTERM, "", 2, 300 * time.Millisecond, `rank (process )?2 stopped: terminated signal received`, ""},
+		{"proc", syscall.SIGTERM, "", 2, 300 * time.Millisecond, `rank (process )?2 stopped: SIGTERM received`, ""},
 		{"tcp", syscall.SIGSTOP, "", 3, 0, `rank 3 \(pid PID\) is stopped`, ""},
 		{"tcp", syscall.SIGSTOP, "", 2, 150 * time.Millisecond, `rank 2 \(pid PID\) is stopped`, ""},
 		{"tcp", syscall.SIGSTOP, "", 1, 400 * time.Millisecond, `rank 1 \(pid PID\) is stopped`, ""},
 		{"tcp", syscall.SIGSTOP, "", 3, 900 * time.Millisecond, `rank 3 \(pid PID\) is stopped`, ""},
-		{"tcp", syscall.SIGTERM, "", 1, 300 * time.Millisecond, `rank (process )?1 stopped: terminated signal received`, ""},
+		{"tcp", syscall.SIGTERM, "", 1, 300 * time.Millisecond, `rank (process )?1 stopped: SIGTERM received`, ""},
 		// Stops while rank 0 is busy setting up (the rendezvous, the link
 		// probe, the buffers of the first rows): rank 0 waits on the
 		// stopped rank only later, and -T counted from then ended the run
