@@ -71,7 +71,9 @@ func TestRanksDisagreeOnBackend(t *testing.T) {
 // choosing its backend by OMPI_COMM_WORLD_RANK: mpirun exits 2, and each
 // rank says why in one line. Skipped without mpirun.openmpi.
 func TestMpirunDisagreeOnBackend(t *testing.T) {
-	path := findLauncher(t, "mpirun.openmpi", "Open MPI", "openmpi-bin")
+	// Open MPI 4 calls itself OpenRTE in --version; every version names
+	// its site.
+	path := findLauncher(t, "mpirun.openmpi", "open-mpi.org", "openmpi-bin")
 	bin := buildBinary(t)
 	tmp := privateTemp(t)
 	flags := strings.Join(args(small[2:]), " ")
