@@ -101,3 +101,33 @@ func TestMpirunDisagreeOnBackend(t *testing.T) {
 		t.Errorf("mpirun's ranks wrote to stdout:\n%s", out)
 	}
 }
+
+// TestScenarioRanksDisagreeOnBackend: the scenario command's ranks refuse
+// a world of mixed backends the same way.
+func TestScenarioRanksDisagreeOnBackend(t *testing.T) {
+	bin := buildBinary(t)
+	file := writeScenario(t, `{"name": "two", "ranks": 2, "iterations": 2,
+  "steps": [{"name": "ar", "group": "world", "op": "allreduce", "dtype": "fp32", "size": "1K"}]}`)
+	master := freeAddr(t)
+	const secret = "backend-agree-secret"
+	flags := []string{"scenario", "-T", "30s", "--connect-timeout", "30s"}
+	ps := []*proc{
+		start(t, "rank 0", torchEnv(0, 2, master, secret), bin, args(flags, []string{"--backend", "tcp", file})...),
+		start(t, "rank 1", torchEnv(1, 2, master, secret), bin, args(flags, []string{"--backend", "proc", file})...),
+	}
+	wants := []string{
+		"the ranks were started differently: rank 1 runs --backend proc where rank 0 runs --backend tcp\n",
+		"the ranks were started differently: rank 0 runs --backend tcp where rank 1 runs --backend proc\n",
+	}
+	for i, p := range ps {
+		if code := p.wait(t, 60*time.Second); code != exitUsage {
+			t.Errorf("%s: exit %d, want %d\nstderr:\n%s", p.name, code, exitUsage, p.errOut.String())
+		}
+		if line := p.errOut.String(); strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, "hccl-test scenario: ") || !strings.HasSuffix(line, wants[i]) {
+			t.Errorf("%s: stderr %q: want one line ending %q", p.name, line, wants[i])
+		}
+	}
+	if out := ps[0].out.String(); out != "" {
+		t.Errorf("rank 0 wrote a report:\n%s", out)
+	}
+}
