@@ -132,6 +132,10 @@ var (
 	ErrPeerGone = errors.New("peer gone")
 	// ErrMismatch: the two sides of an exchange disagree (length, order).
 	ErrMismatch = errors.New("mismatched message")
+	// ErrDisagree: ranks of one world were started with settings they
+	// must share (a different --backend) and found it before meeting: bad
+	// input, though found only once the ranks could compare.
+	ErrDisagree = errors.New("the ranks were started differently")
 	// ErrClosed: the endpoint was closed.
 	ErrClosed = errors.New("transport closed")
 )

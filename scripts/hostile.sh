@@ -271,6 +271,16 @@ row "PMI_FD=999, not open (tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 PMI_FD=99
 row "Open MPI session dir a file (tcp)" - 0 null -- env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=7 OMPI_MCA_orte_jobfam_session_dir="$work/a.csv" "$bin" --backend tcp -b 1K -e 1K
 row "SLURM_STEP_NODELIST=node[1- (tcp)" - 0 null -- env SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_JOB_ID=5 SLURM_STEP_ID=0 "SLURM_STEP_NODELIST=node[1-" "$bin" --backend tcp -b 1K -e 1K
 row "plot -o /proc/x.png" - 0 null -- "$bin" plot -o /proc/x.png "$work/a.csv"
+# Ranks of one world started with different backends (rank 0's exit; both
+# ranks' lines on stderr). Under mpirun only where Open MPI is installed.
+mixed='-b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s --connect-timeout 20s'
+if command -v mpirun.openmpi >/dev/null; then
+	row "mpirun -np 2: rank 0 tcp, rank 1 proc" - 0 null -- mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then exec "$0" --backend tcp $1; else exec "$0" --backend proc $1; fi' "$bin" "$mixed"
+	row "mpirun -np 2: rank 0 proc, rank 1 tcp" - 0 null -- mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then exec "$0" --backend proc $1; else exec "$0" --backend tcp $1; fi' "$bin" "$mixed"
+	row "mpirun -np 3: ranks 0-1 proc, rank 2 tcp" - 0 null -- mpirun.openmpi --allow-run-as-root --oversubscribe -np 3 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then exec "$0" --backend tcp $1; else exec "$0" --backend proc $1; fi' "$bin" "$mixed"
+fi
+row "torchrun variables: rank 0 tcp, rank 1 proc" - 0 null -- sh -c 'RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 HCCL_TEST_SECRET=s "$0" --backend proc $1 & RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 HCCL_TEST_SECRET=s "$0" --backend tcp $1; s=$?; wait; exit $s' "$bin" "$mixed"
+row "HCCL_TEST_* variables: rank 0 proc, rank 1 tcp" - 0 null -- sh -c 'HCCL_TEST_RANK=1 HCCL_TEST_WORLD_SIZE=2 HCCL_TEST_MASTER=127.0.0.1:29518 HCCL_TEST_SECRET=s "$0" --backend tcp $1 & HCCL_TEST_RANK=0 HCCL_TEST_WORLD_SIZE=2 HCCL_TEST_MASTER=127.0.0.1:29518 HCCL_TEST_SECRET=s "$0" --backend proc $1; s=$?; wait; exit $s' "$bin" "$mixed"
 # class 6: Bad input accepted
 row "HCCL_TEST_KERNELS=portabel" - 0 null -- env HCCL_TEST_KERNELS=portabel "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
 row "compare --alpha 0" - 0 null -- "$bin" compare --alpha 0 "$work/a.csv" "$work/a.csv"

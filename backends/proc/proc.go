@@ -88,7 +88,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	defer allocMu.Unlock()
 	defer hugemem.SetAllocator(allocShared)()
 	defer memguard.SetOwnShared(sharedBytes.Load)()
-	return tcp.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
+	return tcp.Named(Name).Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
 		e, err := newEndpoint(ctx, t)
 		if err != nil {
 			return err

@@ -83,6 +83,8 @@ type endpoint struct {
 	// epoch counts the times Recover has reset the links; every link
 	// connection is made at one epoch (Hello.Epoch) and used only in it.
 	epoch atomic.Uint32
+	// agree is what this rank says in every hello's Agree (agreement).
+	agree string
 	// retry is Config.Retry: the world was set up to run failed calls
 	// again. ctl is its control plane (nil when retry is off or the
 	// world has one rank); watcher stops the rank's current attempt when
@@ -100,6 +102,9 @@ type endpoint struct {
 type rendezvousConn struct {
 	conn  net.Conn
 	hello Hello
+	// err, when not nil, ends the rendezvous: a rank that proved the
+	// secret was started otherwise (backends.ErrDisagree).
+	err error
 }
 
 func newEndpoint(rank, size int, secret []byte, cfg backends.Config, connectTimeout time.Duration) *endpoint {
@@ -236,6 +241,7 @@ func (ep *endpoint) handshake(conn net.Conn, me Hello, deadline time.Time) (Hell
 		delete(ep.pending, conn)
 		ep.pendingMu.Unlock()
 	}()
+	me.Agree = ep.agree
 	return Handshake(conn, ep.secret, me, deadline)
 }
 
@@ -286,6 +292,10 @@ func (ep *endpoint) admit(conn net.Conn) {
 		conn.Close()
 		return
 	}
+	if errors.Is(err, backends.ErrDisagree) && ep.failRendezvous(err) {
+		conn.Close()
+		return
+	}
 	if err != nil {
 		ep.logf("dropped connection from %s: %v", conn.RemoteAddr(), err)
 		conn.Close()
@@ -298,7 +308,7 @@ func (ep *endpoint) admit(conn net.Conn) {
 		ep.rdvMu.Unlock()
 		if ch != nil {
 			select {
-			case ch <- rendezvousConn{conn, peer}:
+			case ch <- rendezvousConn{conn: conn, hello: peer}:
 				return
 			case <-ep.closed:
 			}
@@ -314,6 +324,24 @@ func (ep *endpoint) admit(conn net.Conn) {
 		ep.logf("dropped connection from %s: rank %d may not dial rank %d", conn.RemoteAddr(), peer.Rank, ep.rank)
 	}
 	conn.Close()
+}
+
+// failRendezvous ends rank 0's rendezvous, if one is under way, with err,
+// and reports whether it did. Only a peer that proved the secret gets
+// here, so a stranger cannot end a job.
+func (ep *endpoint) failRendezvous(err error) bool {
+	ep.rdvMu.Lock()
+	ch := ep.rendezvous
+	ep.rdvMu.Unlock()
+	if ch == nil {
+		return false
+	}
+	select {
+	case ch <- rendezvousConn{err: err}:
+		return true
+	case <-ep.closed:
+		return false
+	}
 }
 
 // goDial connects to a higher-ranked peer in the background.

@@ -78,7 +78,7 @@ func ftClose(ep *endpoint) time.Duration {
 // is not rank 1 connects to its rendezvous port. Rank 0 drops it, logs why,
 // and the job goes on when the real rank 1 arrives.
 func TestStrangerAtRendezvous(t *testing.T) {
-	hello := Hello{Rank: 1, Size: 2, Purpose: PurposeRendezvous, Addr: "127.0.0.1:9"}
+	hello := Hello{Rank: 1, Size: 2, Purpose: PurposeRendezvous, Addr: "127.0.0.1:9", Agree: agreement("")}
 	tests := []struct {
 		name string
 		// knock talks to rank 0 on conn and returns what the stranger
@@ -298,7 +298,7 @@ func ftFakeRank0(t *testing.T, cfg backends.Config) (*endpoint, net.Conn) {
 		fail("waiting for rank 1's rendezvous: %v", err)
 	}
 	defer rdv.Close()
-	peer, err := Handshake(rdv, ftSecret, Hello{Rank: 0, Size: 2, Purpose: PurposeLink}, deadline)
+	peer, err := Handshake(rdv, ftSecret, Hello{Rank: 0, Size: 2, Purpose: PurposeLink, Agree: agreement("")}, deadline)
 	if err != nil {
 		fail("rendezvous handshake: %v", err)
 	}
@@ -320,7 +320,7 @@ func ftFakeRank0(t *testing.T, cfg backends.Config) (*endpoint, net.Conn) {
 		t.Fatalf("dialing rank 1's listener: %v", err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	got, err := Handshake(conn, ftSecret, Hello{Rank: 0, Size: 2, Purpose: PurposeLink}, deadline)
+	got, err := Handshake(conn, ftSecret, Hello{Rank: 0, Size: 2, Purpose: PurposeLink, Agree: agreement("")}, deadline)
 	if err != nil || got.Rank != 1 {
 		t.Fatalf("link handshake: got %+v, %v", got, err)
 	}

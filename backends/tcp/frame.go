@@ -87,6 +87,11 @@ func (k Kind) known() bool { return k >= KindData && k <= KindControl }
 // AbortMismatch is the Op of an abort frame sent because of a mismatch.
 const AbortMismatch uint8 = 1
 
+// AbortDisagree is the Op of the abort frame rank 0 sends, in place of
+// the address table, to the ranks that joined its rendezvous when another
+// rank turned out to run with other settings (backends.ErrDisagree).
+const AbortDisagree uint8 = 2
+
 // Header is the decoded fixed-size header of a frame. The magic, version and
 // reserved bytes are implicit: Put writes them, ParseHeader checks them.
 type Header struct {

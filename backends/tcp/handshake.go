@@ -48,6 +48,11 @@ type Hello struct {
 	// connects only ranks at the same epoch, so that a connection made
 	// before a reset is never attached after it. 0 on rendezvous.
 	Epoch uint32
+	// Agree is what the ranks of a world must agree on before they meet,
+	// as the settings that decide it, one "--flag value" a line (see
+	// Agreement): both sides of a connection must say the same, at most
+	// 255 bytes.
+	Agree string
 }
 
 // ErrAuth is wrapped by Handshake when the peer's proof of the shared secret
@@ -56,14 +61,16 @@ type Hello struct {
 var ErrAuth = errors.New("peer failed to prove the shared secret")
 
 // The hello payload: nonce [16]byte, rank uint32, size uint32, purpose
-// uint8, addr length uint16, addr bytes, epoch uint32; little-endian.
+// uint8, addr length uint16, addr bytes, epoch uint32, agree length
+// uint8, agree bytes; little-endian.
 const (
 	nonceSize      = 16
 	maxAddrLen     = 256
-	helloFixedSize = nonceSize + 4 + 4 + 1 + 2 + 4
+	maxAgreeLen    = 255
+	helloFixedSize = nonceSize + 4 + 4 + 1 + 2 + 4 + 1
 	// maxHelloSize is the longest valid hello payload. A hello frame
 	// claiming more is rejected before its payload is read.
-	maxHelloSize = helloFixedSize + maxAddrLen
+	maxHelloSize = helloFixedSize + maxAddrLen + maxAgreeLen
 	proofSize    = sha256.Size
 )
 
@@ -174,6 +181,9 @@ func handshake(conn net.Conn, secret []byte, me Hello) (Hello, error) {
 		return Hello{}, fmt.Errorf("%w: rank %d is in a world of %d ranks, rank %d in one of %d",
 			backends.ErrMismatch, peer.Rank, peer.Size, me.Rank, me.Size)
 	}
+	if peer.Agree != me.Agree {
+		return Hello{}, disagreement(peer, me)
+	}
 	return peer, nil
 }
 
@@ -281,6 +291,8 @@ func (h Hello) validate() error {
 		return fmt.Errorf("unknown purpose %d", uint8(h.Purpose))
 	case len(h.Addr) > maxAddrLen:
 		return fmt.Errorf("address of %d bytes, at most %d", len(h.Addr), maxAddrLen)
+	case len(h.Agree) > maxAgreeLen:
+		return fmt.Errorf("agreement of %d bytes, at most %d", len(h.Agree), maxAgreeLen)
 	}
 	return nil
 }
@@ -294,7 +306,9 @@ func appendHello(b []byte, nonce *[nonceSize]byte, h Hello) []byte {
 	b = append(b, byte(h.Purpose))
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(h.Addr)))
 	b = append(b, h.Addr...)
-	return binary.LittleEndian.AppendUint32(b, h.Epoch)
+	b = binary.LittleEndian.AppendUint32(b, h.Epoch)
+	b = append(b, byte(len(h.Agree)))
+	return append(b, h.Agree...)
 }
 
 // parseHello decodes a hello payload. It accepts exactly what appendHello
@@ -310,15 +324,21 @@ func parseHello(p []byte) ([nonceSize]byte, Hello, error) {
 	size := binary.LittleEndian.Uint32(p[4:8])
 	purpose := Purpose(p[8])
 	addrLen := int(binary.LittleEndian.Uint16(p[9:11]))
-	// The epoch closes the payload, after the address.
-	addr := p[11 : len(p)-4]
-	epoch := binary.LittleEndian.Uint32(p[len(p)-4:])
-	if addrLen > maxAddrLen || len(addr) != addrLen {
-		return nonce, Hello{}, fmt.Errorf("%w: hello address field claims %d bytes, has %d (at most %d)", ErrBadFrame, addrLen, len(addr), maxAddrLen)
+	// The address, the epoch, and the agreement close the payload.
+	rest := len(p) - helloFixedSize + nonceSize
+	if addrLen > maxAddrLen || rest < addrLen {
+		return nonce, Hello{}, fmt.Errorf("%w: hello address field claims %d bytes, has at most %d (at most %d)", ErrBadFrame, addrLen, rest, maxAddrLen)
+	}
+	addr := p[11 : 11+addrLen]
+	epoch := binary.LittleEndian.Uint32(p[11+addrLen:])
+	agreeLen := int(p[15+addrLen])
+	agree := p[16+addrLen:]
+	if len(agree) != agreeLen {
+		return nonce, Hello{}, fmt.Errorf("%w: hello agreement field claims %d bytes, has %d", ErrBadFrame, agreeLen, len(agree))
 	}
 	// Where int has 32 bits, values from 1<<31 turn negative, and validate
 	// rejects them.
-	h := Hello{Rank: int(rank), Size: int(size), Purpose: purpose, Addr: string(addr), Epoch: epoch}
+	h := Hello{Rank: int(rank), Size: int(size), Purpose: purpose, Addr: string(addr), Epoch: epoch, Agree: string(agree)}
 	if err := h.validate(); err != nil {
 		return nonce, Hello{}, fmt.Errorf("%w: hello: %w", ErrBadFrame, err)
 	}

@@ -180,6 +180,7 @@ func TestHandshakeRejectsBadArguments(t *testing.T) {
 		{"negative rank", hsSecret, Hello{Rank: -1, Size: 2, Purpose: PurposeLink}, "rank -1 out of range"},
 		{"purpose 0", hsSecret, Hello{Rank: 0, Size: 2}, "unknown purpose 0"},
 		{"long addr", hsSecret, Hello{Rank: 0, Size: 2, Purpose: PurposeRendezvous, Addr: strings.Repeat("a", 257)}, "address of 257 bytes"},
+		{"long agreement", hsSecret, Hello{Rank: 0, Size: 2, Purpose: PurposeLink, Agree: strings.Repeat("a", 256)}, "agreement of 256 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,6 +202,8 @@ func hsHelloFrame(nonce byte, h Hello) []byte {
 		byte(h.Purpose), byte(len(h.Addr)), byte(len(h.Addr)>>8))
 	p = append(p, h.Addr...)
 	p = append(p, byte(h.Epoch), byte(h.Epoch>>8), byte(h.Epoch>>16), byte(h.Epoch>>24))
+	p = append(p, byte(len(h.Agree)))
+	p = append(p, h.Agree...)
 	return hsFrame(Header{Kind: KindHello, Len: uint64(len(p))}, p)
 }
 
@@ -226,21 +229,21 @@ func hsProof(secret []byte, purpose Purpose, rank uint32, receiverNonce, senderN
 func hsReferencePeer(conn net.Conn, secret []byte, result chan<- error) {
 	myNonce := bytes.Repeat([]byte{0xab}, 16)
 	conn.Write(hsHelloFrame(0xab, Hello{Rank: 1, Size: 2, Purpose: PurposeLink}))
-	// The other side's hello (no addr: 31 bytes) and proof.
-	in := make([]byte, HeaderSize+31+HeaderSize+32)
+	// The other side's hello (no addr, no agreement: 32 bytes) and proof.
+	in := make([]byte, HeaderSize+32+HeaderSize+32)
 	if _, err := io.ReadFull(conn, in); err != nil {
 		result <- err
 		return
 	}
-	hello, proof := in[HeaderSize:HeaderSize+31], in[2*HeaderSize+31:]
+	hello, proof := in[HeaderSize:HeaderSize+32], in[2*HeaderSize+32:]
 	peerNonce := hello[:16]
 	conn.Write(hsFrame(Header{Kind: KindProof, Seq: 1, Len: 32}, hsProof(secret, PurposeLink, 1, peerNonce, myNonce)))
 	want := hsProof(secret, Purpose(hello[24]), binary.LittleEndian.Uint32(hello[16:20]), myNonce, peerNonce)
 	switch {
 	case !bytes.Equal(in[:4], []byte{'H', 'T', 2, byte(KindHello)}):
 		result <- fmt.Errorf("hello header % x", in[:HeaderSize])
-	case !bytes.Equal(in[HeaderSize+31:][:4], []byte{'H', 'T', 2, byte(KindProof)}):
-		result <- fmt.Errorf("proof header % x", in[HeaderSize+31:][:HeaderSize])
+	case !bytes.Equal(in[HeaderSize+32:][:4], []byte{'H', 'T', 2, byte(KindProof)}):
+		result <- fmt.Errorf("proof header % x", in[HeaderSize+32:][:HeaderSize])
 	case !hmac.Equal(proof, want):
 		result <- errors.New("wrong proof")
 	default:
@@ -291,7 +294,7 @@ func TestHandshakeBadPeer(t *testing.T) {
 		{name: "garbage", send: []byte("GET / HTTP/1.1\r\nHost: rank0\r\n\r\n"), is: []error{ErrBadFrame}, want: "magic"},
 		{name: "version 3 header part", send: version3[:8], is: []error{ErrBadFrame}, want: "protocol version 3"},
 		{name: "proof first", send: hsFrame(Header{Kind: KindProof, Len: 32}, make([]byte, 32)), is: []error{ErrBadFrame}, want: "expected a hello"},
-		{name: "hello in a call", send: hsFrame(Header{Kind: KindHello, Call: 5, Len: 31}, valid[HeaderSize:]), is: []error{ErrBadFrame}, want: "call 5"},
+		{name: "hello in a call", send: hsFrame(Header{Kind: KindHello, Call: 5, Len: 32}, valid[HeaderSize:]), is: []error{ErrBadFrame}, want: "call 5"},
 		{name: "hello claims 64 KiB + 1", send: hsFrame(Header{Kind: KindHello, Len: 64<<10 + 1}, nil), is: []error{ErrBadFrame}, want: "claims 65537 bytes"},
 		{name: "hello claims MaxPayload", send: hsFrame(Header{Kind: KindHello, Len: MaxPayload}, nil), is: []error{ErrBadFrame}, want: "claims 1099511627776 bytes"},
 		{name: "bad hello", send: hsHelloFrame(1, Hello{Rank: 2, Size: 2, Purpose: PurposeLink}), is: []error{ErrBadFrame}, want: "rank 2 out of range"},
@@ -302,7 +305,7 @@ func TestHandshakeBadPeer(t *testing.T) {
 		{name: "closes after hello", send: valid, close: true, is: []error{backends.ErrPeerGone}},
 		{name: "silent", wait: stall, is: []error{backends.ErrTimeout}, want: "read frame header"},
 		{name: "half a header", send: valid[:16], wait: stall, is: []error{backends.ErrTimeout, ErrTruncated}, want: "got 16 of 32 header bytes"},
-		{name: "half a hello", send: valid[:HeaderSize+13], wait: stall, is: []error{backends.ErrTimeout, ErrTruncated}, want: "got 13 of 31 payload bytes"},
+		{name: "half a hello", send: valid[:HeaderSize+13], wait: stall, is: []error{backends.ErrTimeout, ErrTruncated}, want: "got 13 of 32 payload bytes"},
 	}
 	for _, tr := range hsTransports {
 		for _, tt := range tests {
@@ -352,8 +355,8 @@ func TestHandshakeBadPeer(t *testing.T) {
 
 func TestHelloPayload(t *testing.T) {
 	nonce := [nonceSize]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
-	h := Hello{Rank: 0x0102, Size: 0x030405, Purpose: PurposeRendezvous, Addr: "h:1", Epoch: 0x0a0b0c0d}
-	want := append(nonce[:], 0x02, 0x01, 0, 0, 0x05, 0x04, 0x03, 0, 1, 3, 0, 'h', ':', '1', 0x0d, 0x0c, 0x0b, 0x0a)
+	h := Hello{Rank: 0x0102, Size: 0x030405, Purpose: PurposeRendezvous, Addr: "h:1", Epoch: 0x0a0b0c0d, Agree: "ab"}
+	want := append(nonce[:], 0x02, 0x01, 0, 0, 0x05, 0x04, 0x03, 0, 1, 3, 0, 'h', ':', '1', 0x0d, 0x0c, 0x0b, 0x0a, 2, 'a', 'b')
 	if got := appendHello(nil, &nonce, h); !bytes.Equal(got, want) {
 		t.Fatalf("appendHello =\n% x\nwant\n% x", got, want)
 	}
@@ -369,10 +372,12 @@ func TestHelloPayload(t *testing.T) {
 	}{
 		{"empty", nil, "hello of 0 bytes"},
 		{"no addr length", want[:25], "hello of 25 bytes"},
-		{"one byte short", want[:len(want)-1], "claims 3 bytes, has 2"},
-		{"no epoch", want[:len(want)-4], "hello of 30 bytes, need at least 31"},
-		{"trailing byte", append(bytes.Clone(want), 0), "claims 3 bytes, has 4"},
-		{"addr 257", append(append(append(bytes.Clone(want[:25]), 1, 1), bytes.Repeat([]byte{'a'}, 257)...), 0, 0, 0, 0), "claims 257 bytes"},
+		{"one byte short", want[:len(want)-1], "agreement field claims 2 bytes, has 1"},
+		{"no agreement", want[:len(want)-3], "claims 3 bytes, has at most 2"},
+		{"no epoch", want[:31], "hello of 31 bytes, need at least 32"},
+		{"trailing byte", append(bytes.Clone(want), 0), "agreement field claims 2 bytes, has 3"},
+		{"addr longer than the hello", append(append(bytes.Clone(want[:25]), 9, 0), want[27:]...), "claims 9 bytes, has at most 5"},
+		{"addr 257", append(append(append(bytes.Clone(want[:25]), 1, 1), bytes.Repeat([]byte{'a'}, 257)...), 0, 0, 0, 0, 0), "claims 257 bytes"},
 		{"purpose 3", append(append(bytes.Clone(want[:24]), 3), want[25:]...), "unknown purpose 3"},
 		{"size 0", append(append(bytes.Clone(want[:20]), 0, 0, 0, 0), want[24:]...), "world size 0"},
 		{"rank = size", append(append(bytes.Clone(want[:16]), 5, 4, 3, 0), want[20:]...), "rank 197637 out of range"},
@@ -396,6 +401,8 @@ func FuzzHello(f *testing.F) {
 		{Rank: 3, Size: 4, Purpose: PurposeRendezvous, Addr: "127.0.0.1:40000"},
 		{Rank: 1, Size: 2, Purpose: PurposeRendezvous, Addr: strings.Repeat("x", maxAddrLen)},
 		{Rank: 1, Size: 2, Purpose: PurposeLink, Epoch: 1<<32 - 1},
+		{Rank: 1, Size: 2, Purpose: PurposeLink, Agree: "--backend proc"},
+		{Rank: 1, Size: 2, Purpose: PurposeLink, Addr: "a:1", Agree: strings.Repeat("y", maxAgreeLen)},
 	} {
 		p := appendHello(nil, &nonce, h)
 		f.Add(p)

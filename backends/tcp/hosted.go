@@ -27,7 +27,7 @@ func runHosted(ctx context.Context, r role, per int, cfg backends.Config, starte
 	master := r.Master
 	var wg sync.WaitGroup
 	for i := range per {
-		me := role{Rank: base + i, Size: size, Master: r.Master, Secret: r.Secret}
+		me := role{Rank: base + i, Size: size, Master: r.Master, Secret: r.Secret, Backend: r.Backend}
 		wg.Go(func() {
 			var err error
 			switch {

@@ -37,6 +37,9 @@ type role struct {
 	// meet, when not nil, is where the ranks learn rank 0's address and
 	// the secret (Master is then "" and, but on rank 0, Secret too).
 	meet *meetSpec
+	// Backend is the name of the backend the rank runs ("" for tcp), which
+	// every rank of the world must share (Hello.Agree).
+	Backend string
 }
 
 // detectLaunch reports whether this process is a rank started by a launcher

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -27,6 +28,7 @@ func setup(ctx context.Context, role role, cfg backends.Config, started func(mas
 		return nil, err
 	}
 	ep := newEndpoint(role.Rank, role.Size, role.Secret, cfg, o.ConnectTimeout)
+	ep.agree = agreement(role.Backend)
 	deadline := time.Now().Add(ep.connectTimeout)
 	listenAddr, err := listenAddress(role, o.Bind)
 	if err != nil {
@@ -152,6 +154,10 @@ func (ep *endpoint) collect(ctx context.Context, deadline time.Time, keep bool) 
 	for joined := 1; joined < ep.size; {
 		select {
 		case rc := <-ep.rendezvous:
+			if rc.err != nil {
+				abortJoined(conns, rc.err, deadline)
+				return nil, fmt.Errorf("rendezvous at %s: %w", ep.addrs[0], rc.err)
+			}
 			r := rc.hello.Rank
 			if r <= 0 || r >= ep.size || conns[r] != nil {
 				ep.logf("dropped rendezvous from %s claiming rank %d", rc.conn.RemoteAddr(), r)
@@ -174,6 +180,27 @@ func (ep *endpoint) collect(ctx context.Context, deadline time.Time, keep bool) 
 		}
 	}
 	return conns, nil
+}
+
+// abortJoined tells the ranks that joined, in conns, why rank 0 ends the
+// rendezvous (a disagreement, err), in an abort frame where they wait for
+// the table, so that they refuse the run as rank 0 does rather than find
+// it gone. What it cannot send by deadline is left untold.
+func abortJoined(conns []net.Conn, err error, deadline time.Time) {
+	msg := err.Error()
+	if _, after, ok := strings.Cut(msg, backends.ErrDisagree.Error()+": "); ok {
+		msg = after
+	}
+	msg = msg[:min(len(msg), maxAbort)]
+	var hdr [HeaderSize]byte
+	Header{Kind: KindAbort, Op: AbortDisagree, Len: uint64(len(msg))}.Put(hdr[:])
+	frame := append(hdr[:], msg...)
+	for _, c := range conns {
+		if c != nil {
+			c.SetWriteDeadline(deadline)
+			_, _ = c.Write(frame)
+		}
+	}
 }
 
 // missing names the ranks that have not joined: "rank 3", "ranks 3, 5" or
@@ -222,6 +249,25 @@ func (ep *endpoint) join(ctx context.Context, master string, deadline time.Time,
 	if _, err := ep.handshake(conn, me, deadline); err != nil {
 		return nil, fmt.Errorf("rendezvous with rank 0 at %s: %w", master, err)
 	}
+	addrs, err := readTable(conn, master, ep.size, deadline)
+	if err != nil {
+		return nil, err
+	}
+	ep.addrs = addrs
+	if !keep {
+		return nil, nil
+	}
+	if err := conn.SetDeadline(time.Time{}); err != nil {
+		return nil, fmt.Errorf("rendezvous: keeping the connection to rank 0 at %s: %w", master, err)
+	}
+	return conn, nil
+}
+
+// readTable reads, on a rank's rendezvous connection to rank 0 at master,
+// the address table of a world of size ranks that rank 0 sends once every
+// rank joined, or the abort frame it sends instead when a rank was started
+// otherwise (backends.ErrDisagree), before deadline.
+func readTable(conn net.Conn, master string, size int, deadline time.Time) ([]string, error) {
 	conn.SetDeadline(deadline)
 	var hdr [HeaderSize]byte
 	h, err := ReadHeader(conn, &hdr)
@@ -230,6 +276,13 @@ func (ep *endpoint) join(ctx context.Context, master string, deadline time.Time,
 	}
 	if err != nil {
 		return nil, fmt.Errorf("rendezvous: waiting for the address table from rank 0 at %s: %w", master, err)
+	}
+	if h.Kind == KindAbort && h.Op == AbortDisagree && h.Len <= maxAbort {
+		msg := make([]byte, h.Len)
+		if err := ReadPayload(conn, msg); err != nil {
+			return nil, fmt.Errorf("rendezvous: rank 0's reason to end it: %w", err)
+		}
+		return nil, fmt.Errorf("rendezvous: %w: rank 0 says %s", backends.ErrDisagree, msg)
 	}
 	if h.Kind != KindTable || h.Len > maxTable {
 		return nil, fmt.Errorf("rendezvous: %w: %v frame of %d bytes where the address table was due", ErrBadFrame, h.Kind, h.Len)
@@ -242,17 +295,10 @@ func (ep *endpoint) join(ctx context.Context, master string, deadline time.Time,
 	if err != nil {
 		return nil, fmt.Errorf("rendezvous: address table: %w", err)
 	}
-	if len(addrs) != ep.size {
-		return nil, fmt.Errorf("rendezvous: %w: table of %d ranks for a world of %d", backends.ErrMismatch, len(addrs), ep.size)
+	if len(addrs) != size {
+		return nil, fmt.Errorf("rendezvous: %w: table of %d ranks for a world of %d", backends.ErrMismatch, len(addrs), size)
 	}
-	ep.addrs = addrs
-	if !keep {
-		return nil, nil
-	}
-	if err := conn.SetDeadline(time.Time{}); err != nil {
-		return nil, fmt.Errorf("rendezvous: keeping the connection to rank 0 at %s: %w", master, err)
-	}
-	return conn, nil
+	return addrs, nil
 }
 
 // writeFrame writes one frame with payload before deadline.

@@ -244,7 +244,7 @@ func TestStaleEpoch(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		h, err := Handshake(conn, eps[0].secret, Hello{Rank: 0, Size: 2, Purpose: PurposeLink}, time.Now().Add(5*time.Second))
+		h, err := Handshake(conn, eps[0].secret, Hello{Rank: 0, Size: 2, Purpose: PurposeLink, Agree: agreement("")}, time.Now().Add(5*time.Second))
 		if err != nil || h.Epoch != 1 {
 			t.Fatalf("handshake = %+v, %v; want rank 1 at epoch 1", h, err)
 		}

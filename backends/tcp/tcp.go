@@ -38,7 +38,15 @@ func connectTimeout(o Options) time.Duration {
 }
 
 // Backend runs one rank per process.
-type Backend struct{}
+type Backend struct {
+	// name is the backend a rank says it runs (Hello.Agree): "" for tcp,
+	// another for a backend built on this one (Named).
+	name string
+}
+
+// Named returns the tcp backend as run by the backend called name (proc),
+// whose ranks refuse, at the handshake, ranks that run another backend.
+func Named(name string) Backend { return Backend{name: name} }
 
 // Name implements backends.Backend.
 func (Backend) Name() string { return Name }
@@ -54,7 +62,7 @@ func (Backend) Capabilities() backends.Caps {
 // Options.PerProcess). Without a launcher this process hosts rank 0 and
 // starts the other rank processes as children, waits for them at the end,
 // and ends them if the run fails.
-func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
+func (b Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -113,6 +121,7 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 			return err
 		}
 	}
+	r.Backend = b.name
 	err = runHosted(ctx, r, per, cfg, started, met, body)
 	unwatch()
 	if r.Child {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/pprof"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/sigquit"
 	"github.com/hccl-test/hccl-test/kit"
@@ -141,7 +142,7 @@ func runWith(args []string, set *outputSet) int {
 		return exitStopped
 	case set.stopped() != nil:
 		return exitStopped
-	case errors.Is(err, kit.ErrPlanMismatch):
+	case errors.Is(err, kit.ErrPlanMismatch), errors.Is(err, backends.ErrDisagree):
 		// The command lines disagree: bad input, though found only once
 		// the ranks could compare them.
 		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))

@@ -76,7 +76,7 @@ func runScenario(args []string, set *outputSet) int {
 		return exitStopped
 	case set.stopped() != nil:
 		return exitStopped
-	case errors.Is(err, kit.ErrPlanMismatch):
+	case errors.Is(err, kit.ErrPlanMismatch), errors.Is(err, backends.ErrDisagree):
 		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
 		return exitUsage
 	case err != nil:
