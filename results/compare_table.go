@@ -32,7 +32,7 @@ func (t *tableCells) cell(s string) {
 	col := len(t.ends) % (tableCols + 1)
 	t.buf = append(t.buf, s...)
 	t.ends = append(t.ends, int32(len(t.buf)))
-	if strings.ContainsAny(s, "\t\v\n\f\xff") {
+	if strings.ContainsAny(s, "\t\v\n\f") || strings.IndexByte(s, tabwriter.Escape) >= 0 {
 		t.plain = false
 	}
 	if col < tableCols {

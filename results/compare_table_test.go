@@ -119,7 +119,7 @@ func TestWriteTableAsTabwriter(t *testing.T) {
 // compared as a row of their own is: old lower, higher, equal, zero and
 // infinite, in each unit.
 func TestCompareOnceASide(t *testing.T) {
-	pairs := [][2]float64{{1, 2}, {2, 1}, {3, 3}, {0, 1}, {1, 0}, {0, 0}, {5, math.Inf(1)}, {-0.0, 0}, {2e-6, 1e-6}}
+	pairs := [][2]float64{{1, 2}, {2, 1}, {3, 3}, {0, 1}, {1, 0}, {0, 0}, {5, math.Inf(1)}, {math.Copysign(0, -1), 0}, {2e-6, 1e-6}}
 	old := &Samples{Path: "old", values: map[sampleKey][]float64{}}
 	new := &Samples{Path: "new", values: map[sampleKey][]float64{}}
 	for i, p := range pairs {
