@@ -182,7 +182,7 @@ var twoLevel = Model{Alpha: 5e-6, Beta: 1 / 10e9, Gamma: 1 / 5e9, PerServer: 4, 
 // TestHierChosenByAuto runs auto on a Comm with a topology and a
 // two-level model: hier must run, and be right.
 func TestHierChosenByAuto(t *testing.T) {
-	const count = 1<<18 + 1 // a large odd count: hier's regime
+	const count = 1<<15 + 1 // an odd count, in hier's regime for every op at half of it too
 	// Large blocks: for small ones a doubling algorithm whose first steps
 	// stay inside a server is cheaper, and auto knows it (TestLevelCosts).
 	for _, op := range []Op{AllReduce, ReduceScatter, AllGather} {

@@ -100,9 +100,12 @@ func TestComputeSliced(t *testing.T) {
 // TestComputeUnitForShared calibrates with more loads at once than the
 // process has threads for Go code: each unit takes longer (about the
 // loads per thread times; the bound is generous), and as many loads
-// running the units for a duration at once end in about that time.
+// running the units for a duration at once end in about that time on an
+// idle host: their threads' CPU time together, spread over the threads for
+// Go code, is about that duration.
 func TestComputeUnitForShared(t *testing.T) {
-	n := 2 * runtime.GOMAXPROCS(0)
+	procs := runtime.GOMAXPROCS(0)
+	n := 2 * procs
 	one, shared := ComputeUnitFor(1), ComputeUnitFor(n)
 	if !(shared > 1.3*one) {
 		t.Errorf("a unit takes %v s with one load, %v s with %d at once: want longer", one, shared, n)
@@ -110,23 +113,52 @@ func TestComputeUnitForShared(t *testing.T) {
 	if !ComputeShared(runtime.NumCPU()+1) || ComputeShared(runtime.NumCPU()) {
 		t.Errorf("ComputeShared wrong around %d cores", runtime.NumCPU())
 	}
-	// The quickest of five tries: other work on the host can stop the
-	// loads for tens of milliseconds in any one of them.
+	// Other work on the host stretches the loads' wall time (under a CPU
+	// hog, tens of times) but not the CPU time they use; one of five tries
+	// must land within the bounds.
 	d := 5 * time.Millisecond
-	took := time.Duration(math.MaxInt64)
+	var took []time.Duration
 	for range 5 {
 		var wg sync.WaitGroup
-		start := time.Now()
-		for range n {
+		cpus := make([]time.Duration, n)
+		errs := make([]error, n)
+		for i := range n {
 			k := NewComputeLoad(shared)
-			wg.Go(func() { _ = k.RunSliced(context.Background(), k.UnitsFor(d), nil) })
+			wg.Go(func() {
+				cpus[i], errs[i] = threadCPU(func() { _ = k.RunSliced(context.Background(), k.UnitsFor(d), nil) })
+			})
 		}
 		wg.Wait()
-		took = min(took, time.Since(start))
+		var cpu time.Duration
+		for i := range n {
+			if errs[i] != nil {
+				t.Skipf("no thread CPU clock: %v", errs[i])
+			}
+			cpu += cpus[i]
+		}
+		idle := cpu / time.Duration(procs)
+		if idle >= d/5 && idle <= 10*d {
+			return
+		}
+		took = append(took, idle)
 	}
-	if took < d/5 || took > 10*d {
-		t.Errorf("%d loads of %v at once took %v at the quickest of 5 tries", n, d, took)
+	t.Errorf("%d loads of %v at once took %v of CPU time per thread for Go code in 5 tries (want %v to %v)", n, d, took, d/5, 10*d)
+}
+
+// threadCPU runs f on a thread of its own and returns the thread's CPU
+// time it took.
+func threadCPU(f func()) (time.Duration, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var c0, c1 unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &c0); err != nil {
+		return 0, err
 	}
+	f()
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &c1); err != nil {
+		return 0, err
+	}
+	return time.Duration(c1.Nano() - c0.Nano()), nil
 }
 
 // timeRun runs f on a thread of its own and returns the wall time and the
