@@ -309,7 +309,7 @@ row "rendezvous file a FIFO (srun task 1, tcp)" - 0 null -- env TMPDIR="$work/tm
 row "MPI_LOCALNRANKS=two (tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 MPI_LOCALNRANKS=two "$bin" --backend tcp -b 1K -e 1K
 row "srun on 2 nodes without a node list (tcp)" - 0 null -- env SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_JOB_ID=3 SLURM_STEP_ID=0 SLURM_NNODES=2 "$bin" --backend tcp -b 1K -e 1K
 row "rendezvous file a directory (srun task 1, tcp)" - 0 null -- env TMPDIR="$work/tmp" SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_JOB_ID=78 SLURM_STEP_ID=0 SLURM_NNODES=1 "$bin" --backend tcp -b 1K -e 1K --connect-timeout 3s
-# class 2: Program names
+# issue 36 item 2: program names
 mkdir -p "$work/names" "$work/made" "$work/taken"
 for n in all_reduce_perf all_gather_test foo_perf hypercube_perf alltoallvc_test my-bench; do ln -sf "$bin" "$work/names/$n"; done
 touch "$work/taken/all_reduce_perf"
@@ -321,19 +321,19 @@ row "alltoallvc_test -p 2 (a link)" - 0 null -- "$work/names/alltoallvc_test" -p
 row "my-bench -p 2 -b 1K -e 1K -n 2 (a link)" - 0 null -- "$work/names/my-bench" -p 2 -b 1K -e 1K -n 2
 row "links DIR" - 0 null -- "$bin" links "$work/made"
 row "links DIR (a file of a program's name)" - 0 null -- "$bin" links "$work/taken"
-# class 7: Smaller things each user hit
+# issue 36 item 7: smaller things each user hit
 row "--backend mpi (default build)" - 0 null -- "$bin" --backend mpi -p 2
 row "--backend mpi --algo native (default build)" - 0 null -- "$bin" --backend mpi --algo native
 row "scenario --backend mpi (default build)" - 0 null -- "$bin" scenario --backend mpi examples/dense-tp-dp.json
 row "plot with no -o" - 0 null -- sh -c 'cd "$0" && exec "$1" plot a.csv' "$work" "$bin"
 row "plot with no -o, a directory it cannot write" - 0 null -- sh -c 'cd /proc && exec "$0" plot "$1"' "$bin" "$work/a.csv"
-# class 37.4: the simulator at cluster scale
+# issue 37 part 4: the simulator at cluster scale
 row "sim -p 2048, 1 KiB allreduce, checked" - 0 null -- "$bin" --backend sim -p 2048 -b 1K -e 1K -n 2 -w 1
 row "sim -p 16384 --sim-data=false, 1 KiB rhd" - 0 null -- "$bin" --backend sim --sim-data=false -p 16384 --topology per-server=8 --algo rhd -b 1K -e 1K -n 2 -w 1
 row "sim -p 70000" - 0 null -- "$bin" --backend sim --sim-data=false -p 70000 -b 1K -e 1K
 row "shm -p 5000" - 0 null -- "$bin" -p 5000 -b 1K -e 1K
 row "sim -p 4096, 1 KiB allgather, checked" - 0 null -- "$bin" --backend sim -p 4096 --op allgather -b 1K -e 1K -n 1 -w 0
-# class 3: nccl-tests 2.19 (-T 0, NCCL_TESTS_MIN_BW, NCCL_TESTS_SPLIT and _MASK, -J with -I)
+# issue 36 item 3: nccl-tests 2.19 (-T 0, NCCL_TESTS_MIN_BW, NCCL_TESTS_SPLIT and _MASK, -J with -I)
 row "-T 0" - 0 null -- "$bin" -T 0 -p 2 -b 1K -e 64K
 row "NCCL_TESTS_MIN_BW above the average" - 0 null -- env NCCL_TESTS_MIN_BW=1000000 "$bin" -p 2 -b 1K -e 64K
 row "NCCL_TESTS_MIN_BW below the average" - 0 null -- env NCCL_TESTS_MIN_BW=0.000001 "$bin" -p 2 -b 1K -e 64K
