@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -171,6 +172,25 @@ func (p *peer) gone() error {
 	return nil
 }
 
+// unmappable returns why the peer's segment could not be mapped: that the
+// peer is gone when it is, else err. A process's descriptors go before its
+// exit shows on its pidfd, so a segment that has vanished (ENOENT) gives
+// the pid a moment to be seen ending: a rank killed mid-call was reported
+// as "opening the shared memory of process N: no such file or directory"
+// under load, not as the rank that died.
+func (p *peer) unmappable(err error) error {
+	if g := p.gone(); g != nil {
+		return g
+	}
+	if p.pidfd >= 0 && errors.Is(err, unix.ENOENT) {
+		fds := []unix.PollFd{{Fd: int32(p.pidfd), Events: unix.POLLIN}}
+		if n, _ := unix.Poll(fds, 200); n > 0 {
+			return fmt.Errorf("%w: rank %d (pid %d) has died", backends.ErrPeerGone, p.rank, p.pid)
+		}
+	}
+	return err
+}
+
 // data returns the peer's data segment id (its descriptor fd, of size
 // bytes), mapping it on first use.
 func (p *peer) data(id uint64, fd, size int) ([]byte, error) {
@@ -179,7 +199,7 @@ func (p *peer) data(id uint64, fd, size int) ([]byte, error) {
 	}
 	m, err := mapPeer(p.pid, fd, size, false)
 	if err != nil {
-		return nil, err
+		return nil, p.unmappable(err)
 	}
 	p.mapped[id] = m
 	return m, nil
