@@ -279,3 +279,19 @@ func Count(s string) (int, error) {
 	}
 	return int(n), nil
 }
+
+// HumanBytes writes n bytes in binary units with one decimal, 1.5GiB, and
+// bytes below 1 KiB as they are, 512B: the form the memory and system
+// limits' messages give their figures in.
+func HumanBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, u := float64(n), 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	if u == 0 {
+		return fmt.Sprintf("%dB", n)
+	}
+	return fmt.Sprintf("%.1f%s", v, units[u])
+}

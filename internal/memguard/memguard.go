@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // Exceeded is the cause of a run stopped by the guard.
@@ -36,10 +38,10 @@ type Exceeded struct {
 func (e *Exceeded) Error() string {
 	if e.Ceiling > 0 {
 		return fmt.Sprintf("resident memory %s passed the limit of %s (%s at the start, and the %s a memory cgroup or ulimit -v left, less a margin): stopped before the kernel ends the process; use a smaller -e or fewer ranks",
-			human(e.Resident), human(e.Limit), human(e.Start), human(e.Ceiling))
+			limits.HumanBytes(e.Resident), limits.HumanBytes(e.Limit), limits.HumanBytes(e.Start), limits.HumanBytes(e.Ceiling))
 	}
 	return fmt.Sprintf("resident memory %s passed the limit of %s (%s at the start, and the run's estimate of %s with margin): stopped before the system runs out; the estimate (--dry-run) is wrong, please report it",
-		human(e.Resident), human(e.Limit), human(e.Start), human(e.Estimate))
+		limits.HumanBytes(e.Resident), limits.HumanBytes(e.Limit), limits.HumanBytes(e.Start), limits.HumanBytes(e.Estimate))
 }
 
 // Config says what the guard watches.
@@ -194,20 +196,6 @@ func Cause(ctx context.Context) *Exceeded {
 		return e
 	}
 	return nil
-}
-
-// human writes n bytes in binary units: 1.5GiB.
-func human(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	v, u := float64(n), 0
-	for v >= 1024 && u < len(units)-1 {
-		v /= 1024
-		u++
-	}
-	if u == 0 {
-		return fmt.Sprintf("%dB", n)
-	}
-	return fmt.Sprintf("%.1f%s", v, units[u])
 }
 
 // ownShared is the function SetOwnShared installed, nil for none.

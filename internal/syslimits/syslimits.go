@@ -10,8 +10,9 @@
 package syslimits
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // Bound is what one limit leaves the process now.
@@ -67,20 +68,9 @@ func Read() Limits {
 	return read(system{proc: "/proc", root: "/"})
 }
 
-// human writes n bytes in binary units: 1.5GiB.
-func human(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	v, u := float64(n), 0
-	for v >= 1024 && u < len(units)-1 {
-		v /= 1024
-		u++
-	}
-	if u == 0 {
-		return fmt.Sprintf("%dB", n)
-	}
-	return fmt.Sprintf("%.1f%s", v, units[u])
-}
-
 // unlimited is what a limit file or rlimit reads as when there is none:
 // cgroup v1 writes a page-rounded 2^63-1.
 func unlimited(v uint64) bool { return v >= math.MaxInt64-(1<<20) }
+
+// human writes n bytes as the limits' messages do (limits.HumanBytes).
+func human(n int64) string { return limits.HumanBytes(n) }
