@@ -34,9 +34,13 @@ func hangReport(err error) error {
 	var calls []*coll.CallError
 	var timedOut *coll.CallError
 	var timedOutErr error // the part of err that timedOut came from
-	for _, p := range parts {
+	var notes []string    // parts that are no rank's call: "ranks 4-7 had finished"
+	for i, p := range parts {
 		var ce *coll.CallError
 		if !errors.As(p, &ce) {
+			if i > 0 {
+				notes = append(notes, p.Error())
+			}
 			continue
 		}
 		calls = append(calls, ce)
@@ -95,6 +99,9 @@ func hangReport(err error) error {
 	}
 	if len(before.order) > 0 {
 		report += "; had not reached it: " + before.String()
+	}
+	for _, n := range notes {
+		report += "; " + n
 	}
 	return fmt.Errorf("%w; %s", first, report)
 }

@@ -32,6 +32,18 @@ func TestHangReport(t *testing.T) {
 			"finished it: rank 0 (now in op #8 gather(fp64, 21, root 0))",
 			"had not reached it: rank 3 (in op #6 barrier)",
 		}},
+		// A backend's own notes on ranks that were in no call (shm: a rank
+		// stopped as it faulted in buffers returns the first error again)
+		// follow the report; the first error is not repeated as a rank.
+		{"notes of ranks in no call", errors.Join(
+			call(2, 1, "allreduce(fp32, 64, sum)", timeout),
+			call(1, 1, "allreduce(fp32, 64, sum)", timeout),
+			errors.New("rank 0 was stopped outside an op when the first failed"),
+			errors.New("rank 3 had finished"),
+		), []string{
+			"still in it: rank 1 (step 1: still waiting to receive from rank 2), rank 2 (step 1",
+			"; rank 0 was stopped outside an op when the first failed; rank 3 had finished",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

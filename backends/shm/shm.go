@@ -73,19 +73,36 @@ func (Backend) Run(ctx context.Context, cfg backends.Config, body backends.RankF
 	}
 	// An op timed out: report where every rank was, after the first error.
 	all := []error{first}
-	var finished []int // named as ranges: there may be 4096 of them
+	var finished, stopped []int // named as ranges: there may be 4096 of them
 	for r, err := range errs {
 		switch {
 		case err == nil:
 			finished = append(finished, r)
-		case err != first:
+		case err == first:
+		case errors.Is(err, first):
+			// The rank saw the group's context end outside a call (as it
+			// faulted in buffers, say) and returned the cause, the first
+			// error: that is another rank's story, not where this one was.
+			stopped = append(stopped, r)
+		default:
 			all = append(all, err)
 		}
 	}
 	if len(finished) > 0 {
 		all = append(all, fmt.Errorf("%s had finished", backends.RankList(finished)))
 	}
+	if len(stopped) > 0 {
+		all = append(all, fmt.Errorf("%s %s outside an op when the first failed", backends.RankList(stopped), stoppedVerb(len(stopped))))
+	}
 	return errors.Join(all...)
+}
+
+// stoppedVerb is "was stopped" for one rank and "were stopped" for more.
+func stoppedVerb(n int) string {
+	if n == 1 {
+		return "was stopped"
+	}
+	return "were stopped"
 }
 
 // World is a set of ranks that exchange messages in memory.
