@@ -23,19 +23,27 @@ func (e *stoppedError) Error() string {
 	return fmt.Sprintf("rank %d was stopped for %v, the op's limit (-T)", e.rank, e.limit)
 }
 
+// exitedError is why a run ended whose rank process exited with an error
+// before the run was over: its peers would wait for it until their own
+// limits (a rank killed before it joined the rendezvous held rank 0 for
+// the whole connect timeout, 2 minutes). The run's one line names the
+// child itself (report), so the error says only that it ended.
+type exitedError struct{ rank int }
+
+func (e *exitedError) Error() string {
+	return fmt.Sprintf("rank %d's process ended before the run did", e.rank)
+}
+
 // watch looks at the children every childPoll until the returned function
-// is called, and calls fail, once, with a *stoppedError when one of them
-// has been stopped (state T or t in /proc) at every look for limit. It
-// does so whatever rank 0 is doing: an op's own limit starts only when
-// rank 0 waits on the stopped rank, and setting up a large row on a
-// loaded host took seconds before that. A limit of 0 watches nothing.
+// is called, and calls fail, once: with an *exitedError as soon as one of
+// them has exited with an error, and with a *stoppedError when one has
+// been stopped (state T or t in /proc) at every look for limit. It does
+// so whatever rank 0 is doing: an op's own limit starts only when rank 0
+// waits on the stopped rank, and setting up a large row on a loaded host
+// took seconds before that. A limit of 0 watches for no stop.
 func (cs *children) watch(limit time.Duration, fail func(error)) (stop func()) {
 	quit := make(chan struct{})
 	done := make(chan struct{})
-	if limit <= 0 {
-		close(done)
-		return func() { close(quit) }
-	}
 	go func() {
 		defer close(done)
 		tick := time.NewTicker(childPoll)
@@ -49,11 +57,15 @@ func (cs *children) watch(limit time.Duration, fail func(error)) (stop func()) {
 				for i, c := range cs.procs {
 					select {
 					case <-c.done:
+						if c.err != nil {
+							fail(&exitedError{rank: c.rank})
+							return
+						}
 						since[i] = time.Time{}
 						continue
 					default:
 					}
-					if c.stopped() == "" {
+					if limit <= 0 || c.stopped() == "" {
 						since[i] = time.Time{}
 						continue
 					}

@@ -12,7 +12,14 @@ import (
 // killed when the test ends.
 func stoppedChild(t *testing.T) (*children, *child) {
 	t.Helper()
-	c := &child{rank: 1, last: &lastLine{}, done: make(chan struct{}), cmd: exec.Command("sleep", "60")}
+	return startChild(t, "sleep", "60")
+}
+
+// startChild starts name with args as rank 1 of a children, killed when
+// the test ends.
+func startChild(t *testing.T, name string, args ...string) (*children, *child) {
+	t.Helper()
+	c := &child{rank: 1, last: &lastLine{}, done: make(chan struct{}), cmd: exec.Command(name, args...)}
 	stdin, err := c.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +108,59 @@ func TestWatchStoppedChild(t *testing.T) {
 			}
 			if took := at.Sub(stoppedAt); took < tc.limit-childPoll {
 				t.Errorf("failed %v after the stop, before the limit %v", took, tc.limit)
+			}
+		})
+	}
+}
+
+// TestWatchExitedChild: a child that exits with an error fails the run at
+// once, with no limit needed; one that exits cleanly does not. Without
+// it, a rank killed before it joined the rendezvous held rank 0 for the
+// whole connect timeout (2 minutes).
+func TestWatchExitedChild(t *testing.T) {
+	tests := []struct {
+		name  string
+		sig   syscall.Signal // sent to the child; 0: it exits cleanly
+		fails bool
+	}{
+		{"killed", syscall.SIGKILL, true},
+		{"quit before its handler", syscall.SIGQUIT, true},
+		{"exits cleanly", 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, c := stoppedChild(t)
+			if tc.sig == 0 {
+				cs, c = startChild(t, "true")
+			}
+			failed := make(chan error, 1)
+			stop := cs.watch(0, func(err error) { failed <- err })
+			defer stop()
+			if tc.sig != 0 {
+				if err := c.cmd.Process.Signal(tc.sig); err != nil {
+					t.Fatal(err)
+				}
+			}
+			<-c.done
+			if !tc.fails {
+				if c.err != nil {
+					t.Fatalf("true exited with %v", c.err)
+				}
+				select {
+				case err := <-failed:
+					t.Fatalf("failed with %v after a clean exit", err)
+				case <-time.After(5 * childPoll):
+				}
+				return
+			}
+			select {
+			case err := <-failed:
+				var ee *exitedError
+				if !errors.As(err, &ee) || ee.rank != 1 {
+					t.Errorf("failed with %#v, want an exitedError of rank 1", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("no failure 30 s after the child exited")
 			}
 		})
 	}
