@@ -250,7 +250,9 @@ func TestHelpEnvironment(t *testing.T) {
 
 // TestRealSrun starts a single-host Slurm (scripts/slurm-single-host.sh)
 // and runs a real `srun -n 4 hccl-test --backend tcp`, with nothing else
-// set up, and with -t 2 (two processes of two ranks).
+// set up, and with -t 2 (two processes of two ranks); then hccl_test's
+// launch line with no --backend (one world on proc, -p the tasks per
+// node), and the -p and --backend that srun's tasks refuse.
 func TestRealSrun(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("a single-host Slurm needs root (slurmd)")
@@ -297,5 +299,29 @@ func TestRealSrun(t *testing.T) {
 			noBoards(t, tmp)
 		})
 	}
+	// hccl_test's launch line: no --backend, -p the tasks per node.
+	srun := func(t *testing.T, tasks int, extra ...string) (*proc, int) {
+		p := start(t, "srun", env, "srun", args([]string{"-n", strconv.Itoa(tasks), "--chdir", tmp, bin}, launchedSmall, extra)...)
+		return p, p.wait(t, 120*time.Second)
+	}
+	t.Run("srun -n 4 -p 4, no --backend", func(t *testing.T) {
+		p, code := srun(t, 4, "--op", "allreduce,allgather", "-p", "4")
+		if code != 0 {
+			t.Fatalf("srun exit %d\nstderr:\n%s\nstdout:\n%s", code, p.errOut.String(), p.out.String())
+		}
+		if h := strings.Count(p.out.String(), "# hccl-test "); h != 1 {
+			t.Errorf("%d tables, want 1 (rank 0's)", h)
+		}
+		checkTableOn(t, "proc", p.out.String(), 4, 2*7, []string{"fp32"})
+		noBoards(t, tmp)
+	})
+	t.Run("srun -n 2 -p 4", func(t *testing.T) {
+		p, code := srun(t, 2, "-p", "4")
+		refusedEverywhere(t, p, code, 2, "--ranks 4: under a launcher -p is the ranks per node", "SLURM_STEP_TASKS_PER_NODE=2 at SLURM_NODEID=0", "give -p 2")
+	})
+	t.Run("srun -n 2 --backend shm", func(t *testing.T) {
+		p, code := srun(t, 2, "--backend", "shm")
+		refusedEverywhere(t, p, code, 2, "--backend shm: this process was started by srun (Slurm)", "leave --backend out")
+	})
 	noLeftovers(t, bin)
 }
