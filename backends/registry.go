@@ -75,6 +75,11 @@ type Launch struct {
 	Rank, Size int
 	// Source names the launcher and variables that gave these values.
 	Source string
+	// Local is how many of the world's processes run on this host, as
+	// the launcher says, 0 where it does not; LocalSource names the
+	// variables that say it.
+	Local       int
+	LocalSource string
 }
 
 // Launched is implemented by backends whose ranks may be started by an

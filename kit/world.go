@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/inject"
-	"github.com/hccl-test/hccl-test/backends/launcher"
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/internal/syslimits"
 )
@@ -163,46 +161,6 @@ func (w World) Config(links *sim.LinkModel, retry bool) backends.Config {
 		Options: BackendOptions(w.Backend, WorldOptions{Links: links,
 			Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, OpTimeout: w.Timeout, Args: w.Args, PerProcess: w.PerProcess}),
 	}
-}
-
-// ApplyLauncher takes the world size from the launcher that started this
-// process, if the backend supports launchers and one did: its processes
-// times PerProcess. ranksGiven says whether the user chose Ranks; a
-// different choice is an error.
-func (w *World) ApplyLauncher(ranksGiven bool) error {
-	b, err := backends.Lookup(w.Backend)
-	if err != nil {
-		return FieldErrorf("Backend", ": %w", err)
-	}
-	l, ok := b.(backends.Launched)
-	if !ok {
-		return refuseLaunched(w.Backend, os.Getenv)
-	}
-	lw, launched, err := l.LaunchedWorld(w.Config(nil, false))
-	if err != nil || !launched {
-		return err
-	}
-	per := max(1, w.PerProcess)
-	if ranksGiven && w.Ranks != lw.Size*per {
-		return FieldErrorf("Ranks", " %d: this process was started by %s", w.Ranks/per, lw.Source)
-	}
-	w.Ranks, w.HostedRanks, w.LaunchedRank = lw.Size*per, per, lw.Rank*per
-	return nil
-}
-
-// refuseLaunched refuses a backend whose ranks all run inside one process
-// (it has no launcher support) for a process that a launcher (getenv's
-// variables, package launcher) started as one rank of several: every
-// launched process would run a world of its own, or, beside ranks of
-// another backend, leave them waiting for it.
-func refuseLaunched(backend string, getenv func(string) string) error {
-	env, err := launcher.Read(getenv)
-	if err != nil || env.Family == "" || env.Family == launcher.HCCLTest || env.Size < 2 {
-		return err
-	}
-	return FieldErrorf("Backend", " %s: this process was started by %s as rank %d of %d processes, "+
-		"but --backend %s runs every rank inside one process: give every process --backend tcp (or proc), "+
-		"so that the launched processes are one world", backend, env.Source, env.Rank, env.Size, backend)
 }
 
 // WritesOutput reports whether this process writes the run's output: it

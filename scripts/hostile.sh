@@ -265,7 +265,7 @@ row "compare 50 MB one line of x" - 0 null -- "$bin" compare "$work/one-line.txt
 row "PMI_FD=abc (MPICH rank, tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 PMI_FD=abc "$bin" --backend tcp -b 1K -e 1K
 row "Open MPI session dir /nonexistent (tcp)" - 0 null -- env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=7 OMPI_MCA_orte_jobfam_session_dir=/nonexistent "$bin" --backend tcp -b 1K -e 1K
 row "MASTER_ADDR='bad host!' (torchrun rank 1, tcp)" - 0 null -- env RANK=1 WORLD_SIZE=2 "MASTER_ADDR=bad host!" MASTER_PORT=29500 HCCL_TEST_SECRET=s "$bin" --backend tcp -b 1K -e 1K --connect-timeout 5s
-row "rank 1 of mpirun on --backend shm" - 0 null -- env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
+row "rank 1 of mpirun naming no job (default backend)" - 0 null -- env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
 row "plot -o /nonexistent/x.png" - 0 null -- "$bin" plot -o /nonexistent/x.png "$work/a.csv"
 row "PMI_FD=999, not open (tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 PMI_FD=999 "$bin" --backend tcp -b 1K -e 1K
 row "Open MPI session dir a file (tcp)" - 0 null -- env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=7 OMPI_MCA_orte_jobfam_session_dir="$work/a.csv" "$bin" --backend tcp -b 1K -e 1K
@@ -327,6 +327,37 @@ row "--backend mpi --algo native (default build)" - 0 null -- "$bin" --backend m
 row "scenario --backend mpi (default build)" - 0 null -- "$bin" scenario --backend mpi examples/dense-tp-dp.json
 row "plot with no -o" - 0 null -- sh -c 'cd "$0" && exec "$1" plot a.csv' "$work" "$bin"
 row "plot with no -o, a directory it cannot write" - 0 null -- sh -c 'cd /proc && exec "$0" plot "$1"' "$bin" "$work/a.csv"
+# issue 36 item 1: launcher is one world
+# hccl_test's launch line (no --backend; -p the ranks per node) under the
+# real launchers where installed, then each launcher's environment given
+# to one process: -p against the launcher's processes on this host, the
+# variables that say how many, and backends that cannot span processes.
+small1='-b 1K -e 64K -n 2 -w 1 --link-bw 10GB/s'
+if command -v mpirun.openmpi >/dev/null; then
+	row "mpirun -np 4 -p 4, no --backend (one table)" - 0 null -- mpirun.openmpi --allow-run-as-root --oversubscribe -np 4 "$bin" $small1 -p 4
+	row "mpirun -np 4 -p 8 (contradicts)" - 0 null -- mpirun.openmpi --allow-run-as-root --oversubscribe -np 4 "$bin" $small1 -p 8
+	row "mpirun -np 2 --backend shm" - 0 null -- mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 "$bin" $small1 --backend shm
+	row "mpirun -np 1 -p 4 (one process: shm's 4 ranks)" - 0 null -- mpirun.openmpi --allow-run-as-root --oversubscribe -np 1 "$bin" $small1 -p 4
+fi
+if command -v mpiexec.hydra >/dev/null; then
+	row "mpiexec.hydra -n 4 -p 4, no --backend (one table)" - 0 null -- mpiexec.hydra -n 4 "$bin" $small1 -p 4
+	row "mpiexec.hydra -n 2 -p 99999999999" - 0 null -- mpiexec.hydra -n 2 "$bin" $small1 -p 99999999999
+fi
+ompi1='OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_LOCAL_SIZE=4 PMIX_NAMESPACE=prterun-vm-9@1'
+srun1='SLURM_PROCID=1 SLURM_NTASKS=4 SLURM_JOB_ID=9 SLURM_STEP_ID=0 SLURM_NNODES=1 SLURM_NODEID=0'
+row "Open MPI rank, -p 2 of 4 on this host" - 0 null -- env $ompi1 "$bin" -p 2 -b 1K -e 1K --dry-run
+row "Open MPI rank, -p 4 of 4 (dry run)" - 0 null -- env $ompi1 "$bin" -p 4 -b 1K -e 1K --dry-run
+row "Open MPI rank, -p 0" - 0 null -- env $ompi1 "$bin" -p 0 -b 1K -e 1K --dry-run
+row "Open MPI rank, -p -4" - 0 null -- env $ompi1 "$bin" -p -4 -b 1K -e 1K --dry-run
+row "Open MPI rank, -p NaN" - 0 null -- env $ompi1 "$bin" -p NaN -b 1K -e 1K --dry-run
+row "Open MPI rank, --backend sim" - 0 null -- env $ompi1 "$bin" --backend sim -b 1K -e 1K --dry-run
+row "srun task, SLURM_TASKS_PER_NODE=2(x (malformed)" - 0 null -- env $srun1 'SLURM_TASKS_PER_NODE=2(x' "$bin" -b 1K -e 1K --dry-run
+row "srun task, SLURM_TASKS_PER_NODE=1(x99999999)" - 0 null -- env $srun1 'SLURM_TASKS_PER_NODE=1(x99999999)' "$bin" -b 1K -e 1K --dry-run
+row "srun task, SLURM_TASKS_PER_NODE=0,4 on node 0" - 0 null -- env $srun1 SLURM_TASKS_PER_NODE=0,4 "$bin" -b 1K -e 1K --dry-run
+row "srun task, SLURM_NODEID=9 of SLURM_TASKS_PER_NODE=2(x2)" - 0 null -- env $srun1 SLURM_NODEID=9 'SLURM_TASKS_PER_NODE=2(x2)' "$bin" -b 1K -e 1K --dry-run
+row "srun task, -p 2 of SLURM_TASKS_PER_NODE=4" - 0 null -- env $srun1 SLURM_TASKS_PER_NODE=4 "$bin" -p 2 -b 1K -e 1K --dry-run
+row "torchrun rank, -p 3 of WORLD_SIZE=2" - 0 null -- env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29519 HCCL_TEST_SECRET=s "$bin" -p 3 -b 1K -e 1K --dry-run
+row "scenario under mpirun's variables, --backend shm" - 0 null -- env $ompi1 "$bin" scenario --backend shm examples/dense-tp-dp.json
 # issue 37 part 4: the simulator at cluster scale
 row "sim -p 2048, 1 KiB allreduce, checked" - 0 null -- "$bin" --backend sim -p 2048 -b 1K -e 1K -n 2 -w 1
 row "sim -p 16384 --sim-data=false, 1 KiB rhd" - 0 null -- "$bin" --backend sim --sim-data=false -p 16384 --topology per-server=8 --algo rhd -b 1K -e 1K -n 2 -w 1

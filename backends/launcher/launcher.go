@@ -53,9 +53,10 @@ type Env struct {
 	// Size, for messages: "torchrun (RANK=1 WORLD_SIZE=2)".
 	Source string
 	// LocalSize is how many of the world's processes share this host, as
-	// the launcher says (LocalVar), 0 where it does not.
-	LocalSize int
-	LocalVar  string
+	// the launcher says, 0 where it does not; LocalSource names the
+	// variables that say it, for messages: "OMPI_COMM_WORLD_LOCAL_SIZE=4".
+	LocalSize   int
+	LocalSource string
 
 	// Master is HCCL_TEST_MASTER, rank 0's address host:port, "" unset.
 	Master string
@@ -135,7 +136,7 @@ func Read(getenv func(string) string) (Env, error) {
 		}
 		if w.ok && env.Family == "" {
 			env.Family, env.Rank, env.Size, env.Source = f.name, w.rank, w.size, w.source
-			env.LocalSize, env.LocalVar = w.local, f.local
+			env.LocalSize, env.LocalSource = w.local, w.localSource
 		}
 	}
 	if err := readOwn(getenv, &env); err != nil {
@@ -156,6 +157,8 @@ type world struct {
 	ok                bool
 	rank, size, local int
 	source            string
+	// localSource names what gave local, "" when nothing did.
+	localSource string
 }
 
 // read reads f's variables: none, or all with numbers in range.
@@ -195,6 +198,7 @@ func rankAndSize(f family, getenv func(string) string, rs, ss string) (world, er
 			if w.local, err = number(f.local, v, 1, size, fmt.Sprintf("the ranks on this host, of the %s=%d", f.size, size)); err != nil {
 				return world{}, err
 			}
+			w.localSource = f.local + "=" + v
 		}
 	}
 	return w, nil

@@ -1,6 +1,10 @@
 package launcher
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // SlurmStep is what srun tells the tasks of a job step.
 type SlurmStep struct {
@@ -85,7 +89,89 @@ func readSlurm(getenv func(string) string, s *SlurmStep) (world, error) {
 			}
 		}
 	}
+	if err := slurmLocal(getenv, s, &w); err != nil {
+		return world{}, err
+	}
 	return w, nil
+}
+
+// slurmLocal sets w's tasks on this node from what srun gives every
+// task: the tasks of each node of the step (SLURM_STEP_TASKS_PER_NODE, or
+// SLURM_TASKS_PER_NODE, "2(x3),1": 2 tasks on each of 3 nodes, then 1)
+// at this task's node (SLURM_NODEID); or, on a step of one node, all of
+// them. SLURM_NTASKS_PER_NODE, a user's request that srun does not
+// always set, gives it only where neither does.
+func slurmLocal(getenv func(string) string, s *SlurmStep, w *world) error {
+	nodeVar := "SLURM_NODEID"
+	nodeV := getenv(nodeVar)
+	node := -1
+	if nodeV != "" {
+		var err error
+		if node, err = number(nodeVar, nodeV, 0, MaxSize-1, "this task's node, counted from 0"); err != nil {
+			return err
+		}
+	}
+	for _, n := range []string{"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"} {
+		v := getenv(n)
+		if v == "" {
+			continue
+		}
+		counts, err := tasksPerNode(v)
+		if err != nil {
+			return &Error{Var: n, Value: v, Why: err.Error()}
+		}
+		switch {
+		case node >= len(counts):
+			return &Error{Var: nodeVar, Value: nodeV, Why: fmt.Sprintf("want a node of the %s=%s, which has %d, counted from 0", n, v, len(counts))}
+		case node >= 0:
+			w.local, w.localSource = counts[node], fmt.Sprintf("%s=%s at %s=%d", n, v, nodeVar, node)
+		case len(counts) == 1:
+			w.local, w.localSource = counts[0], n+"="+v
+		default:
+			continue
+		}
+		if w.local < 1 || w.local > w.size {
+			return &Error{Var: n, Value: v, Why: fmt.Sprintf("%d tasks on the node of this task (%s), want 1 to the step's %d", w.local, w.localSource, w.size)}
+		}
+		return nil
+	}
+	if s.Nodes == 1 && w.localSource == "" {
+		w.local, w.localSource = w.size, s.NodesVar+"=1"
+	}
+	return nil
+}
+
+// maxTaskCounts bounds the nodes of a tasks-per-node list, as maxHosts
+// bounds a node list.
+const maxTaskCounts = maxHosts
+
+// tasksPerNode expands Slurm's tasks-per-node list, "2(x3),1", into one
+// count per node: 2 2 2 1.
+func tasksPerNode(list string) ([]int, error) {
+	var out []int
+	for _, item := range strings.Split(list, ",") {
+		count, rep, repeated := strings.Cut(item, "(x")
+		times := 1
+		if repeated {
+			r, ok := strings.CutSuffix(rep, ")")
+			n, err := strconv.Atoi(r)
+			if !ok || err != nil || n < 1 || n > maxTaskCounts {
+				return nil, fmt.Errorf("%q: want N or N(xM), M nodes of N tasks, M from 1 to %d", item, maxTaskCounts)
+			}
+			times = n
+		}
+		n, err := strconv.Atoi(count)
+		if err != nil || n < 0 || n > MaxSize {
+			return nil, fmt.Errorf("%q: want a number of tasks from 0 to %d", item, MaxSize)
+		}
+		if len(out)+times > maxTaskCounts {
+			return nil, fmt.Errorf("more than %d nodes", maxTaskCounts)
+		}
+		for range times {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // first returns the first of names that getenv has, and its value; the

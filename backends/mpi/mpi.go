@@ -59,7 +59,7 @@ func (Backend) LaunchedWorld(cfg backends.Config) (backends.Launch, bool, error)
 		return backends.Launch{}, false, err
 	}
 	if env.Family == launcher.OpenMPI || env.Family == launcher.MPICH {
-		return backends.Launch{Rank: env.Rank, Size: env.Size, Source: env.Source}, true, nil
+		return backends.Launch{Rank: env.Rank, Size: env.Size, Source: env.Source, Local: env.LocalSize, LocalSource: env.LocalSource}, true, nil
 	}
 	if cfg.Ranks > 1 {
 		return backends.Launch{}, false, fmt.Errorf(

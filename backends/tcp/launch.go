@@ -34,6 +34,8 @@ type role struct {
 	Source     string // what started the rank, for messages
 	Child      bool   // started by hccl-test itself
 	Local      int    // processes on this host, as the launcher says; 0 unknown
+	// LocalSource names the variables that gave Local.
+	LocalSource string
 	// meet, when not nil, is where the ranks learn rank 0's address and
 	// the secret (Master is then "" and, but on rank 0, Secret too).
 	meet *meetSpec
@@ -53,7 +55,8 @@ func detectLaunch(getenv func(string) string, master, bind string) (role, bool, 
 	if err != nil || env.Family == "" {
 		return role{}, false, err
 	}
-	r := role{Rank: env.Rank, Size: env.Size, Source: env.Source, Child: env.Family == launcher.HCCLTest, Local: env.LocalSize}
+	r := role{Rank: env.Rank, Size: env.Size, Source: env.Source, Child: env.Family == launcher.HCCLTest,
+		Local: env.LocalSize, LocalSource: env.LocalSource}
 	from := "rendezvous address" // what gave it, for an error
 	switch {
 	case env.Master != "":
@@ -86,7 +89,7 @@ func (Backend) LaunchedWorld(cfg backends.Config) (backends.Launch, bool, error)
 	if !ok || err != nil {
 		return backends.Launch{}, ok, err
 	}
-	return backends.Launch{Rank: r.Rank, Size: r.Size, Source: r.Source}, true, nil
+	return backends.Launch{Rank: r.Rank, Size: r.Size, Source: r.Source, Local: r.Local, LocalSource: r.LocalSource}, true, nil
 }
 
 // newSecret returns a fresh random secret for a job hccl-test starts.

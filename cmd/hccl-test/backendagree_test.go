@@ -73,7 +73,7 @@ func TestRanksDisagreeOnBackend(t *testing.T) {
 func TestMpirunDisagreeOnBackend(t *testing.T) {
 	// Open MPI 4 calls itself OpenRTE in --version; every version names
 	// its site.
-	path := findLauncher(t, "mpirun.openmpi", "open-mpi.org", "openmpi-bin")
+	path := findLauncher(t, "mpirun.openmpi", "openmpi-bin", openMPIMarks...)
 	bin := buildBinary(t)
 	tmp := privateTemp(t)
 	flags := strings.Join(args(small[2:]), " ")

@@ -33,7 +33,7 @@ func TestBadEnvironment(t *testing.T) {
 		{"MASTER_PORT not a port", append(torch, "MASTER_ADDR=127.0.0.1", "MASTER_PORT=http"), tcp, `MASTER_PORT="http"`},
 		{"Slurm node list malformed", append(srun, "SLURM_STEP_NODELIST=node[1-"), tcp, `SLURM_STEP_NODELIST="node[1-"`},
 		{"local size not a number", append(ompi, "OMPI_COMM_WORLD_LOCAL_SIZE=abc"), tcp, `OMPI_COMM_WORLD_LOCAL_SIZE="abc": want the ranks on this host`},
-		{"one rank of mpirun on shm", []string{"OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2"}, run, `--backend shm: this process was started by mpirun (Open MPI)`},
+		{"one rank of mpirun on shm", []string{"OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2"}, append([]string{"--backend", "shm"}, run...), `--backend shm: this process was started by mpirun (Open MPI)`},
 		{"one task of srun on sim", srun, append([]string{"--backend", "sim"}, run...), `--backend sim: this process was started by srun (Slurm)`},
 
 		// Class 6: half-set launcher environments, bad values of our own.

@@ -18,29 +18,49 @@ import (
 )
 
 // findLauncher finds a launcher binary by name, and checks that it is the
-// implementation whose flags the test uses; it skips t otherwise.
-func findLauncher(t *testing.T, name, impl, pkg string) string {
+// implementation whose flags the test uses: its --version names one of
+// marks. It skips t otherwise.
+func findLauncher(t *testing.T, name, pkg string, marks ...string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
 	if err != nil {
 		t.Skipf("%s is not installed (apt-get install %s)", name, pkg)
 	}
-	if v, _ := exec.Command(path, "--version").CombinedOutput(); !bytes.Contains(v, []byte(impl)) {
-		t.Skipf("%s is not %s's: %q", name, impl, strings.TrimSpace(string(v)))
+	v, _ := exec.Command(path, "--version").CombinedOutput()
+	if !isLauncher(v, marks) {
+		t.Skipf("%s is not %s's: %q", name, marks[0], strings.TrimSpace(string(v)))
 	}
 	return path
 }
 
+// isLauncher reports whether version, a launcher's --version, names one of
+// marks.
+func isLauncher(version []byte, marks []string) bool {
+	for _, m := range marks {
+		if bytes.Contains(version, []byte(m)) {
+			return true
+		}
+	}
+	return false
+}
+
+// openMPIMarks are what Open MPI's launcher prints in its --version: Open
+// MPI 4's orterun prints "mpirun (Open MPI) 4.1.4" when called mpirun but
+// "mpirun.openmpi (OpenRTE) 4.1.4" under Debian's name for it; Open MPI 5
+// (PRRTE) prints "mpirun (Open MPI) 5.0.x".
+var openMPIMarks = []string{"(Open MPI)", "(OpenRTE)"}
+
 // mpiCommands are the real launchers, each starting n ranks of bin with
 // args, and nothing else set up.
 var mpiCommands = []struct {
-	name, binary, impl, pkg string
-	cmd                     func(path string, n int, bin string, args []string) []string
+	name, binary, pkg string
+	marks             []string
+	cmd               func(path string, n int, bin string, args []string) []string
 }{
-	{"open mpi", "mpirun.openmpi", "Open MPI", "openmpi-bin", func(path string, n int, bin string, a []string) []string {
+	{"open mpi", "mpirun.openmpi", "openmpi-bin", openMPIMarks, func(path string, n int, bin string, a []string) []string {
 		return append([]string{path, "--oversubscribe", "--allow-run-as-root", "-np", strconv.Itoa(n), bin}, a...)
 	}},
-	{"mpich", "mpiexec.hydra", "HYDRA", "mpich", func(path string, n int, bin string, a []string) []string {
+	{"mpich", "mpiexec.hydra", "mpich", []string{"HYDRA"}, func(path string, n int, bin string, a []string) []string {
 		return append([]string{path, "-n", strconv.Itoa(n), bin}, a...)
 	}},
 }
@@ -52,7 +72,7 @@ func TestLaunchersNoSetup(t *testing.T) {
 	bin := buildBinary(t)
 	for _, mc := range mpiCommands {
 		t.Run(mc.name, func(t *testing.T) {
-			path := findLauncher(t, mc.binary, mc.impl, mc.pkg)
+			path := findLauncher(t, mc.binary, mc.pkg, mc.marks...)
 			tmp := privateTemp(t)
 			dtypes := []string{"fp32", "int32"}
 			a := args(small, []string{"--op", "allreduce,alltoall", "-d", strings.Join(dtypes, ",")})
@@ -230,7 +250,9 @@ func TestHelpEnvironment(t *testing.T) {
 
 // TestRealSrun starts a single-host Slurm (scripts/slurm-single-host.sh)
 // and runs a real `srun -n 4 hccl-test --backend tcp`, with nothing else
-// set up, and with -t 2 (two processes of two ranks).
+// set up, and with -t 2 (two processes of two ranks); then hccl_test's
+// launch line with no --backend (one world on proc, -p the tasks per
+// node), and the -p and --backend that srun's tasks refuse.
 func TestRealSrun(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("a single-host Slurm needs root (slurmd)")
@@ -277,5 +299,29 @@ func TestRealSrun(t *testing.T) {
 			noBoards(t, tmp)
 		})
 	}
+	// hccl_test's launch line: no --backend, -p the tasks per node.
+	srun := func(t *testing.T, tasks int, extra ...string) (*proc, int) {
+		p := start(t, "srun", env, "srun", args([]string{"-n", strconv.Itoa(tasks), "--chdir", tmp, bin}, launchedSmall, extra)...)
+		return p, p.wait(t, 120*time.Second)
+	}
+	t.Run("srun -n 4 -p 4, no --backend", func(t *testing.T) {
+		p, code := srun(t, 4, "--op", "allreduce,allgather", "-p", "4")
+		if code != 0 {
+			t.Fatalf("srun exit %d\nstderr:\n%s\nstdout:\n%s", code, p.errOut.String(), p.out.String())
+		}
+		if h := strings.Count(p.out.String(), "# hccl-test "); h != 1 {
+			t.Errorf("%d tables, want 1 (rank 0's)", h)
+		}
+		checkTableOn(t, "proc", p.out.String(), 4, 2*7, []string{"fp32"})
+		noBoards(t, tmp)
+	})
+	t.Run("srun -n 2 -p 4", func(t *testing.T) {
+		p, code := srun(t, 2, "-p", "4")
+		refusedEverywhere(t, p, code, 2, "--ranks 4: under a launcher -p is the ranks per node", "SLURM_STEP_TASKS_PER_NODE=2 at SLURM_NODEID=0", "give -p 2")
+	})
+	t.Run("srun -n 2 --backend shm", func(t *testing.T) {
+		p, code := srun(t, 2, "--backend", "shm")
+		refusedEverywhere(t, p, code, 2, "--backend shm: this process was started by srun (Slurm)", "leave --backend out")
+	})
 	noLeftovers(t, bin)
 }

@@ -107,9 +107,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.VarP(newCount(check, 1), "check", "c", "checked runs per row, after the timed ones (outside the timed region): 0 none; N on inputs filled anew each, stopping at the first with a wrong element, whose count the row reports (as nccl-tests' -c)")
 	measure := addMeasureFlags(fs) // -a, -m, -z, -C, -u (measureflags.go)
 	fs.VarP(newCount(&p.Root, p.Root), "root", "r", "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
-	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init and hccl_test's the NPUs per node; here it is the ranks); over tcp with -t or -g, the rank processes")
+	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init; here it is the ranks); over tcp with -t or -g, the rank processes; under mpirun, mpiexec or srun, the ranks per node, as hccl_test's (NPUs per node): it must agree with the launcher, whose process count makes the world")
 	threads := addThreadFlags(fs) // -t, -g (threads.go)
-	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
+	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " ")+"; under mpirun, mpiexec, srun or torchrun, without --backend, "+kit.LaunchedBackend+": the launched processes are one world")
 	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest), native (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"; or several, comma-separated (auto,ring,rd), each row measured with each in turn. Without --algo, HCCL_ALGO in HCCL's form (level0:NA;level1:H-D_R) chooses")
 	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
 	cache := fs.String("cache", "warm", "warm: every iteration reuses one buffer set, which small rows find in the cache (as nccl-tests); cold: rotate through sets twice the last-level cache, so the data comes from memory")
@@ -154,6 +154,10 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		return p, o, errHelpShown
 	}
 	if err := refuseGPUFlags(fs); err != nil {
+		return p, o, err
+	}
+	// Under mpirun, mpiexec or srun the launched processes are one world.
+	if err := p.ChooseLaunched(fs.Changed("backend"), os.Getenv); err != nil {
 		return p, o, err
 	}
 	if err := refuseForeignFlags(fs, p.Backend); err != nil {

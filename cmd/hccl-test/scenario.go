@@ -115,7 +115,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if err != nil {
 		return scenarioRun{}, err
 	}
-	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " "))
+	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " ")+"; under mpirun, mpiexec, srun or torchrun, without --backend, "+kit.LaunchedBackend+": the launched processes are one world")
 	fs.VarP(newCount(&o.Ranks, 0), "ranks", "p", "number of ranks, in place of the file's")
 	iters := new(int)
 	fs.VarP(newCount(iters, 0), "iters", "n", "timed iterations of the step per run, in place of the file's")
@@ -135,6 +135,10 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		writeFlagHelp(&flags, fs, nil)
 		fmt.Fprintf(helpOut, scenarioHelp, programName, flags.String())
 		return scenarioRun{}, errHelpShown
+	}
+	// Under mpirun, mpiexec or srun the launched processes are one world.
+	if err := o.ChooseLaunched(fs.Changed("backend"), os.Getenv); err != nil {
+		return scenarioRun{}, err
 	}
 	if err := refuseForeignFlags(fs, o.Backend); err != nil {
 		return scenarioRun{}, err

@@ -58,13 +58,7 @@ func TestTCPRanks(t *testing.T) {
 // TestTCPMpirun: Open MPI's mpirun starts three ranks; rank 0 prints the
 // table and nobody else prints anything.
 func TestTCPMpirun(t *testing.T) {
-	mpirun, err := exec.LookPath("mpirun")
-	if err != nil {
-		t.Skip("mpirun is not installed (apt-get install openmpi-bin)")
-	}
-	if v, _ := exec.Command(mpirun, "--version").CombinedOutput(); !bytes.Contains(v, []byte("Open MPI")) {
-		t.Skipf("mpirun is not Open MPI's (the test uses its flags): %q", strings.TrimSpace(string(v)))
-	}
+	mpirun := findLauncher(t, "mpirun", "openmpi-bin", openMPIMarks...)
 	bin := buildBinary(t)
 	master := freeAddr(t)
 	dtypes := []string{"fp32", "bf16"}

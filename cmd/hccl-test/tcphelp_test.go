@@ -176,7 +176,13 @@ func rows(t *testing.T, stdout string) [][]string {
 // and the footer.
 func checkTable(t *testing.T, stdout string, ranks, want int, dtypes []string) {
 	t.Helper()
-	if h := fmt.Sprintf("# backend tcp  ranks %d ", ranks); !strings.Contains(stdout, h) {
+	checkTableOn(t, "tcp", stdout, ranks, want, dtypes)
+}
+
+// checkTableOn is checkTable of a run on backend.
+func checkTableOn(t *testing.T, backend, stdout string, ranks, want int, dtypes []string) {
+	t.Helper()
+	if h := fmt.Sprintf("# backend %s  ranks %d ", backend, ranks); !strings.Contains(stdout, h) {
 		t.Errorf("no header %q in stdout:\n%s", h, stdout)
 	}
 	rs := rows(t, stdout)

@@ -54,7 +54,7 @@ func TestThreadsOverTCP(t *testing.T) {
 	})
 	for _, mc := range mpiCommands {
 		t.Run(mc.name, func(t *testing.T) {
-			path := findLauncher(t, mc.binary, mc.impl, mc.pkg)
+			path := findLauncher(t, mc.binary, mc.pkg, mc.marks...)
 			c := mc.cmd(path, 2, bin, a)
 			p := start(t, mc.binary, cleanEnv("TMPDIR="+privateTemp(t)), c[0], c[1:]...)
 			if code := p.wait(t, 120*time.Second); code != 0 {
