@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -72,7 +71,7 @@ func TestBadInputTable(t *testing.T) {
 			}
 			line := stderr.String()
 			prefix := programName + ": "
-			if len(args) > 0 && slices.Contains([]string{"compare", "plot", "convert", "scenario", "algorithms", "links"}, args[0]) {
+			if len(args) > 0 && lookupCommand(args[0]) != nil {
 				prefix = programName + " " + args[0] + ": "
 			}
 			if strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, prefix) {
