@@ -83,8 +83,8 @@ func unknownCommand(name string) string {
 func writeCommandList(w io.Writer, width int) {
 	rows := make([]helpRow, len(commands))
 	for i, c := range commands {
-		rows[i] = helpRow{left: "  " + usageOf(c.name), text: c.summary}
+		rows[i] = helpRow{left: strings.TrimRight("  "+c.name+" "+c.args, " "), text: c.summary}
 	}
-	rows[0].title = "Subcommands (each has its own --help)"
-	writeRows(w, width, maxFlagColumn+8, rows)
+	rows[0].title = "Subcommands (" + programName + " COMMAND ..., each with its own --help)"
+	writeRows(w, width, maxFlagColumn, rows)
 }

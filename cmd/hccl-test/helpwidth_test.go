@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 )
 
 // helpScreens are the command lines of every help screen: the sweep's,
@@ -64,8 +68,8 @@ func TestHelpCommand(t *testing.T) {
 		if got, _, code := help("help", c.name); code != exitOK || got != want || !strings.HasPrefix(got, "Usage: hccl-test "+c.name) {
 			t.Errorf("help %s: exit %d, not %s --help's screen:\n%s", c.name, code, c.name, got)
 		}
-		if flat := strings.Join(strings.Fields(main), " "); !strings.Contains(flat, usageOf(c.name)+" "+c.summary) {
-			t.Errorf("--help does not list %q with %q", usageOf(c.name), c.summary)
+		if flat := strings.Join(strings.Fields(main), " "); !strings.Contains(flat, strings.TrimSpace(c.name+" "+c.args)+" "+c.summary) {
+			t.Errorf("--help does not list %s %s with %q", c.name, c.args, c.summary)
 		}
 	}
 	for _, args := range [][]string{{"help", "nosuch"}, {"help", "compare", "plot"}, {"help", "-x"}} {
@@ -116,6 +120,60 @@ func TestWrapExample(t *testing.T) {
 		got := wrapExample(tc.line, tc.width)
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("%q at %d: got %q, want %q", tc.line, tc.width, got, tc.want)
+		}
+	}
+}
+
+// TestTerminalWidth: help wraps to 80 columns on what is not a terminal:
+// nothing, a pipe, a file.
+func TestTerminalWidth(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	f, err := os.CreateTemp(t.TempDir(), "help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tc := range []struct {
+		name string
+		f    *os.File
+	}{{"none", nil}, {"pipe", w}, {"file", f}} {
+		if got := terminalWidth(tc.f); got != helpWidth {
+			t.Errorf("%s: width %d, want %d", tc.name, got, helpWidth)
+		}
+	}
+}
+
+// TestTerminalWidthOfATerminal: on a terminal (a pseudo-terminal here,
+// given a size) help wraps to its columns, within 40 and 120.
+func TestTerminalWidthOfATerminal(t *testing.T) {
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer m.Close()
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Skipf("unlocking the pseudo-terminal: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Skipf("naming the pseudo-terminal: %v", err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("opening the pseudo-terminal: %v", err)
+	}
+	defer s.Close()
+	for _, tc := range []struct{ cols, want int }{{100, 100}, {80, 80}, {30, minHelpWidth}, {200, maxHelpWidth}} {
+		if err := unix.IoctlSetWinsize(int(s.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: uint16(tc.cols)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := terminalWidth(s); got != tc.want {
+			t.Errorf("a terminal of %d columns: width %d, want %d", tc.cols, got, tc.want)
 		}
 	}
 }
