@@ -129,45 +129,14 @@ func (t *Table) Begin(h Header) error {
 	return t.flush()
 }
 
-func (t *Table) groupColumns() (names, units string) {
-	names, units = "      time   algbw   busbw   util  #wrong  slow   skew", "      (us)  (GB/s)  (GB/s)    (%)          rank    (x)"
-	if t.h.CPUTime {
-		names += "   cputime"
-		units += "      (us)"
-	}
-	if t.h.Retry != "" {
-		names += "  retry"
-		units += "       "
-	}
-	if t.h.Fusion {
-		names += "  buckets  fuse"
-		units += "            (x)"
-	}
-	if t.h.Overlap != "" {
-		names += "   compute     total    eff"
-		units += "      (us)      (us)       "
-	}
-	if t.h.Stats {
-		names += "       min       p50       p99       max    stddev     model"
-		units += "      (us)      (us)      (us)      (us)      (us)      (us)"
-	}
-	return names, units
-}
-
+// opHeader writes the heading of op's block: the columns' names and
+// units, with --placement both the measurement's twice under
+// out-of-place and in-place.
 func (t *Table) opHeader(op string) {
-	names, units := t.groupColumns()
-	lead := "#       size         count      type   redop  root          algo"
-	leadUnits := "#        (B)    (elements)                                      "
-	if t.h.Group != "" {
-		lead, leadUnits = "#    group"+lead[1:], "#         "+leadUnits[1:]
-	}
-	if t.h.Cycles {
-		lead, leadUnits = "# cycle "+lead[1:], "#       "+leadUnits[1:]
-	}
-	stamp, stampUnits := "", ""
-	if t.h.Timestamps {
-		stamp, stampUnits = fmt.Sprintf("  %19s", "timestamp"), fmt.Sprintf("  %19s", "(local time)")
-	}
+	lead, leadUnits := headings(shownColumns(t.h, leadPart))
+	lead, leadUnits = "#"+lead[1:], "#"+leadUnits[1:]
+	names, units := headings(shownColumns(t.h, measurePart))
+	stamp, stampUnits := headings(shownColumns(t.h, trailPart))
 	t.printf("#\n# %s\n", op)
 	if t.both {
 		width := len(names)
@@ -239,79 +208,14 @@ func sameShape(a, b Record) bool {
 		a.Group == b.Group && a.Buckets == b.Buckets && a.AlgoRequested == b.AlgoRequested
 }
 
-func (t *Table) lead(r Record) string {
-	algo := r.Algo
-	if r.AlgoRequested == "auto" { // several asked for: say which ran as auto's choice
-		algo = "auto:" + algo
-	}
-	s := fmt.Sprintf("%12d  %12d  %8s  %6s  %4d  %12s", r.Bytes, r.Count, r.DType, r.RedOp, r.Root, algo)
-	if t.h.Group != "" {
-		s = fmt.Sprintf("%9s", fmt.Sprintf("%s/%d", r.Group, r.GroupSize)) + s
-	}
-	if t.h.Cycles {
-		s = fmt.Sprintf("%7d", r.Run) + s
-	}
-	return s
-}
+// lead is the cells of r that say what it measured.
+func (t *Table) lead(r Record) string { return cells(shownColumns(t.h, leadPart), t.h, r) }
 
-// stamp is the row's timestamp column (-S), "" without one.
-func (t *Table) stamp(r Record) string {
-	if !t.h.Timestamps {
-		return ""
-	}
-	return fmt.Sprintf("  %19s", r.Ended.Format(TableTimestamp))
-}
+// stamp is r's cells at the end of the line (-S's timestamp), "" without.
+func (t *Table) stamp(r Record) string { return cells(shownColumns(t.h, trailPart), t.h, r) }
 
-func (t *Table) group(r Record) string {
-	util, mark := "     -", " "
-	if !math.IsNaN(r.Util) {
-		util = fmt.Sprintf("%6.1f", 100*r.Util)
-	}
-	switch {
-	case r.FasterThanLink():
-		mark = FasterMark
-	case t.h.LinkUncertain && !math.IsNaN(r.Util):
-		mark = UncertainMark
-	}
-	wrong := "   N/A"
-	if r.Checked() {
-		wrong = fmt.Sprintf("%6d", r.Wrong)
-	}
-	skew := "     -"
-	if r.Skew >= 1 {
-		skew = fmt.Sprintf("%6.1f", min(r.Skew, 9999))
-	}
-	s := fmt.Sprintf("  %8s  %6.2f  %6.2f  %s%s %s  %4d  %s", formatUS(r.TimeUS), r.AlgBW, r.BusBW, util, mark, wrong, r.SlowRank, skew)
-	if t.h.CPUTime {
-		s += "  " + formatUS(r.CPUUS)
-	}
-	if t.h.Retry != "" {
-		s += fmt.Sprintf("  %5d", r.Retries)
-	}
-	if t.h.Fusion {
-		fuse := "     -"
-		if r.FusionSpeedup > 0 {
-			fuse = fmt.Sprintf("%6.2f", r.FusionSpeedup)
-		}
-		s += fmt.Sprintf("  %7d  %s", max(r.Buckets, 1), fuse)
-	}
-	if t.h.Overlap != "" {
-		if r.ComputeUS > 0 {
-			s += fmt.Sprintf("  %8s  %8s  %5s", formatUS(r.ComputeUS), formatUS(r.TotalUS), fmtEff(r.OverlapEff))
-		} else {
-			s += "         -         -      -"
-		}
-	}
-	if t.h.Stats {
-		model := "       -"
-		if r.ModelUS > 0 {
-			model = formatUS(r.ModelUS)
-		}
-		s += fmt.Sprintf("  %8s  %8s  %8s  %8s  %8s  %8s", formatUS(r.MinUS), formatUS(r.P50US), formatUS(r.P99US), formatUS(r.MaxUS),
-			formatUS(r.StdDevUS), model)
-	}
-	return s
-}
+// group is the cells of r's measurement.
+func (t *Table) group(r Record) string { return cells(shownColumns(t.h, measurePart), t.h, r) }
 
 // formatUS prints a time in microseconds in 8 columns, with fewer decimals
 // as it grows.

@@ -293,3 +293,11 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// must fails the test at once on err.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -7,13 +7,18 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hccl-test/hccl-test/internal/outfile"
 	"github.com/hccl-test/hccl-test/results"
 )
 
-// convertHelp is convert's --help text before the flags.
-const convertHelp = `Usage: %s convert [--csv F] [--json F] [--bench F] LOG...
+// convertCommand is `hccl-test convert`.
+var convertCommand = command{
+	name: "convert", args: "[--csv F] [--json F] [--bench F] LOG...", summary: "nccl-tests, hccl_test, ... logs as CSV",
+	run: runConvert,
+}
 
-Reads the logs of other collective benchmarks as they were saved or
+// convertHelp is convert's --help text before the flags.
+const convertHelp = `Reads the logs of other collective benchmarks as they were saved or
 pasted: the text output of nccl-tests (every generation of its table),
 rccl-tests (its tables, JSON and CSV), hccl_test and nccom-test, and
 nccl-tests' -J JSON report; and writes their rows as hccl-test's records,
@@ -24,10 +29,7 @@ aside, which are removed) are skipped. compare and plot read such logs
 directly; see docs/results.md.
 
 Exit status: 0 converted; 1 an output could not be written; 2 bad flags,
-or a log without a single row.
-
-Flags:
-%s`
+or a log without a single row.`
 
 // runConvert is `hccl-test convert LOG...`.
 func runConvert(args []string, set *outputSet) int {
@@ -43,7 +45,7 @@ func runConvert(args []string, set *outputSet) int {
 		return usageError(stderr, "convert", err)
 	}
 	if *help {
-		fmt.Fprintf(stdout, convertHelp, programName, fs.FlagUsages())
+		writeCommandHelp(stdout, "convert", convertHelp, fs, "")
 		return exitOK
 	}
 	if fs.NArg() == 0 {
@@ -65,12 +67,12 @@ func runConvert(args []string, set *outputSet) int {
 	// is created: a refused run leaves no file behind.
 	var runs []results.LogRun
 	for _, path := range fs.Args() {
-		id, err := identify(path)
+		id, err := outfile.Identify(path)
 		if err != nil {
 			return usageError(stderr, "convert", fmt.Errorf("%s: %w", path, err))
 		}
 		for _, out := range used {
-			if out.path != "-" && out.id.same(id) {
+			if out.path != "-" && out.id.Same(id) {
 				return usageError(stderr, "convert", fmt.Errorf("%s is the log %s: the output would replace it", out.name, path))
 			}
 		}

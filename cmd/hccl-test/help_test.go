@@ -6,13 +6,17 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hccl-test/hccl-test/bench"
 )
 
 // flagLineRE matches the first line of a flag's entry in --help: its short
 // form, if any, and its name.
 var flagLineRE = regexp.MustCompile(`^  (?:-[a-zA-Z], |    )--([a-z0-9-]+)`)
 
-// TestHelpLayout checks --help's layout: every line within 100 columns,
+// TestHelpLayout checks --help's layout: every line within helpWidth columns,
 // every section heading present and in order (and no flag left outside
 // them, under "Other"), every flag of every section listed exactly once,
 // with at most one default, and sizes and durations shown as a user
@@ -41,7 +45,7 @@ func TestHelpLayout(t *testing.T) {
 		at += i + 1
 	}
 	if indexLine(lines, helpOther+":") >= 0 {
-		t.Errorf("flags under %q: give them a section in helpSections", helpOther)
+		t.Errorf("flags under %q: define them in a section (sweepflags.go)", helpOther)
 	}
 
 	// Each flag's entry: its first line and the indented lines that
@@ -62,19 +66,18 @@ func TestHelpLayout(t *testing.T) {
 		}
 		current = ""
 	}
-	for _, s := range helpSections {
-		for _, spec := range s.flags {
-			name, _, _ := strings.Cut(spec, " ")
-			name, _, _ = strings.Cut(name, "=")
-			if count[name] != 1 {
-				t.Errorf("--%s is listed %d times, want once", name, count[name])
-			}
-			if n := strings.Count(entries[name], "(default"); n > 1 {
-				t.Errorf("--%s gives %d defaults: %s", name, n, entries[name])
-			}
-			delete(count, name)
+	p, o := bench.DefaultPlan(), options{}
+	f := newSweepFlags(&p, &o, environment{})
+	f.fs.VisitAll(func(fl *pflag.Flag) {
+		name := fl.Name
+		if count[name] != 1 {
+			t.Errorf("--%s is listed %d times, want once", name, count[name])
 		}
-	}
+		if n := strings.Count(entries[name], "(default"); n > 1 {
+			t.Errorf("--%s gives %d defaults: %s", name, n, entries[name])
+		}
+		delete(count, name)
+	})
 	for name := range count {
 		t.Errorf("--%s is listed but in no section", name)
 	}

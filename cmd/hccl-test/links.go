@@ -10,27 +10,27 @@ import (
 	"strings"
 )
 
-// linksHelp is `hccl-test links --help`.
-const linksHelp = `Usage: %s links DIR
+// linksCommand is `hccl-test links`.
+var linksCommand = command{
+	name: "links", args: "DIR", summary: "make all_reduce_perf, all_reduce_test, ... in DIR",
+	run: withStdio(runLinks),
+}
 
-Makes in DIR a symbolic link to this program under each name of
+// linksHelp is `hccl-test links --help` before the names it makes.
+const linksHelp = `Makes in DIR a symbolic link to this program under each name of
 nccl-tests and hccl_test that runs here, so that scripts and runbooks
 that call them run unchanged: all_reduce_perf runs allreduce with
 nccl-tests' defaults (one rank per process, both placements, -a 1, -w 1),
 all_reduce_test with hccl_test's (64M, -n 20, -w 10), flags on the
 command line winning over them. A name that is already such a link is
 kept; any other file of one of these names is refused, and then nothing
-is made. Prints one line per name.
-
-Names:
-  %s
-`
+is made. Prints one line per name.`
 
 // runLinks is `hccl-test links DIR`.
 func runLinks(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		names := wrapUsage(strings.Join(programNames(""), " "), 72)
-		fmt.Fprintf(stdout, linksHelp, programName, strings.Join(names, "\n  "))
+		names := wrapUsage(strings.Join(programNames(""), " "), screenWidth-2)
+		writeCommandHelp(stdout, "links", linksHelp, nil, "Names:\n  "+strings.Join(names, "\n  "))
 		return exitOK
 	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {

@@ -39,7 +39,25 @@ func main() {
 		os.Exit(exitUsage)
 	}
 	calledAs = pr
+	screenWidth = terminalWidth(os.Stdout)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// commands is the table of subcommands, in the order hccl-test --help
+// lists them: a new command is its file (its entry, run function and
+// help) and one line here. Set by init: a command's help reads the table.
+var commands []*command
+
+func init() {
+	commands = []*command{
+		&compareCommand,
+		&plotCommand,
+		&convertCommand,
+		&scenarioCommand,
+		&algorithmsCommand,
+		&linksCommand,
+		&helpCommand,
+	}
 }
 
 // calledAs is the program of another tool this binary was called as
@@ -58,19 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runWith(args []string, set *outputSet) int {
 	stdout, stderr := io.Writer(set.stdout), io.Writer(set.stderr)
 	if len(args) > 0 {
-		switch args[0] {
-		case "compare":
-			return runCompare(args[1:], stdout, stderr)
-		case "plot":
-			return runPlot(args[1:], stdout, stderr)
-		case "convert":
-			return runConvert(args[1:], set)
-		case "algorithms":
-			return runAlgorithms(args[1:], stdout, stderr)
-		case "scenario":
-			return runScenario(args[1:], set)
-		case "links":
-			return runLinks(args[1:], stdout, stderr)
+		if c := lookupCommand(args[0]); c != nil {
+			return c.run(args[1:], set)
 		}
 	}
 	plan, opts, err := parseFlags(args, stdout)

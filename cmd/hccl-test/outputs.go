@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/internal/outfile"
 	"github.com/hccl-test/hccl-test/results"
 )
 
@@ -13,7 +14,7 @@ type output struct {
 	name string // how a refusal names it: "--csv x", "the table on stdout"
 	path string // "-" is stdout
 	make func(io.Writer) results.Sink
-	id   fileID
+	id   outfile.ID
 }
 
 // outputs opens what the run writes: the table on tableOut (stdout, or
@@ -86,7 +87,7 @@ func outputs(o options, p bench.Plan, set *outputSet, tableOut io.Writer) (sink 
 // stderr's file would get the program's error lines among its rows.
 func distinctOutputs(outs []output, set *outputSet) ([]output, error) {
 	var used []output
-	if set.stderrID.file != nil && !set.stderrID.same(set.stdoutID) {
+	if set.stderrID.Exists() && !set.stderrID.Same(set.stdoutID) {
 		used = append(used, output{name: "stderr", path: "", id: set.stderrID})
 	}
 	skip := len(used) // stderr is compared with, not returned
@@ -98,12 +99,12 @@ func distinctOutputs(outs []output, set *outputSet) ([]output, error) {
 			out.id = set.stdoutID
 		default:
 			var err error
-			if out.id, err = identify(out.path); err != nil {
+			if out.id, err = outfile.Identify(out.path); err != nil {
 				return nil, fmt.Errorf("%s: %w", out.name, err)
 			}
 		}
 		for _, u := range used {
-			if out.id.same(u.id) && !out.id.keepsNothing() {
+			if out.id.Same(u.id) && !out.id.KeepsNothing() {
 				return nil, fmt.Errorf("%s and %s are one file: give each output its own", u.name, out.name)
 			}
 		}
@@ -120,7 +121,7 @@ func openOutput(out output, set *outputSet) (io.Writer, error) {
 	switch {
 	case out.path == "-":
 		return set.stdout, nil
-	case out.id.same(set.stderrID):
+	case out.id.Same(set.stderrID):
 		return set.stderr, nil
 	}
 	w, err := set.create(out.name, out.path)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,10 +9,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/hccl-test/hccl-test/internal/outfile"
 )
 
 // Grace times after a signal.
@@ -28,7 +26,7 @@ const (
 )
 
 // outputSet is every output of the process: stdout, stderr and the files a
-// sweep writes, each an outWriter, and the one way a run stops: whatever
+// sweep writes, each an outfile.Writer, and the one way a run stops: whatever
 // stops it (a signal, an output that fails or whose reader closed it, the
 // memory guard) is recorded by stop, which cancels the run; finish then
 // waits until each output that still works has taken its bytes (after a
@@ -36,11 +34,11 @@ const (
 // without progress), prints the one line that says why the run stopped,
 // and returns the exit code that says which.
 type outputSet struct {
-	stdout, stderr *outWriter
+	stdout, stderr *outfile.Writer
 	// stdoutID and stderrID are the identity of the files behind stdout
 	// and stderr, for telling when an output names one of them.
-	stdoutID, stderrID fileID
-	files              []*outWriter // the other outputs, in the order opened
+	stdoutID, stderrID outfile.ID
+	files              []*outfile.Writer // the other outputs, in the order opened
 
 	abandon    chan struct{} // closed outputGrace after a signal, once the run has ended
 	abandonErr chan struct{} // closed stderrGrace later
@@ -67,15 +65,15 @@ type outputSet struct {
 // When both are one file (2>&1, a terminal) they share one writer, so
 // their lines keep their order.
 func newOutputSet(stdout, stderr io.Writer) *outputSet {
-	closed := stdout == io.Writer(os.Stdout) && closedAtStart(1)
-	stdout, stderr = ownDescriptor(stdout), ownDescriptor(stderr)
+	closed := stdout == io.Writer(os.Stdout) && outfile.ClosedAtStart(1)
+	stdout, stderr = outfile.OwnDescriptor(stdout), outfile.OwnDescriptor(stderr)
 	s := &outputSet{abandon: make(chan struct{}), abandonErr: make(chan struct{}), ended: make(chan struct{}),
 		stopping: make(chan struct{}), prefix: programName}
-	s.stdoutID, s.stderrID = identifyWriter(stdout), identifyWriter(stderr)
+	s.stdoutID, s.stderrID = outfile.IdentifyWriter(stdout), outfile.IdentifyWriter(stderr)
 	switch {
 	case closed:
-		stdout = closedWriter{}
-	case s.stdoutID.same(s.stderrID):
+		stdout = outfile.ClosedWriter{}
+	case s.stdoutID.Same(s.stderrID):
 		s.stdout = s.newWriter("stdout", stdout, nil, s.abandonErr)
 		s.stderr = s.stdout
 		return s
@@ -86,7 +84,7 @@ func newOutputSet(stdout, stderr io.Writer) *outputSet {
 }
 
 // add makes w an output of the set, written by a goroutine of its own.
-func (s *outputSet) add(name string, w io.Writer) *outWriter {
+func (s *outputSet) add(name string, w io.Writer) *outfile.Writer {
 	o := s.newWriter(name, w, nil, s.abandon)
 	s.files = append(s.files, o)
 	return o
@@ -95,47 +93,17 @@ func (s *outputSet) add(name string, w io.Writer) *outWriter {
 // newWriter starts an output of the set: a failure of its is a stop cause,
 // and once the run is stopping a Write that finds its queue full no longer
 // waits for room.
-func (s *outputSet) newWriter(name string, dst io.Writer, open func() (io.WriteCloser, error), abandon chan struct{}) *outWriter {
-	return newOutWriter(name, dst, open, abandon, s.stopping, func(err error) { s.stop(outputCause(err)) })
+func (s *outputSet) newWriter(name string, dst io.Writer, open func() (io.WriteCloser, error), abandon chan struct{}) *outfile.Writer {
+	return outfile.NewWriter(name, dst, open, abandon, s.stopping, func(err error) { s.stop(outputCause(err)) })
 }
 
 // create creates (or truncates) the file at path and makes it an output
 // named name. A FIFO that no one has opened for reading yet does not hold
 // the program up: its output waits for the reader while the run goes on.
-func (s *outputSet) create(name, path string) (*outWriter, error) {
-	open := func() (io.WriteCloser, error) {
-		// Not O_TRUNC: a file another run writes is refused, not emptied
-		// (lockOutput), and truncated only once locked.
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o666)
-		if errors.Is(err, syscall.ENXIO) {
-			if fi, serr := os.Stat(path); serr == nil && fi.Mode()&os.ModeNamedPipe != 0 {
-				return nil, errNoReader
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		fi, err := f.Stat()
-		if err == nil && fi.Mode().IsRegular() {
-			if err = lockOutput(f); err == nil {
-				err = f.Truncate(0)
-			}
-		}
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		if fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
-			f.Fd() // not a pipe: back to blocking writes, as any file
-		}
-		return f, nil
-	}
-	f, err := open()
-	if err != nil && !errors.Is(err, errNoReader) {
+func (s *outputSet) create(name, path string) (*outfile.Writer, error) {
+	open, err := outfile.Open(path)
+	if err != nil {
 		return nil, err
-	}
-	if err == nil {
-		open = func() (io.WriteCloser, error) { return f, nil }
 	}
 	o := s.newWriter(name, nil, open, s.abandon)
 	s.files = append(s.files, o)
@@ -182,8 +150,8 @@ func (s *outputSet) finish(code int) int {
 		s.startGrace()
 	}
 	var failed, lost []string
-	for _, o := range append([]*outWriter{s.stdout}, s.files...) {
-		unwritten, lines, err := o.drain(outputIdle)
+	for _, o := range append([]*outfile.Writer{s.stdout}, s.files...) {
+		unwritten, lines, err := o.Drain(outputIdle)
 		switch {
 		case err != nil:
 			failed = append(failed, err.Error())
@@ -192,12 +160,10 @@ func (s *outputSet) finish(code int) int {
 			if lines == 0 {
 				what = fmt.Sprintf("%d bytes", unwritten)
 			}
-			o.mu.Lock()
-			lost = append(lost, fmt.Sprintf("%s: %s (%s)", o.name, what, o.why()))
-			o.mu.Unlock()
+			lost = append(lost, fmt.Sprintf("%s: %s (%s)", o.Name(), what, o.Why()))
 		}
 		if o != s.stderr {
-			if err := o.close(); err != nil {
+			if err := o.Close(); err != nil {
 				failed = append(failed, err.Error())
 			}
 		}
@@ -206,8 +172,8 @@ func (s *outputSet) finish(code int) int {
 	if line != "" {
 		fmt.Fprintln(s.stderr, oneLineText(line))
 	}
-	s.stderr.drain(outputIdle)
-	s.stderr.close()
+	s.stderr.Drain(outputIdle)
+	s.stderr.Close()
 	if s.stopSig != nil {
 		s.stopSig()
 	}
@@ -235,55 +201,4 @@ func (s *outputSet) endLine(code int, failed, lost []string) (string, int) {
 	prefix := s.prefix
 	s.stopMu.Unlock()
 	return prefix + ": " + strings.Join(failed, "; "), exitFailed
-}
-
-// identifyWriter returns the identity of w's file, if w is a file.
-func identifyWriter(w io.Writer) fileID {
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil {
-			return fileID{file: fi}
-		}
-	}
-	return fileID{}
-}
-
-// errClosedAtStart is the write error of stdout when it was closed.
-var errClosedAtStart = errors.New("write: closed when the program started (>/dev/null discards the output)")
-
-// closedWriter fails every write: stdout, when it was closed.
-type closedWriter struct{}
-
-func (closedWriter) Write([]byte) (int, error) { return 0, errClosedAtStart }
-
-// closedAtStart reports whether descriptor fd (stdout or stderr) was closed
-// when the program started. The Go runtime then opens /dev/null read-write
-// in its place, where every write would vanish without an error; a shell's
-// >/dev/null opens it write-only, and os/exec's too.
-func closedAtStart(fd int) bool {
-	var st, null unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || unix.Stat(os.DevNull, &null) != nil {
-		return false
-	}
-	if st.Dev != null.Dev || st.Ino != null.Ino {
-		return false
-	}
-	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-	return err == nil && fl&unix.O_ACCMODE == unix.O_RDWR
-}
-
-// ownDescriptor returns os.Stdout or os.Stderr as a duplicate descriptor
-// of the same file, any other w as it is. Go kills the process with
-// SIGPIPE when a write to descriptor 1 or 2 finds the pipe closed; written
-// through a duplicate, the write fails with EPIPE instead, and the rows
-// still queued for the other outputs reach them (outputSet.stop).
-func ownDescriptor(w io.Writer) io.Writer {
-	f, ok := w.(*os.File)
-	if !ok || (f != os.Stdout && f != os.Stderr) {
-		return w
-	}
-	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 3)
-	if err != nil {
-		return w
-	}
-	return os.NewFile(uintptr(fd), f.Name())
 }

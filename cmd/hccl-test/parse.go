@@ -9,9 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
-	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
@@ -36,35 +33,6 @@ type options struct {
 	cpuProfile string
 }
 
-const examples = `
-Examples:
-  # allreduce of fp16 from 1 KiB to 256 MiB, doubling, on 8 in-process ranks
-  hccl-test --op allreduce --datatype fp16 --minbytes 1024 --maxbytes 268435456 --stepfactor 2
-
-  # every collective, every data type, 4 ranks, nccl-tests' short flags
-  hccl-test --op all -d all -p 4 -b 8 -e 1M -f 4
-
-  # allreduce with every reduction, in-place and out-of-place, against a 56 GB/s link
-  hccl-test -o all --placement both --link-bw hccs -b 1K -e 64M --stats
-
-Subcommands (each has its own --help):
-  hccl-test compare [--threshold 5%] OLD NEW   compare two --bench (or --csv) files or logs
-  hccl-test plot [-o out.png] FILE...          plot busbw and time against size
-  hccl-test convert [--csv F] LOG...           nccl-tests, hccl_test, ... logs as CSV
-  hccl-test scenario FILE                      run a training step, name its critical domain
-  hccl-test algorithms                         list the algorithms of every collective
-  hccl-test links DIR                          make all_reduce_perf, all_reduce_test, ... in DIR
-
-Exit status: 0 success; 1 the run failed (an op, a rank, an output that failed
-or a named pipe nobody opened within 10s, the memory guard); 2 bad input, nothing
-was run; 3 wrong results; 128+N stopped by signal N: 129 SIGHUP, 130 SIGINT,
-141 SIGPIPE or an output whose reader closed it (| head), 143 SIGTERM.
-Whatever stops a run, every row measured is in every output that still works
-and one line on stderr says why; a closed stdout stops the sweep.
-
-Every chapter of the manual is in the repository's docs/ directory.
-`
-
 // sweepWorldHelp is the sweep's help of the flags it shares with the
 // scenario command (worldflags.go).
 var sweepWorldHelp = worldFlagHelp{
@@ -86,60 +54,11 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	}
 	o.cpuProfile = env.cpuProfile
 	p.MinBusBW = env.minBusBW
-	fs := pflag.NewFlagSet(programName, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.SetNormalizeFunc(normalize)
-	fs.SortFlags = false
-
-	ops := fs.String("op", "allreduce", "collectives, comma-separated, or all: "+strings.Join(names(coll.AllOps()), " "))
-	dtypes := fs.StringP("datatype", "d", "fp32", "data types, comma-separated, or all: "+strings.Join(names(dtype.All()), " ")+" (also half, float, double, bfloat16, bfp16, fp8e4m3, fp8e5m2)")
-	redops := fs.StringP("redop", "o", "sum", "reductions for allreduce, reduce, reducescatter, comma-separated, or all: "+strings.Join(names(dtype.AllOps()), " "))
-	minB, maxB := sizeValue(p.MinBytes), sizeValue(p.MaxBytes)
-	fs.VarP(&minB, "minbytes", "b", "smallest size: bytes with an optional K/M/G/T suffix, decimals allowed (8, 4K, 1.5M, 1G)")
-	fs.VarP(&maxB, "maxbytes", "e", "largest size, as --minbytes; included when the steps land on it")
-	factor := fs.Float64P("stepfactor", "f", p.StepFactor, "multiply the size by this each step (> 1)")
-	var stepB sizeValue
-	fs.VarP(&stepB, "stepbytes", "i", "add this many bytes each step instead of multiplying")
-	fs.VarP(newCount(&p.Iters, p.Iters), "iters", "n", "timed iterations per row")
-	fs.Var((*benchtimeValue)(&p.BenchTime), "benchtime", "run each row for at least this much timed work too (1s, 300ms), the slowest rank counting: the ranks agree on each row's count, which the CSV's iters reports (at most 1000000 a row; not on --backend sim, whose virtual time does not vary)")
-	fs.VarP(newCount(&p.Warmup, p.Warmup), "warmup-iters", "w", "untimed iterations per row before the timed ones")
-	check := new(int)
-	fs.VarP(newCount(check, 1), "check", "c", "checked runs per row, after the timed ones (outside the timed region): 0 none; N on inputs filled anew each, stopping at the first with a wrong element, whose count the row reports (as nccl-tests' -c)")
-	measure := addMeasureFlags(fs) // -a, -m, -z, -C, -u (measureflags.go)
-	fs.VarP(newCount(&p.Root, p.Root), "root", "r", "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
-	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init; here it is the ranks); over tcp with -t or -g, the rank processes; under mpirun, mpiexec or srun, the ranks per node, as hccl_test's (NPUs per node): it must agree with the launcher, whose process count makes the world")
-	threads := addThreadFlags(fs) // -t, -g (threads.go)
-	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " ")+"; under mpirun, mpiexec, srun or torchrun, without --backend, "+kit.LaunchedBackend+": the launched processes are one world")
-	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest), native (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"; or several, comma-separated (auto,ring,rd), each row measured with each in turn. Without --algo, HCCL_ALGO in HCCL's form (level0:NA;level1:H-D_R) chooses")
-	placement := fs.String("placement", "out", "out (out-of-place), in (in-place) or both")
-	cache := fs.String("cache", "warm", "warm: every iteration reuses one buffer set, which small rows find in the cache (as nccl-tests); cold: rotate through sets twice the last-level cache, so the data comes from memory")
-	addFaultFlags(fs, &p.Faults, sweepWorldHelp)
+	f := newSweepFlags(&p, &o, env) // sweepflags.go
+	fs := f.fs
 	envRetry := env.retry
-	fs.Var(newCount(&p.Retry, 0), "retry", "run an op that failed on a transport error again, up to this many times (at most 10); without --retry, HCCL_OP_RETRY_ENABLE turns it on with HCCL_OP_RETRY_PARAMS' MaxCnt")
-	hold, interval := durationValue(0), durationValue(0)
-	if envRetry.enabled {
-		hold, interval = durationValue(envRetry.hold), durationValue(envRetry.interval)
-	}
-	fs.Var(&hold, "retry-hold", "pause between a failure and the first re-run; with HCCL_OP_RETRY_ENABLE on, HCCL_OP_RETRY_PARAMS' HoldTime")
-	fs.Var(&interval, "retry-interval", "pause between later re-runs; with HCCL_OP_RETRY_ENABLE on, HCCL_OP_RETRY_PARAMS' IntervalTime")
-	fs.StringVar(&p.LayoutText, "groups", "", "split the world into communication domains, e.g. tp=4,dp=2 (tp, cp, ep, dp, pp; their product is the world size; tp varies fastest, as Megatron-LM lays ranks out)")
-	topology := fs.String("topology", "", "how ranks sit on servers: servers=S,per-server=P (ranks numbered server by server), or auto: the ranks of one host are a server (tcp under a launcher); with --link-bw intra=...,inter=... util is against the link that bounds each op")
-	groups := fs.String("group", "", "run the sweep inside every group of these domains at once, one domain after the other (e.g. tp or tp,dp); needs --groups")
-	fusion := fs.String("fusion", "", "also measure each size as N collectives of size/N back to back, for each N in this list (e.g. 4 or 1,4,16,64), and report what fusing them gains")
-	overlap := fs.String("overlap", "", "also run each collective started without blocking against this much synthetic compute (a duration, or auto: the collective's own time)")
-	link := fs.String("link-bw", bench.LinkAuto, "link bandwidth that util is relative to: a value (64GB/s, 200Gbit/s), a preset ("+presetHelp()+"), or auto: measure it on this backend before the sweep; with --topology, intra=X,inter=Y for the links inside and between servers")
-	simf := addSimFlags(fs) // --sim-alpha, --sim-reduce, --sim-copy (sim.go)
-	addLaunchFlags(fs, &p.World, env, sweepWorldHelp)
-	fs.BoolVar(&p.Stats, "stats", false, "add min, p50, p99 and max of the iteration times, and the cost model's prediction, to the table")
-	fs.Var(newCount(&p.Runs, 1), "runs", "repeat the whole sweep this many times (benchstat wants about 10); the table shows each row's median")
-	fs.StringVar(&o.csv, "csv", "", "also write every measurement to this CSV file (- for stdout, instead of the table)")
-	fs.StringVar(&o.json, "json", "", "also write every measurement as JSON lines to this file (- for stdout)")
-	runf := addRunFlags(fs, &o) // -N, -S, -M, -J (runflags.go)
-	addGPUFlags(fs)
-	fs.StringVar(&o.bench, "bench", "", "also write Go benchmark format, for benchstat, to this file (- for stdout)")
-	fs.BoolVar(&o.dryRun, "dry-run", false, fmt.Sprintf("print the plan, the memory the run takes part by part, and an estimate of the time, and exit (a plan may have at most %d sizes and %d rows, all runs counted)", bench.MaxSizes, bench.MaxRows))
-	fs.BoolVar(&o.version, "version", false, "print the version and exit")
-	help := fs.BoolP("help", "h", false, "show this help")
+	ops, dtypes, redops, check, measure, threads, runf, simf := f.ops, f.dtypes, f.redops, &f.check, f.measure, f.threads, f.runf, f.simf
+	placement, cache, topology, link, groups, fusion, overlap := f.placement, f.cache, f.topology, f.link, f.groups, f.fusion, f.overlap
 
 	if err := fs.Parse(args); err != nil {
 		return p, o, err
@@ -147,10 +66,8 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := calledAs.applyDefaults(fs); err != nil { // all_reduce_perf's defaults (programs.go)
 		return p, o, err
 	}
-	if *help {
-		fmt.Fprintf(helpOut, "Usage: %s [flags]\n\nSweeps collectives over sizes, data types and reductions, checks every result,\nand reports time, algbw, busbw and link utilization per row.\n\n", programName)
-		writeFlagHelp(helpOut, fs, helpSections)
-		fmt.Fprint(helpOut, envHelp, examples)
+	if *f.help {
+		writeSweepHelp(helpOut, f)
 		return p, o, errHelpShown
 	}
 	if err := refuseGPUFlags(fs); err != nil {
@@ -196,7 +113,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if p.RedOps, err = splitList("redop", *redops, dtype.AllOps, dtype.ParseOp); err != nil {
 		return p, o, err
 	}
-	p.MinBytes, p.MaxBytes, p.StepFactor, p.StepBytes = int64(minB), int64(maxB), *factor, int64(stepB)
+	p.MinBytes, p.MaxBytes, p.StepFactor, p.StepBytes = int64(f.minB), int64(f.maxB), *f.factor, int64(f.stepB)
 	if fs.Changed("stepbytes") && fs.Changed("stepfactor") {
 		return p, o, fmt.Errorf("--stepfactor and --stepbytes: give one of them, not both")
 	}
@@ -249,7 +166,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if p.NoPayload {
 		p.Check = false // nothing to check
 	}
-	p.RetryHold, p.RetryInterval = hold.duration(), interval.duration()
+	p.RetryHold, p.RetryInterval = f.hold.duration(), f.interval.duration()
 	switch {
 	case fs.Changed("retry"):
 		p.RetrySource = "--retry"

@@ -5,7 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -72,7 +72,7 @@ func TestBadInputTable(t *testing.T) {
 			}
 			line := stderr.String()
 			prefix := programName + ": "
-			if len(args) > 0 && slices.Contains([]string{"compare", "plot", "convert", "scenario", "algorithms", "links"}, args[0]) {
+			if len(args) > 0 && lookupCommand(args[0]) != nil {
 				prefix = programName + " " + args[0] + ": "
 			}
 			if strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, prefix) {
@@ -147,4 +147,46 @@ func splitCommand(t *testing.T, s string) (env, args []string) {
 	}
 	t.Fatalf("no hccl-test in %q", s)
 	return nil, nil
+}
+
+// TestReadmeFrontPage: README is a front page of at most 120 lines; its
+// test command is the one .ci/run runs, as written; and it links every
+// chapter in docs/, each link to a file that is there.
+func TestReadmeFrontPage(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	if n := strings.Count(text, "\n"); n > 120 {
+		t.Errorf("README has %d lines, more than 120: move the detail into a chapter in docs/", n)
+	}
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ciTest string
+	for _, l := range strings.Split(string(ci), "\n") {
+		if strings.HasPrefix(l, "go test -race ") {
+			ciTest = l
+			break
+		}
+	}
+	if ciTest == "" || !strings.Contains(text, "\n```\n"+ciTest+"\n```\n") {
+		t.Errorf("README does not show .ci/run's test command %q as a block of its own", ciTest)
+	}
+	chapters, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range chapters {
+		if link := "](docs/" + filepath.Base(ch) + ")"; !strings.Contains(text, link) {
+			t.Errorf("README does not link %s", filepath.Base(ch))
+		}
+	}
+	for _, m := range regexp.MustCompile(`\]\((docs/[^)#]+)`).FindAllStringSubmatch(text, -1) {
+		if _, err := os.Stat(filepath.Join("../..", m[1])); err != nil {
+			t.Errorf("README links %s: %v", m[1], err)
+		}
+	}
 }

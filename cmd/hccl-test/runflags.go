@@ -23,15 +23,26 @@ type runFlags struct {
 	cycles, timestamps, memory, perIter int
 }
 
-// addRunFlags defines -N, -S, -M and -J on fs; -J's file goes to o.ncclJSON.
-func addRunFlags(fs *pflag.FlagSet, o *options) *runFlags {
+// addCycleFlag defines -N on fs, the sweep's section, and returns the
+// flags addReportFlags completes.
+func addCycleFlag(fs *pflag.FlagSet) *runFlags {
 	r := &runFlags{}
 	fs.VarP(newCount(&r.cycles, 1), "run-cycles", "N", "repeat the whole sweep this many times, 0 until interrupted (Ctrl-C keeps every row measured), printing every cycle's rows with its number (as nccl-tests); --runs repeats it too but shows each row's median")
-	fs.VarP(newCount(&r.timestamps, 0), "report-timestamps", "S", "1: give every row the time it was measured (a timestamp column in the table, CSV and JSON)")
-	fs.VarP(newCount(&r.memory, 0), "memory", "M", "1: print the memory the run takes, part by part (the estimate --dry-run prints), before the rows")
-	fs.VarP(newCount(&r.perIter, 0), "per-iter-timing", "I", "1: per-iteration figures, as --stats (min, p50, p99, max and stddev of the iterations)")
-	fs.StringVarP(&o.ncclJSON, "output-file", "J", "", "also write nccl-tests' JSON report (its schema version 3) to this file (- for stdout)")
+	arg(fs, "run-cycles", "N")
 	return r
+}
+
+// addReportFlags defines -S, -M, -I and -J on fs, the outputs' section,
+// into r; -J's file goes to o.ncclJSON.
+func addReportFlags(fs *pflag.FlagSet, r *runFlags, o *options) {
+	fs.VarP(newCount(&r.timestamps, 0), "report-timestamps", "S", "1: give every row the time it was measured (a timestamp column in the table, CSV and JSON)")
+	arg(fs, "report-timestamps", "0|1")
+	fs.VarP(newCount(&r.memory, 0), "memory", "M", "1: print the memory the run takes, part by part (the estimate --dry-run prints), before the rows")
+	arg(fs, "memory", "0|1")
+	fs.VarP(newCount(&r.perIter, 0), "per-iter-timing", "I", "1: per-iteration figures, as --stats (min, p50, p99, max and stddev of the iterations)")
+	arg(fs, "per-iter-timing", "0|1")
+	fs.StringVarP(&o.ncclJSON, "output-file", "J", "", "also write nccl-tests' JSON report (its schema version 3) to this file (- for stdout)")
+	arg(fs, "output-file", "FILE")
 }
 
 // apply checks the flags' values and sets them on p. runsSet says whether
@@ -94,6 +105,7 @@ var gpuFlags = []gpuFlag{
 func addGPUFlags(fs *pflag.FlagSet) {
 	for _, g := range gpuFlags {
 		fs.StringP(normalizedName(g.long), g.short, "", "refused: means something only on a GPU")
+		arg(fs, normalizedName(g.long), "N")
 	}
 }
 

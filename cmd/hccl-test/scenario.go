@@ -20,10 +20,14 @@ import (
 	"github.com/hccl-test/hccl-test/units"
 )
 
-// scenarioHelp is the text of `hccl-test scenario --help` before the flags.
-const scenarioHelp = `Usage: %s scenario [flags] FILE
+// scenarioCommand is `hccl-test scenario`.
+var scenarioCommand = command{
+	name: "scenario", args: "[flags] FILE", summary: "run a training step, name its critical domain",
+	run: runScenario,
+}
 
-Runs one training or inference step described in FILE (JSON: an ordered list
+// scenarioHelp is the text of `hccl-test scenario --help` before the flags.
+const scenarioHelp = `Runs one training or inference step described in FILE (JSON: an ordered list
 of compute phases and collectives, each in a communication domain such as tp
 or dp) for --iters iterations, and prints the step time and, per domain, its
 communication time, the part of it the step was blocked on (exposed) and that
@@ -34,12 +38,10 @@ Every collective's result is checked. docs/scenarios.md describes the file.
 With --backend sim the step runs in virtual time on simulated links
 (--topology, --link-bw and the --sim flags, as in a sweep): compute phases
 hold each rank's virtual clock, and slowed links hold each message on its
-sender's port.
+sender's port.`
 
-Flags:
-%s
-Exit status: 0 done, 1 the run failed, 2 bad file or flags, 3 wrong results.
-`
+// scenarioExit is the text of `hccl-test scenario --help` after the flags.
+const scenarioExit = `Exit status: 0 done, 1 the run failed, 2 bad file or flags, 3 wrong results.`
 
 // scenarioRun is what the scenario subcommand parsed: the scenario and how
 // to run it.
@@ -131,9 +133,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		return scenarioRun{}, fmt.Errorf("%w (see %s scenario --help)", err, programName)
 	}
 	if *help {
-		var flags strings.Builder
-		writeFlagHelp(&flags, fs, nil)
-		fmt.Fprintf(helpOut, scenarioHelp, programName, flags.String())
+		writeCommandHelp(helpOut, "scenario", scenarioHelp, fs, scenarioExit)
 		return scenarioRun{}, errHelpShown
 	}
 	// Under mpirun, mpiexec or srun the launched processes are one world.

@@ -26,19 +26,24 @@ type simFlags struct {
 	data, pull               *bool
 }
 
-// addSimFlags registers --sim-alpha, --sim-reduce, --sim-copy, --sim-gap,
-// --sim-pull and --sim-data on fs.
+// addSimFlags defines --sim-alpha, --sim-reduce, --sim-copy, --sim-gap,
+// --sim-pull and --sim-data on fs, in that order.
 func addSimFlags(fs *pflag.FlagSet) simFlags {
 	d := sim.DefaultLinkModel
-	return simFlags{
-		data: fs.Bool("sim-data", true, "--backend sim: false runs the measured ops without payload: no buffer takes memory and nothing is copied or reduced, so worlds far larger than this machine run; times are the same (the links time messages by their lengths), results are not checked"),
-		alpha: fs.String("sim-alpha", "", fmt.Sprintf("latency of a simulated message (--backend sim): intra=DUR,inter=DUR for the links inside and between servers, or one DUR for inside (default intra=%gus,inter=%gus)",
-			d.IntraAlpha.Seconds()*1e6, d.InterAlpha.Seconds()*1e6)),
-		reduce: fs.String("sim-reduce", "", fmt.Sprintf("rate at which a simulated rank reduces what it receives, or its own buffers (--backend sim) (default %gGB/s)", d.ReduceGBps)),
-		gap:    fs.String("sim-gap", "", "least time between two messages a simulated rank sends (LogP's gap; --backend sim): one that posts k at once hands them out over (k-1) gaps (default half the latency inside a server, what --algo auto charges for each further message)"),
-		pull:   fs.Bool("sim-pull", false, "--backend sim: receivers move the data, as on shared memory: a message costs its receiver its bytes (reduced on the way, at the slower rate), one after another, and its sender waits until it is taken; by default the sender's port moves it while both ranks go on, as a network adapter does"),
-		copy:   fs.String("sim-copy", "", "rate at which a simulated rank copies between its own buffers (--backend sim) (default 1.5 times --sim-reduce: a copy moves two thirds of a reduction's bytes)"),
-	}
+	var f simFlags
+	f.alpha = fs.String("sim-alpha", "", fmt.Sprintf("latency of a simulated message (--backend sim): intra=DUR,inter=DUR for the links inside and between servers, or one DUR for inside (default intra=%gus,inter=%gus)",
+		d.IntraAlpha.Seconds()*1e6, d.InterAlpha.Seconds()*1e6))
+	arg(fs, "sim-alpha", "DURATION|SPEC")
+	f.reduce = fs.String("sim-reduce", "", fmt.Sprintf("rate at which a simulated rank reduces what it receives, or its own buffers (--backend sim) (default %gGB/s)", d.ReduceGBps))
+	arg(fs, "sim-reduce", "RATE")
+	f.copy = fs.String("sim-copy", "", "rate at which a simulated rank copies between its own buffers (--backend sim) (default 1.5 times --sim-reduce: a copy moves two thirds of a reduction's bytes)")
+	arg(fs, "sim-copy", "RATE")
+	f.gap = fs.String("sim-gap", "", "least time between two messages a simulated rank sends (LogP's gap; --backend sim): one that posts k at once hands them out over (k-1) gaps (default half the latency inside a server, what --algo auto charges for each further message)")
+	arg(fs, "sim-gap", "DURATION")
+	f.pull = fs.Bool("sim-pull", false, "--backend sim: receivers move the data, as on shared memory: a message costs its receiver its bytes (reduced on the way, at the slower rate), one after another, and its sender waits until it is taken; by default the sender's port moves it while both ranks go on, as a network adapter does")
+	f.data = fs.Bool("sim-data", true, "--backend sim: false runs the measured ops without payload: no buffer takes memory and nothing is copied or reduced, so worlds far larger than this machine run; times are the same (the links time messages by their lengths), results are not checked")
+	arg(fs, "sim-data", "=false")
+	return f
 }
 
 // apply reads the flags into l, the links of a world on backend, and on sim

@@ -28,10 +28,14 @@ const (
 	exitUndecided = 5
 )
 
-// compareHelp is compare's --help text before the flags.
-const compareHelp = `Usage: %s compare [flags] OLD NEW
+// compareCommand is `hccl-test compare`.
+var compareCommand = command{
+	name: "compare", args: "[flags] OLD NEW", summary: "compare two --bench (or --csv) files or logs",
+	run: withStdio(runCompare),
+}
 
-Compares two files written with --bench (or --csv), row by row, with
+// compareHelp is compare's --help text before the flags.
+const compareHelp = `Compares two files written with --bench (or --csv), row by row, with
 medians, confidence intervals and a Mann-Whitney U test, as benchstat does.
 Either file may be a log of nccl-tests, rccl-tests, hccl_test or nccom-test
 (see convert): one mean per row, whose change is shown marked "?", as no
@@ -42,10 +46,7 @@ more than --threshold with significance, or a row of NEW has a median bus
 bandwidth below --min-busbw; 5 a row's median got worse by more than
 --threshold but it was measured too few times for the U test to reach
 --alpha (never a pass: the message says how many runs a side would decide
-it).
-
-Flags:
-%s`
+it).`
 
 // runCompare is `hccl-test compare OLD NEW`: it pairs the rows of two files
 // written with --bench (or --csv) and prints old, new, delta and p-value per
@@ -62,7 +63,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "compare", err)
 	}
 	if *help {
-		fmt.Fprintf(stdout, compareHelp, programName, fs.FlagUsages())
+		writeCommandHelp(stdout, "compare", compareHelp, fs, "")
 		return exitOK
 	}
 	if fs.NArg() != 2 {
@@ -178,6 +179,19 @@ func parseGBps(s string) (float64, error) {
 	return f, nil
 }
 
+// plotCommand is `hccl-test plot`.
+var plotCommand = command{
+	name: "plot", args: "[-o out.png|out.svg] FILE...", summary: "plot busbw and time against size",
+	run: withStdio(runPlot),
+}
+
+// plotHelp is plot's --help text before the flags.
+const plotHelp = `Draws bus bandwidth and time against size from files written with --csv
+or --bench, or logs of nccl-tests, rccl-tests, hccl_test or nccom-test
+(see convert): one line per file and per op, data type, reduction, root,
+group, bucket count, algorithm and placement, each point one measured row
+(of a row's --runs, the run with the median time), at most 64 lines.`
+
 // runPlot is `hccl-test plot FILE... -o out.png`.
 func runPlot(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("plot", pflag.ContinueOnError)
@@ -188,7 +202,7 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "plot", err)
 	}
 	if *help {
-		fmt.Fprintf(stdout, "Usage: %s plot [-o out.png|out.svg] FILE...\n\nDraws bus bandwidth and time against size from files written with --csv\nor --bench, or logs of nccl-tests, rccl-tests, hccl_test or nccom-test\n(see convert): one line per file and per op, data type, reduction, root,\ngroup, bucket count, algorithm and placement, each point one measured row\n(of a row's --runs, the run with the median time), at most 64 lines.\n\nFlags:\n%s", programName, fs.FlagUsages())
+		writeCommandHelp(stdout, "plot", plotHelp, fs, "")
 		return exitOK
 	}
 	if fs.NArg() == 0 {
@@ -217,12 +231,18 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// algorithmsCommand is `hccl-test algorithms`.
+var algorithmsCommand = command{
+	name: "algorithms", summary: "list the algorithms of every collective",
+	run: withStdio(runAlgorithms),
+}
+
 // runAlgorithms is `hccl-test algorithms`: one line per collective, its name
 // then the algorithms that serve it, for scripts that sweep them all.
 func runAlgorithms(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		if args[0] == "-h" || args[0] == "--help" {
-			fmt.Fprintf(stdout, "Usage: %s algorithms\n\nLists each collective and the algorithms --algo can name for it.\n", programName)
+			writeCommandHelp(stdout, "algorithms", "Lists each collective and the algorithms --algo can name for it.", nil, "")
 			return exitOK
 		}
 		return usageError(stderr, "algorithms", fmt.Errorf("unexpected argument %q", args[0]))

@@ -21,6 +21,8 @@ func addThreadFlags(fs *pflag.FlagSet) *threadFlags {
 	tf := &threadFlags{}
 	fs.VarP(newCount(&tf.threads, 1), "nthreads", "t", "nccl-tests' threads per process: ranks per process = -t x -g; in one process (shm, sim) the world, unless -p gives it; over tcp each process hosts -t x -g ranks, so mpirun -np N makes N x t x g")
 	fs.VarP(newCount(&tf.gpus, 1), "ngpus", "g", "nccl-tests' GPUs per thread: a factor of the ranks per process, as -t")
+	arg(fs, "nthreads", "N")
+	arg(fs, "ngpus", "N")
 	return tf
 }
 

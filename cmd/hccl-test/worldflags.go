@@ -32,9 +32,13 @@ func addLaunchFlags(fs *pflag.FlagSet, w *kit.World, env environment, h worldFla
 		w.ConnectTimeout = env.connectTimeout
 	}
 	fs.VarP((*opTimeoutValue)(&w.Timeout), "timeout", "T", h.timeout)
+	arg(fs, "timeout", "DURATION")
 	fs.Var((*durationValue)(&w.ConnectTimeout), "connect-timeout", h.connect)
+	arg(fs, "connect-timeout", "DURATION")
 	fs.StringVar(&w.Master, "master", "", h.master)
+	arg(fs, "master", "HOST:PORT")
 	fs.StringVar(&w.Bind, "bind", "", h.bind)
+	arg(fs, "bind", "ADDR|IFACE")
 }
 
 // addFaultFlags defines --inject and --seed on fs, set into f.InjectText
@@ -42,6 +46,8 @@ func addLaunchFlags(fs *pflag.FlagSet, w *kit.World, env environment, h worldFla
 func addFaultFlags(fs *pflag.FlagSet, f *kit.Faults, h worldFlagHelp) {
 	fs.StringVar(&f.InjectText, "inject", "", h.inject+inject.Grammar)
 	fs.Uint64Var(&f.Seed, "seed", 1, "seed of --inject's random choices")
+	arg(fs, "inject", "SPEC")
+	arg(fs, "seed", "N")
 }
 
 // parseFaults parses the faults of --inject into f.Inject.

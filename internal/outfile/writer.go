@@ -1,4 +1,12 @@
-package main
+// Package outfile is the output side of the command: stdout, stderr and
+// the files a run writes (--csv, --json, --bench, -J). Each is a Writer
+// whose bytes a goroutine of its own writes, so that a reader who stops
+// reading holds up only that goroutine; Create opens a file as an output
+// (a FIFO without a reader does not hold the program up; a regular file
+// is locked against a second run before it is truncated); ID tells when
+// two outputs name one file. What a failed output means for the run (its
+// stop, the line that says why, the exit code) is the command's.
+package outfile
 
 import (
 	"bytes"
@@ -10,7 +18,7 @@ import (
 	"time"
 )
 
-// Limits of an outWriter.
+// Limits of a Writer.
 const (
 	// stallAfter is how long Flush waits on an output that takes no bytes
 	// before the run moves on without it. A file, a device or a pipe with a
@@ -23,11 +31,11 @@ const (
 	queueLimit = 1 << 20
 )
 
-// errNoReader is what an output's open function returns while a FIFO has no
+// ErrNoReader is what an output's open function returns while a FIFO has no
 // reader yet: the output waits for one.
-var errNoReader = errors.New("no reader")
+var ErrNoReader = errors.New("no reader")
 
-// outWriter is one output of the process (stdout, stderr, a --csv file).
+// Writer is one output of the process (stdout, stderr, a --csv file).
 // Its bytes are written by a goroutine of its own, so that a reader who
 // stops reading (a pipe into `less`, a FIFO nobody opened) holds up only
 // that goroutine: Write queues and returns, a Write that finds the queue
@@ -35,11 +43,11 @@ var errNoReader = errors.New("no reader")
 // and its grace time), and Flush no longer than stallAfter on an output
 // that takes nothing. Write and Flush may be called from several
 // goroutines; Write keeps each call's bytes together and in order.
-type outWriter struct {
+type Writer struct {
 	name    string        // how errors name it: "stdout", "--csv x"
 	abandon chan struct{} // closed when the set gives up on its outputs
 	// open, if not nil, opens the output in the goroutine: it returns
-	// errNoReader while a FIFO has no reader. The writer owns and closes
+	// ErrNoReader while a FIFO has no reader. The writer owns and closes
 	// what it returns.
 	open func() (io.WriteCloser, error)
 	dst  io.Writer // where the goroutine writes, once open
@@ -68,11 +76,11 @@ type outWriter struct {
 	quitOnce sync.Once
 }
 
-// newOutWriter starts an output writing to dst, or, when dst is nil, to
-// what open returns; stopping and onFail may be nil (see outWriter).
-func newOutWriter(name string, dst io.Writer, open func() (io.WriteCloser, error), abandon chan struct{},
-	stopping <-chan struct{}, onFail func(error)) *outWriter {
-	w := &outWriter{
+// NewWriter starts an output writing to dst, or, when dst is nil, to
+// what open returns; stopping and onFail may be nil (see Writer).
+func NewWriter(name string, dst io.Writer, open func() (io.WriteCloser, error), abandon chan struct{},
+	stopping <-chan struct{}, onFail func(error)) *Writer {
+	w := &Writer{
 		name: name, dst: dst, open: open, abandon: abandon, stopping: stopping, onFail: onFail,
 		changed: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		quit: make(chan struct{}),
@@ -83,7 +91,7 @@ func newOutWriter(name string, dst io.Writer, open func() (io.WriteCloser, error
 
 // Write queues a copy of p for the output. It fails with the output's
 // error once it has one, and once the set has given up.
-func (w *outWriter) Write(p []byte) (int, error) {
+func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for {
@@ -116,7 +124,7 @@ func (w *outWriter) Write(p []byte) (int, error) {
 // error, if it has one; but it returns nil at once on an output that has
 // taken nothing for stallAfter (the bytes stay queued), and an error once
 // the set has given up.
-func (w *outWriter) Flush() error {
+func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
@@ -141,10 +149,10 @@ func (w *outWriter) Flush() error {
 
 // wait releases mu until a field changes, the set gives up, or timer
 // fires; mu is held on return.
-func (w *outWriter) wait(timer <-chan time.Time) { w.waitOr(timer, nil) }
+func (w *Writer) wait(timer <-chan time.Time) { w.waitOr(timer, nil) }
 
 // waitOr is wait that also returns when stop is closed.
-func (w *outWriter) waitOr(timer <-chan time.Time, stop <-chan struct{}) {
+func (w *Writer) waitOr(timer <-chan time.Time, stop <-chan struct{}) {
 	ch := w.changed
 	w.mu.Unlock()
 	select {
@@ -158,7 +166,7 @@ func (w *outWriter) waitOr(timer <-chan time.Time, stop <-chan struct{}) {
 }
 
 // isStopping reports whether the run is stopping.
-func (w *outWriter) isStopping() bool {
+func (w *Writer) isStopping() bool {
 	select {
 	case <-w.stopping:
 		return true
@@ -168,12 +176,12 @@ func (w *outWriter) isStopping() bool {
 }
 
 // notify tells the waiters that a field changed; mu must be held.
-func (w *outWriter) notify() {
+func (w *Writer) notify() {
 	close(w.changed)
 	w.changed = make(chan struct{})
 }
 
-func (w *outWriter) abandoned() bool {
+func (w *Writer) abandoned() bool {
 	select {
 	case <-w.abandon:
 		return true
@@ -184,9 +192,19 @@ func (w *outWriter) abandoned() bool {
 	}
 }
 
-// why says why the output holds bytes it has not written; mu must be
-// held.
-func (w *outWriter) why() string {
+// Name is how errors name the output: "stdout", "--csv x".
+func (w *Writer) Name() string { return w.name }
+
+// Why says why the output holds bytes it has not written: no reader
+// opened it, or its reader took nothing.
+func (w *Writer) Why() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.why()
+}
+
+// why is Why with mu held.
+func (w *Writer) why() string {
 	if w.waiting {
 		return "no reader opened it"
 	}
@@ -196,7 +214,7 @@ func (w *outWriter) why() string {
 // loop is the goroutine that writes: it opens the output if it must, then
 // writes the queue chunk by chunk until finish or a failure ends it, or the
 // set gives up.
-func (w *outWriter) loop() {
+func (w *Writer) loop() {
 	defer close(w.done)
 	if w.open != nil && !w.openOutput() {
 		return
@@ -249,7 +267,7 @@ func (w *outWriter) loop() {
 
 // openOutput opens the output, waiting for a FIFO's reader as long as the
 // set does not give up. It reports whether the output is open.
-func (w *outWriter) openOutput() bool {
+func (w *Writer) openOutput() bool {
 	w.mu.Lock()
 	w.busy, w.waiting = time.Now(), true
 	w.notify() // a drain waiting already now bounds its wait
@@ -258,7 +276,7 @@ func (w *outWriter) openOutput() bool {
 	defer tick.Stop()
 	for {
 		f, err := w.open()
-		if !errors.Is(err, errNoReader) {
+		if !errors.Is(err, ErrNoReader) {
 			w.mu.Lock()
 			w.busy, w.waiting = time.Time{}, false
 			if err != nil {
@@ -284,14 +302,14 @@ func (w *outWriter) openOutput() bool {
 	}
 }
 
-// drain waits until the output has taken every byte queued, failed, or the
+// Drain waits until the output has taken every byte queued, failed, or the
 // set gives up, and returns what it did not write and its error. A FIFO
 // that nobody opened for reading within idle of the call is given up, with
 // an error saying so: the same bound as an input FIFO's (boundedfile.Idle).
 // A reader that is there but slow (| less on its first page) is waited
 // for: a signal gives up on it. The output takes more writes after drain,
 // unless it was given up.
-func (w *outWriter) drain(idle time.Duration) (unwritten, lines int, err error) {
+func (w *Writer) Drain(idle time.Duration) (unwritten, lines int, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	deadline := time.Now().Add(idle)
@@ -314,10 +332,10 @@ func (w *outWriter) drain(idle time.Duration) (unwritten, lines int, err error) 
 	return w.queued, w.lines + w.dropped, w.err
 }
 
-// close ends the goroutine once the queue is empty (or at once if the set
+// Close ends the goroutine once the queue is empty (or at once if the set
 // gave up) and closes the file the writer opened. It returns an error of
 // that close.
-func (w *outWriter) close() error {
+func (w *Writer) Close() error {
 	w.mu.Lock()
 	w.closing = true
 	w.mu.Unlock()

@@ -1,4 +1,4 @@
-package main
+package outfile
 
 import (
 	"bytes"
@@ -26,13 +26,13 @@ type failingWriter struct{ err error }
 
 func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
 
-// TestOutWriterNeverHoldsUpTheRun: a reader that takes nothing costs a
+// TestWriterNeverHoldsUpTheRun: a reader that takes nothing costs a
 // Flush stallAfter once, a Write that finds the queue full waits only until
 // the set gives up, and what was queued is written once the reader comes.
-func TestOutWriterNeverHoldsUpTheRun(t *testing.T) {
+func TestWriterNeverHoldsUpTheRun(t *testing.T) {
 	t.Run("stalled", func(t *testing.T) {
 		dst := &blockedWriter{release: make(chan struct{})}
-		w := newOutWriter("stdout", dst, nil, make(chan struct{}), nil, nil)
+		w := NewWriter("stdout", dst, nil, make(chan struct{}), nil, nil)
 		if _, err := w.Write([]byte("row 1\n")); err != nil {
 			t.Fatal(err)
 		}
@@ -49,16 +49,16 @@ func TestOutWriterNeverHoldsUpTheRun(t *testing.T) {
 			t.Errorf("second Flush: %v after %v, want nil at once: the output is known to be stalled", err, time.Since(start))
 		}
 		close(dst.release)
-		if n, lines, err := w.drain(time.Hour); n != 0 || lines != 0 || err != nil {
+		if n, lines, err := w.Drain(time.Hour); n != 0 || lines != 0 || err != nil {
 			t.Errorf("drain: %d bytes %d lines %v left", n, lines, err)
 		}
-		if err := w.close(); err != nil || dst.buf.String() != "row 1\nrow 2\n" {
+		if err := w.Close(); err != nil || dst.buf.String() != "row 1\nrow 2\n" {
 			t.Errorf("close %v; written %q", err, dst.buf.String())
 		}
 	})
 	t.Run("full queue", func(t *testing.T) {
 		abandon := make(chan struct{})
-		w := newOutWriter("--csv p", &blockedWriter{release: make(chan struct{})}, nil, abandon, nil, nil)
+		w := NewWriter("--csv p", &blockedWriter{release: make(chan struct{})}, nil, abandon, nil, nil)
 		big := make([]byte, queueLimit/3+1)
 		w.Write(big) // taken by the goroutine, which blocks on it
 		w.Write(big) // queued
@@ -81,14 +81,14 @@ func TestOutWriterNeverHoldsUpTheRun(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("Write to a full queue still waits after the set gave up")
 		}
-		n, _, err := w.drain(time.Hour)
+		n, _, err := w.Drain(time.Hour)
 		if n != 2*len(big) || err != nil {
 			t.Errorf("drain after giving up: %d bytes left (%v), want %d", n, err, 2*len(big))
 		}
-		w.close()
+		w.Close()
 	})
 	t.Run("failed", func(t *testing.T) {
-		w := newOutWriter("--csv /dev/full", failingWriter{&os.PathError{Op: "write", Path: "/dev/full", Err: errors.New("no space left on device")}}, nil, make(chan struct{}), nil, nil)
+		w := NewWriter("--csv /dev/full", failingWriter{&os.PathError{Op: "write", Path: "/dev/full", Err: errors.New("no space left on device")}}, nil, make(chan struct{}), nil, nil)
 		w.Write([]byte("header\n"))
 		err := w.Flush()
 		if want := "--csv /dev/full: write: no space left on device"; err == nil || err.Error() != want {
@@ -97,29 +97,27 @@ func TestOutWriterNeverHoldsUpTheRun(t *testing.T) {
 		if _, err2 := w.Write([]byte("row\n")); err2 == nil {
 			t.Error("Write after a failure succeeded")
 		}
-		w.close()
+		w.Close()
 	})
 	t.Run("fifo", func(t *testing.T) {
 		abandon := make(chan struct{})
 		tries := 0
 		open := func() (io.WriteCloser, error) {
 			tries++
-			return nil, errNoReader
+			return nil, ErrNoReader
 		}
-		w := newOutWriter("--csv p", nil, open, abandon, nil, nil)
+		w := NewWriter("--csv p", nil, open, abandon, nil, nil)
 		w.Write([]byte("header\n"))
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
 		close(abandon)
-		n, lines, err := w.drain(time.Hour)
-		w.mu.Lock()
-		why := w.why()
-		w.mu.Unlock()
+		n, lines, err := w.Drain(time.Hour)
+		why := w.Why()
 		if n == 0 || lines != 1 || err != nil || why != "no reader opened it" {
 			t.Errorf("drain: %d bytes %d lines %v (%s), want the header left for want of a reader", n, lines, err, why)
 		}
-		w.close()
+		w.Close()
 	})
 }
 
@@ -156,11 +154,11 @@ func TestFileIdentity(t *testing.T) {
 		{p("new"), p("New"), false},
 	}
 	for _, tc := range tests {
-		a, err := identify(tc.a)
+		a, err := Identify(tc.a)
 		must(t, err)
-		b, err := identify(tc.b)
+		b, err := Identify(tc.b)
 		must(t, err)
-		if got := a.same(b); got != tc.same {
+		if got := a.Same(b); got != tc.same {
 			t.Errorf("%s and %s: same %v, want %v", tc.a, tc.b, got, tc.same)
 		}
 	}
@@ -180,7 +178,7 @@ func TestDrainGivesUpOnlyOnAFIFOWithoutReader(t *testing.T) {
 	const idle = 20 * time.Millisecond
 	t.Run("slow reader", func(t *testing.T) {
 		dst := &blockedWriter{release: make(chan struct{})}
-		w := newOutWriter("stdout", dst, nil, make(chan struct{}), nil, nil)
+		w := NewWriter("stdout", dst, nil, make(chan struct{}), nil, nil)
 		w.Write([]byte("row 1\n"))
 		released := make(chan struct{})
 		go func() {
@@ -188,7 +186,7 @@ func TestDrainGivesUpOnlyOnAFIFOWithoutReader(t *testing.T) {
 			close(released)
 			close(dst.release)
 		}()
-		n, lines, err := w.drain(idle)
+		n, lines, err := w.Drain(idle)
 		select {
 		case <-released:
 		default:
@@ -197,20 +195,20 @@ func TestDrainGivesUpOnlyOnAFIFOWithoutReader(t *testing.T) {
 		if n != 0 || err != nil {
 			t.Errorf("drain: %d bytes left, %v", n, err)
 		}
-		w.close()
+		w.Close()
 	})
 	t.Run("fifo without reader", func(t *testing.T) {
-		open := func() (io.WriteCloser, error) { return nil, errNoReader }
-		w := newOutWriter("--csv p", nil, open, make(chan struct{}), nil, nil)
+		open := func() (io.WriteCloser, error) { return nil, ErrNoReader }
+		w := NewWriter("--csv p", nil, open, make(chan struct{}), nil, nil)
 		w.Write([]byte("header\nrow 1\n"))
 		start := time.Now()
-		_, lines, err := w.drain(idle)
+		_, lines, err := w.Drain(idle)
 		if time.Since(start) < idle || lines != 2 || err == nil ||
 			err.Error() != "--csv p: a named pipe that nobody opened for reading within 20ms (2 lines not written)" {
 			t.Errorf("drain after %v: %d lines, %v; want the FIFO given up after %v", time.Since(start), lines, err, idle)
 		}
 		done := make(chan struct{})
-		go func() { w.close(); close(done) }()
+		go func() { w.Close(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(time.Minute):

@@ -1,4 +1,4 @@
-package main
+package outfile
 
 import (
 	"bufio"
@@ -11,13 +11,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockOutput takes an exclusive flock on f, a regular file an output
+// Lock takes an exclusive flock on f, a regular file an output
 // writes, for as long as f is open, so that a second run given the same
 // file is refused before it truncates it: two runs writing one CSV would
 // leave the rows of one. The error of a file another process holds names
 // that process. A file system without flock (some network mounts) is
 // written unlocked, as before.
-func lockOutput(f *os.File) error {
+func Lock(f *os.File) error {
 	err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 	if err == nil || !errors.Is(err, unix.EWOULDBLOCK) {
 		return nil
