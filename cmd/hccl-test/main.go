@@ -71,6 +71,10 @@ func runWith(args []string, set *outputSet) int {
 			return runScenario(args[1:], set)
 		case "links":
 			return runLinks(args[1:], stdout, stderr)
+		case "fit":
+			return runFit(args[1:], set)
+		case "predict":
+			return runPredict(args[1:], set)
 		}
 	}
 	plan, opts, err := parseFlags(args, stdout)

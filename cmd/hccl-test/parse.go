@@ -51,6 +51,8 @@ Subcommands (each has its own --help):
   hccl-test compare [--threshold 5%] OLD NEW   compare two --bench (or --csv) files or logs
   hccl-test plot [-o out.png] FILE...          plot busbw and time against size
   hccl-test convert [--csv F] LOG...           nccl-tests, hccl_test, ... logs as CSV
+  hccl-test fit -o MODEL.json LOG...          fit a cluster's model to the logs of its runs
+  hccl-test predict --model M --topology T     predict a larger world with it, with a band
   hccl-test scenario FILE                      run a training step, name its critical domain
   hccl-test algorithms                         list the algorithms of every collective
   hccl-test links DIR                          make all_reduce_perf, all_reduce_test, ... in DIR

@@ -72,7 +72,7 @@ func TestBadInputTable(t *testing.T) {
 			}
 			line := stderr.String()
 			prefix := programName + ": "
-			if len(args) > 0 && slices.Contains([]string{"compare", "plot", "convert", "scenario", "algorithms", "links"}, args[0]) {
+			if len(args) > 0 && slices.Contains([]string{"compare", "plot", "convert", "scenario", "algorithms", "links", "fit", "predict"}, args[0]) {
 				prefix = programName + " " + args[0] + ": "
 			}
 			if strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, prefix) {

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Checks fit and predict against this machine: measures each collective on
+# a backend at the fitted rank counts and at the predicted one, fits a
+# model on the fitted runs only, predicts the larger world, and prints per
+# collective the median and worst absolute percentage error of the
+# predicted busbw against the measured one at the validated sizes, and how
+# many measured rows fell inside the prediction's band.
+#
+#   scripts/predict-validate.sh
+#   BACKEND=proc FIT="2 4" PREDICT=8 scripts/predict-validate.sh
+#
+# Env knobs:
+#   BACKEND   shm or proc (default shm)
+#   FIT       rank counts the model is fitted on (default "2 4")
+#   PREDICT   the rank count predicted and measured (default 8)
+#   OPS       collectives (default "allreduce allgather reducescatter alltoall sendrecv")
+#   MINBYTES, MAXBYTES  the measured sizes, by a factor of 2 (default 8M, 128M)
+#   FITMIN    fit's --min-size (default 8M: smaller rows ran from cache here)
+#   VALMIN    the smallest size validated (default 32M)
+#   ITERS, WARMUP  per row (default 5, 2)
+#   STAT      the time of a row fitted and compared: mean (the sweep's
+#             time), p50 or min (default p50: on a loaded machine the
+#             mean carries the other loads' bursts)
+#   KEEP=1    keep the scratch directory (the CSVs, the model, the report)
+set -euo pipefail
+# shellcheck source=scripts/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+BACKEND=${BACKEND:-shm}
+FIT=${FIT:-2 4}
+PREDICT=${PREDICT:-8}
+OPS=${OPS:-allreduce allgather reducescatter alltoall sendrecv}
+MINBYTES=${MINBYTES:-8M}
+MAXBYTES=${MAXBYTES:-128M}
+FITMIN=${FITMIN:-8M}
+VALMIN=${VALMIN:-32M}
+ITERS=${ITERS:-5}
+STAT=${STAT:-p50}
+WARMUP=${WARMUP:-2}
+oplist=$(echo "$OPS" | tr ' ' ',')
+
+measure() { # ranks csv
+	"$bin" --backend "$BACKEND" -p "$1" --op "$oplist" -b "$MINBYTES" -e "$MAXBYTES" -f 2 \
+		-n "$ITERS" -w "$WARMUP" -c 0 --csv "$2" >/dev/null
+}
+
+fitted=()
+for n in $FIT; do
+	measure "$n" "$work/fit-$n.csv"
+	fitted+=("$work/fit-$n.csv")
+done
+measure "$PREDICT" "$work/measured.csv"
+"$bin" fit --stat "$STAT" --min-size "$FITMIN" -o "$work/model.json" "${fitted[@]}" >"$work/fit.txt"
+"$bin" predict --model "$work/model.json" --topology "servers=1,per-server=$PREDICT" --op "$oplist" \
+	-b "$MINBYTES" -e "$MAXBYTES" -f 2 --csv "$work/predicted.csv" >/dev/null
+valmin=$("$bin" predict --model "$work/model.json" --topology "servers=1,per-server=$PREDICT" --op "${oplist%%,*}" \
+	-b "$VALMIN" -e "$VALMIN" --csv - | awk -F, 'NR == 2 { print $5 }') # predict's CSV has no quoted field
+
+python3 - "$work/predicted.csv" "$work/measured.csv" "$valmin" "$STAT" "$BACKEND" "$FIT" "$FITMIN" "$PREDICT" <<'PY'
+import csv, statistics, sys
+pred_path, meas_path, valmin, stat, backend, fit, fitmin, predict = sys.argv[1:]
+col = {"mean": "time_us", "p50": "p50_us", "min": "min_us"}[stat]
+pred = {(r["op"], r["size_bytes"]): r for r in csv.DictReader(open(pred_path))}
+print(f"# {backend}: fitted on {fit} ranks (rows of {fitmin} and more, their {stat} time), predicted {predict}; busbw at sizes of {int(valmin) >> 20} MiB and more")
+print("# measured busbw from the row's", stat, "time; error = |predicted - measured| / measured; in band = measured within the prediction's low..high")
+errs, inband, order = {}, {}, []
+for r in csv.DictReader(open(meas_path)):
+    if int(r["size_bytes"]) < int(valmin) or (r["op"], r["size_bytes"]) not in pred:
+        continue
+    p = pred[(r["op"], r["size_bytes"])]
+    m = float(r["busbw_GBps"]) * float(r["time_us"]) / float(r[col])
+    e = abs(float(p["busbw_GBps"]) - m) / m * 100
+    ok = float(p["busbw_low_GBps"]) <= m <= float(p["busbw_high_GBps"])
+    if r["op"] not in errs:
+        order.append(r["op"])
+    errs.setdefault(r["op"], []).append(e)
+    inband[r["op"]] = inband.get(r["op"], 0) + ok
+    print(f'{r["op"]:<14} {int(r["size_bytes"]):>10}  measured {m:8.3f}  predicted {float(p["busbw_GBps"]):8.3f} ({p["algo"]}, ran {r["algo"]})  '
+          f'band {float(p["busbw_low_GBps"]):.3f}..{float(p["busbw_high_GBps"]):.3f}  err {e:6.1f}%')
+print(f'{"op":<14} {"rows":>5} {"median%":>8} {"worst%":>8} {"in band":>8}')
+for op in order:
+    print(f"{op:<14} {len(errs[op]):>5} {statistics.median(errs[op]):8.1f} {max(errs[op]):8.1f} {inband[op]:>5}/{len(errs[op])}")
+PY
