@@ -107,7 +107,7 @@ func FitFiles(files []*File, opt Options) (*Fit, error) {
 	fused, sender, cpu := TransportOf(first.Cluster)
 	m.Fused, m.SenderMoves = fused, sender
 	// On CPU backends the ranks share the CPUs, and on a busy machine they
-	// get fewer than it has: the number that fits best, of 1 to Cores.
+	// get fewer than it has: the number that fits best, of the powers of two below Cores and Cores.
 	best := math.Inf(1)
 	for _, c := range coreCounts(opt.Cores, cpu) {
 		try := *m
@@ -131,19 +131,16 @@ func FitFiles(files []*File, opt Options) (*Fit, error) {
 }
 
 // coreCounts are the numbers of shared CPUs a fit tries: none for
-// devices (cpu false), else 1 to most, by doubling beyond 8.
+// devices (cpu false), else the powers of two below most, and most.
 func coreCounts(most int, cpu bool) []int {
 	if !cpu || most < 1 {
 		return []int{0}
 	}
 	var out []int
-	for c := 1; c <= most; c++ {
-		if c > 8 {
-			c = min(2*(c-1), most)
-		}
+	for c := 1; c < most; c *= 2 {
 		out = append(out, c)
 	}
-	return out
+	return append(out, most)
 }
 
 // cmpOr returns a unless it is empty, else b.
@@ -297,10 +294,10 @@ func minimize(x []float64, free []bool, f func([]float64) float64) []float64 {
 	}
 	prob := optimize.Problem{Func: func(y []float64) float64 { return f(expand(y)) }}
 	best := prob.Func(y)
-	for range 6 {
+	for range 4 {
 		res, err := optimize.Minimize(prob, y, &optimize.Settings{
 			MajorIterations: 5000,
-			Converger:       &optimize.FunctionConverge{Absolute: 1e-14, Relative: 1e-12, Iterations: 300},
+			Converger:       &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-10, Iterations: 150},
 		}, &optimize.NelderMead{SimplexSize: 0.5})
 		if res == nil || (err != nil && res.F >= best) {
 			break
@@ -309,7 +306,7 @@ func minimize(x []float64, free []bool, f func([]float64) float64) []float64 {
 		if res.F < best {
 			best, y = res.F, slices.Clone(res.X)
 		}
-		if gain <= 1e-13*max(1, best) {
+		if gain <= 1e-10*max(1, best) {
 			break
 		}
 	}

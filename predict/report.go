@@ -38,9 +38,9 @@ func (f *Fit) WriteReport(w io.Writer) error {
 	b.WriteString("\n")
 	switch {
 	case m.Fused:
-		fmt.Fprintf(&b, "transport: a receiver reads the sender's memory and reduces in the same pass; the ranks share %d CPUs (of 1 to --cores, the count that fits best)\n", m.Cores)
+		fmt.Fprintf(&b, "transport: a receiver reads the sender's memory and reduces in the same pass; the ranks share %d CPUs (the count that fits best: a power of two below --cores, or --cores)\n", m.Cores)
 	case m.SenderMoves:
-		fmt.Fprintf(&b, "transport: a sender's CPU copies every message out; the ranks share %d CPUs (of 1 to --cores, the count that fits best)\n", m.Cores)
+		fmt.Fprintf(&b, "transport: a sender's CPU copies every message out; the ranks share %d CPUs (the count that fits best: a power of two below --cores, or --cores)\n", m.Cores)
 	default:
 		b.WriteString("transport: devices that move data without the CPUs\n")
 	}

@@ -144,3 +144,25 @@ func TestFitRecoversSynthetic(t *testing.T) {
 		}
 	}
 }
+
+// TestFitPublicLog fits a public nccl-tests log (testdata/README.md): its
+// topology and device come from its rank lines, every row is fitted, and
+// the fit's median error stays where it was measured (18%).
+func TestFitPublicLog(t *testing.T) {
+	f, err := ReadFile("testdata/a3mega-h100-2x8.log", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Samples) != 62 || f.Samples[0].World != (clustermodel.World{Servers: 2, PerServer: 8}) ||
+		f.Cluster != (Cluster{Source: "nccl-tests", Device: "NVIDIA H100 80GB HBM3"}) {
+		t.Fatalf("%d rows, world %v, cluster %v: want 62 rows of 2 x 8 of nccl-tests on H100", len(f.Samples), f.Samples[0].World, f.Cluster)
+	}
+	fit, err := FitFiles([]*File{f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, ok := fit.Model.Op("allreduce")
+	if !ok || o.MedianPct > 25 || len(fit.Rows) != 62 {
+		t.Errorf("allreduce fitted %v (%+v), %d rows: want a median error under 25%% over 62 rows", ok, o, len(fit.Rows))
+	}
+}

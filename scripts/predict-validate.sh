@@ -18,6 +18,8 @@
 #   FITMIN    fit's --min-size (default 8M: smaller rows ran from cache here)
 #   VALMIN    the smallest size validated (default 32M)
 #   ITERS, WARMUP  per row (default 5, 2)
+#   RUNS      sweeps of each world (--runs); fit takes every run's rows, and
+#             the measured busbw is the median of the runs' (default 3)
 #   STAT      the time of a row fitted and compared: mean (the sweep's
 #             time), p50 or min (default p50: on a loaded machine the
 #             mean carries the other loads' bursts)
@@ -36,12 +38,13 @@ FITMIN=${FITMIN:-8M}
 VALMIN=${VALMIN:-32M}
 ITERS=${ITERS:-5}
 STAT=${STAT:-p50}
+RUNS=${RUNS:-3}
 WARMUP=${WARMUP:-2}
 oplist=$(echo "$OPS" | tr ' ' ',')
 
 measure() { # ranks csv
 	"$bin" --backend "$BACKEND" -p "$1" --op "$oplist" -b "$MINBYTES" -e "$MAXBYTES" -f 2 \
-		-n "$ITERS" -w "$WARMUP" -c 0 --csv "$2" >/dev/null
+		-n "$ITERS" -w "$WARMUP" -c 0 --runs "$RUNS" --csv "$2" >/dev/null
 }
 
 fitted=()
@@ -62,13 +65,16 @@ pred_path, meas_path, valmin, stat, backend, fit, fitmin, predict = sys.argv[1:]
 col = {"mean": "time_us", "p50": "p50_us", "min": "min_us"}[stat]
 pred = {(r["op"], r["size_bytes"]): r for r in csv.DictReader(open(pred_path))}
 print(f"# {backend}: fitted on {fit} ranks (rows of {fitmin} and more, their {stat} time), predicted {predict}; busbw at sizes of {int(valmin) >> 20} MiB and more")
-print("# measured busbw from the row's", stat, "time; error = |predicted - measured| / measured; in band = measured within the prediction's low..high")
-errs, inband, order = {}, {}, []
+print("# measured busbw from the row's", stat, "time, the median of the runs; error = |predicted - measured| / measured; in band = measured within the prediction's low..high")
+runs = {}
 for r in csv.DictReader(open(meas_path)):
-    if int(r["size_bytes"]) < int(valmin) or (r["op"], r["size_bytes"]) not in pred:
-        continue
-    p = pred[(r["op"], r["size_bytes"])]
-    m = float(r["busbw_GBps"]) * float(r["time_us"]) / float(r[col])
+    if int(r["size_bytes"]) >= int(valmin) and (r["op"], r["size_bytes"]) in pred:
+        runs.setdefault((r["op"], r["size_bytes"]), []).append(r)
+errs, inband, order = {}, {}, []
+for key, rs in runs.items():
+    r = rs[0]
+    p = pred[key]
+    m = statistics.median(float(x["busbw_GBps"]) * float(x["time_us"]) / float(x[col]) for x in rs)
     e = abs(float(p["busbw_GBps"]) - m) / m * 100
     ok = float(p["busbw_low_GBps"]) <= m <= float(p["busbw_high_GBps"])
     if r["op"] not in errs:

@@ -44,7 +44,7 @@ func runFit(args []string, set *outputSet) int {
 	fs.SetNormalizeFunc(normalize)
 	out := fs.StringP("output", "o", "", "write the model to this file (JSON; required)")
 	topos := fs.StringArray("topology", nil, "[FILE=]servers=S,per-server=G: the topology of FILE (or of every log without rank lines); repeatable")
-	cores := fs.Int("cores", runtime.NumCPU(), "at most this many CPUs were shared by the ranks of hccl-test's own CPU backends (shm, proc, tcp) in the fitted runs: fit takes the count from 1 to it that fits best")
+	cores := fs.Int("cores", runtime.NumCPU(), "at most this many CPUs were shared by the ranks of hccl-test's own CPU backends (shm, proc, tcp) in the fitted runs: fit takes the count that fits best, a power of two below it or it")
 	minSize := fs.String("min-size", "1", "fit only the rows of this size or more (4K, 1M): leave out rows that ran from a CPU's cache")
 	stat := fs.String("stat", "mean", "the time of a row to fit: "+strings.Join(predict.Stats, ", ")+" (p50 and min: hccl-test's CSV only)")
 	help := fs.BoolP("help", "h", false, "show this help")
