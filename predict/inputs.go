@@ -73,7 +73,7 @@ var Stats = []string{"mean", "p50", "min"}
 var statColumns = map[string]string{"mean": "time_us", "p50": "p50_us", "min": "min_us"}
 
 // ReadFile reads the rows of one input: another tool's log (any that
-// convert reads) or hccl-test's CSV. topo is the --topology given for the
+// convert reads), hccl-test's CSV or its Go benchmark lines. topo is the --topology given for the
 // file, "" for none: a log with rank lines must agree with it, one without
 // needs it where it has more than one rank. stat is one of Stats ("" for
 // mean). Every error names the path.
@@ -104,8 +104,13 @@ func ReadFile(path, topo, stat string) (*File, error) {
 			return nil, err
 		}
 		return readLog(path, data, topo)
+	case results.FormatBench:
+		if stat != "mean" {
+			return nil, fmt.Errorf("%s: Go benchmark lines give the mean time of a row only: fit them with --stat mean", path)
+		}
+		return readBench(in, path, topo)
 	}
-	return nil, fmt.Errorf("%s: neither another tool's log nor hccl-test's CSV (fit reads those; write a run with --csv)", path)
+	return nil, fmt.Errorf("%s: JSON lines: fit reads hccl-test's CSV or Go benchmark lines, or another tool's log", path)
 }
 
 // readLog reads another tool's log, its topology from its rank lines or

@@ -19,16 +19,17 @@ const fitHelp = `Usage: %s fit [--topology [FILE=]servers=S,per-server=G]... -o 
 
 Fits a model of one cluster to the logs of its runs: nccl-tests,
 rccl-tests, hccl_test or nccom-test output (anything convert reads), or
-hccl-test's own CSV (--csv). Each log's servers and ranks per server come
-from its rank lines ("Rank 0 ... on HOST"), from hccl-test's topology
-column, or from --topology for a log without them (FILE= names the log;
-without it the topology is every such log's). The model is auto's cost
-model with the cluster's figures: per level (inside a server, between
-servers) latency and bandwidth, the reduction rate, and per collective
-the scales its curve shows, the algorithm of ours its curve fits, and
-whether it passes what the links allow (a reduction in the network).
-It prints every figure, the rows it came from and the residual of every
-fitted row, and writes the model as JSON for predict. See docs/predict.md.
+hccl-test's own CSV (--csv) or Go benchmark lines (--bench). Each log's
+servers and ranks per server come from its rank lines ("Rank 0 ... on
+HOST"), from hccl-test's topology column, or from --topology for a log
+without them (FILE= names the log; without it the topology is every such
+log's). The model is auto's cost model with the cluster's figures: per
+level (inside a server, between servers) latency and bandwidth, the
+reduction rate, and per collective the scales its curve shows, the
+algorithm of ours its curve fits, and whether it passes what the links
+allow (a reduction in the network). It prints every figure, the rows it
+came from and the residual of every fitted row, and writes the model as
+JSON for predict. See docs/predict.md.
 
 Exit status: 0 fitted; 1 the model could not be written; 2 bad flags or
 logs (a log of two clusters, a topology its rank lines contradict, ...).
