@@ -37,6 +37,9 @@ type Query struct {
 	World clustermodel.World
 	Ops   []coll.Op
 	Sizes []int64
+	// Algo is the algorithm to predict, "" (or auto) for the fastest of
+	// ours at each size.
+	Algo string
 }
 
 // Row is one predicted row. Nothing in it was measured.
@@ -112,6 +115,9 @@ func Predict(m *clustermodel.Model, q Query) ([]Row, error) {
 			}
 			return nil, fmt.Errorf("the model has no fit of %v (it has %s): fit logs of %v too", op, strings.Join(have, ", "), op)
 		}
+		if q.Algo != "" && q.Algo != coll.Auto && !coll.Supports(op, q.Algo) {
+			return nil, fmt.Errorf("--algo %s does not serve %v (it has: %s)", q.Algo, op, strings.Join(coll.Names(op), ", "))
+		}
 		cm := m.Coll(o, w)
 		if !cm.Valid() {
 			return nil, fmt.Errorf("%v: the model's figures make no cost model", op)
@@ -119,9 +125,13 @@ func Predict(m *clustermodel.Model, q Query) ([]Row, error) {
 		for _, size := range q.Sizes {
 			unit := int64(op.Blocks(n)) * elemBytes
 			bytes := max(size-size%unit, unit)
-			t, algo := fastest(op, n, int(bytes/int64(op.Blocks(n))), cm)
+			b := int(bytes / int64(op.Blocks(n)))
+			t, algo := fastest(op, n, b, cm)
+			if q.Algo != "" && q.Algo != coll.Auto {
+				t, algo = coll.Predict(op, q.Algo, n, b, cm), q.Algo
+			}
 			if !(t > 0) || math.IsInf(t, 0) {
-				return nil, fmt.Errorf("%v on %d ranks, %d bytes: no algorithm of ours has a cost there", op, n, bytes)
+				return nil, fmt.Errorf("%v on %d ranks, %d bytes: no algorithm of ours asked for has a cost there", op, n, bytes)
 			}
 			rows = append(rows, bandRow(m, o, Row{Op: op, World: w, Bytes: bytes, Algo: algo, TimeUS: t * 1e6}))
 		}

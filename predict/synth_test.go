@@ -166,3 +166,23 @@ func TestFitPublicLog(t *testing.T) {
 		t.Errorf("allreduce fitted %v (%+v), %d rows: want a median error under 25%% over 62 rows", ok, o, len(fit.Rows))
 	}
 }
+
+// TestPredictAlgo checks that a named algorithm is costed as coll costs
+// it under the model, and that the fastest is never slower.
+func TestPredictAlgo(t *testing.T) {
+	w := clustermodel.World{Servers: 4, PerServer: 8}
+	m := truth
+	m.Ops = []clustermodel.Op{{Name: "allreduce", BWScale: 1, LatScale: 1, Rows: 1}}
+	m.Fitted = clustermodel.Span{Worlds: []clustermodel.World{{Servers: 2, PerServer: 8}}, MinBytes: 1024, MaxBytes: 1 << 30}
+	for _, algo := range coll.Names(coll.AllReduce) {
+		rows, err := Predict(&m, Query{World: w, Ops: []coll.Op{coll.AllReduce}, Sizes: []int64{64 << 20}, Algo: algo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := coll.Predict(coll.AllReduce, algo, w.Ranks(), 64<<20, m.Coll(m.Ops[0], w)) * 1e6
+		best, _ := Predict(&m, Query{World: w, Ops: []coll.Op{coll.AllReduce}, Sizes: []int64{64 << 20}})
+		if rows[0].Algo != algo || !within(rows[0].TimeUS, want, 1e-12) || best[0].TimeUS > rows[0].TimeUS {
+			t.Errorf("%s: %s %.2f us, coll says %.2f, the fastest (%s) %.2f", algo, rows[0].Algo, rows[0].TimeUS, want, best[0].Algo, best[0].TimeUS)
+		}
+	}
+}

@@ -37,6 +37,7 @@ func TestFitPredictCommands(t *testing.T) {
 		{"--csv", csvPath},
 		{"--export", "simai", "-o", simai},
 		{"--export", "nccl-tuner", "-o", tuner},
+		{"--algo", "ring"},
 	} {
 		var stdout, stderr bytes.Buffer
 		base := []string{"predict", "--model", model, "--topology", "servers=16,per-server=4", "-b", "1M", "-e", "256M", "-f", "4"}
@@ -142,6 +143,7 @@ func TestFitPredictRefusals(t *testing.T) {
 		{"factor 1", pr("-b", "1K", "-e", "1M", "-f", "1"), "-f 1: the step factor must be 2 or more"},
 		{"op unknown", pr("--op", "allsmash"), `unknown collective "allsmash"`},
 		{"op not fitted", pr("--op", "alltoall"), "the model has no fit of alltoall"},
+		{"algo of another op", pr("--algo", "pairwise"), "--algo pairwise does not serve allreduce"},
 		{"export unknown", pr("--export", "astra"), `--export "astra": want simai or nccl-tuner`},
 		{"export without -o", pr("--export", "simai"), "want -o FILE"},
 		{"-o without export", pr("-o", filepath.Join(dir, "y")), "only --export writes to -o"},

@@ -27,7 +27,8 @@ time, algbw and busbw as a sweep reports them, each with a band (low,
 high) that holds the fit's own error and widens with every doubling of
 ranks or servers beyond the fitted worlds. Predictions run on auto's cost
 model with the cluster's figures: every algorithm of ours is costed and
-the fastest is named on its row. Nothing is measured.
+the fastest is named on its row (--algo NAME costs that one instead).
+Nothing is measured.
 
 --export simai writes SimAI's analytical busbw table (busbw.yaml: TP a
 server's ranks, DP one rank per server, EP the world, PP a sendrecv
@@ -52,6 +53,7 @@ func runPredict(args []string, set *outputSet) int {
 	minB := fs.StringP("minbytes", "b", "32M", "smallest size (8, 4K, 1.5M, 1G)")
 	maxB := fs.StringP("maxbytes", "e", "1G", "largest size, as --minbytes; always included")
 	factor := fs.IntP("stepfactor", "f", 2, "multiply the size by this each step (2 or more)")
+	algo := fs.String("algo", coll.Auto, "the algorithm to predict; auto: the fastest of ours at each size")
 	csvPath := fs.String("csv", "", "also write the rows as CSV to this file (- for stdout, instead of the table)")
 	export := fs.String("export", "", "write "+strings.Join(predict.Exports, " or ")+" to -o instead of the table")
 	out := fs.StringP("output", "o", "", "the file --export writes (- for stdout)")
@@ -102,7 +104,7 @@ func runPredict(args []string, set *outputSet) int {
 	if err != nil {
 		return fail(err)
 	}
-	rows, err := predict.Predict(m, predict.Query{World: world, Ops: opList, Sizes: sizes})
+	rows, err := predict.Predict(m, predict.Query{World: world, Ops: opList, Sizes: sizes, Algo: *algo})
 	if err != nil {
 		return fail(err)
 	}
