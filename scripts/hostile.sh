@@ -334,7 +334,7 @@ row "fit: a log of two clusters" - 0 null -- "$bin" fit -o "$work/m.json" predic
 row "fit: --topology against the rank lines" - 0 null -- "$bin" fit -o "$work/m.json" --topology servers=1,per-server=8 results/testdata/logs/nccl-tests-2.19.log
 row "fit: a log without rank lines, no --topology" - 0 null -- "$bin" fit -o "$work/m.json" results/testdata/logs/hccl_test.log
 row "fit: --topology FILE=servers=NaN" - 0 null -- "$bin" fit -o "$work/m.json" --topology results/testdata/logs/hccl_test.log=servers=NaN,per-server=8 results/testdata/logs/hccl_test.log
-row "fit: a log of NaN times" - 0 null -- "$bin" fit -o "$work/m.json" "$work/nan-time.log"
+row "fit: a log whose out-of-place times are nan (rows skipped, counted)" - 0 null -- "$bin" fit -o "$work/m.json" "$work/nan-time.log"
 row "fit: a FIFO" - 0 null -- "$bin" fit -o "$work/m.json" "$work/fifo"
 row "fit: a directory" - 0 null -- "$bin" fit -o "$work/m.json" results
 row "fit: /dev/urandom" - 0 null -- "$bin" fit -o "$work/m.json" /dev/urandom
@@ -347,7 +347,7 @@ row "predict: a FIFO model" - 0 null -- "$bin" predict --model "$work/fifo" --to
 row "predict: 131072 ranks" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=1024,per-server=128
 row "predict: -e 2000T" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 -e 2000T
 row "predict: -b NaN" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 -b NaN
-row "predict: -b 1 -e 1P -f 2 (51 sizes)" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 -b 1 -e 1P -f 2
+row "predict: -b 1 -e 1024T -f 2 (51 sizes)" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 -b 1 -e 1024T -f 2
 row "predict: 65536 ranks, 1K..1G" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=8192,per-server=8 -b 1K -e 1G -f 4
 row "predict: --csv /dev/full" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 --csv /dev/full
 row "predict: --export nccl-tuner -o FIFO nobody reads" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 --export nccl-tuner -o "$work/fifo"
