@@ -61,6 +61,9 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 		r := rows[0]
 		fmt.Fprintf(&b, "# world %d servers x %d ranks = %d ranks\n", r.World.Servers, r.World.PerServer, r.World.Ranks())
 	}
+	if len(rows) > 0 {
+		fmt.Fprintf(&b, "# the same links on the simulator (without the per-collective scales): %s\n", SimCommand(m, rows[0].World))
+	}
 	b.WriteString("# band: the time lies within time/(1+band) and time*(1+band), busbw likewise; the band is the fit's own error " +
 		"plus its growth per doubling of ranks or servers beyond the fitted ones (extrap, in doublings)\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -75,4 +78,25 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// SimCommand returns the hccl-test command line that runs the model's
+// links on the simulated backend for world w, without payload: the levels'
+// latencies and bandwidths and the reduction rate. The per-collective
+// scales and a CPU backend's shared CPUs have no simulator flag and are
+// left out.
+func SimCommand(m *clustermodel.Model, w clustermodel.World) string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+	cmd := fmt.Sprintf("hccl-test --backend sim --sim-data=false -p %d", w.Ranks())
+	if w.Servers > 1 && m.Inter != nil {
+		cmd += fmt.Sprintf(" --topology servers=%d,per-server=%d --link-bw intra=%sGB/s,inter=%sGB/s --sim-alpha intra=%sus,inter=%sus",
+			w.Servers, w.PerServer, g(m.Intra.GBps), g(m.Inter.GBps), g(m.Intra.AlphaUS), g(m.Inter.AlphaUS))
+	} else {
+		cmd += fmt.Sprintf(" --link-bw %sGB/s --sim-alpha %sus", g(m.Intra.GBps), g(m.Intra.AlphaUS))
+	}
+	cmd += fmt.Sprintf(" --sim-reduce %sGB/s", g(m.ReduceGBps))
+	if m.Fused {
+		cmd += " --sim-pull"
+	}
+	return cmd
 }

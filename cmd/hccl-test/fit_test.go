@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -160,4 +163,59 @@ func TestFitPredictRefusals(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
 		t.Error("a refused fit left a model file behind")
 	}
+}
+
+// TestPredictMatchesSimulator runs the simulator command that predict
+// prints for a world and checks that the simulated time of the
+// algorithm predict names is the predicted one (hier's cost model and
+// simulation agree exactly; docs/sim.md).
+func TestPredictMatchesSimulator(t *testing.T) {
+	model := filepath.Join("..", "..", "predict", "testdata", "model.json")
+	var pred, table, stderr bytes.Buffer
+	args := []string{"predict", "--model", model, "--topology", "servers=4,per-server=4", "-b", "64M", "-e", "64M"}
+	if code := run(append(args, "--csv", "-"), &pred, &stderr); code != exitOK {
+		t.Fatalf("predict: exit %d: %s", code, stderr.String())
+	}
+	if code := run(args, &table, &stderr); code != exitOK {
+		t.Fatalf("predict: exit %d: %s", code, stderr.String())
+	}
+	_, simLine, ok := strings.Cut(table.String(), "(without the per-collective scales): hccl-test ")
+	if !ok {
+		t.Fatalf("no simulator command in:\n%s", table.String())
+	}
+	simArgs := strings.Fields(strings.SplitN(simLine, "\n", 2)[0])
+	p := csvRow(t, pred.String())
+	var sim bytes.Buffer
+	if code := run(append(simArgs, "-b", "64M", "-e", "64M", "-n", "2", "-w", "1", "--algo", p["algo"], "--csv", "-"), &sim, &stderr); code != exitOK {
+		t.Fatalf("%v: exit %d: %s", simArgs, code, stderr.String())
+	}
+	s := csvRow(t, sim.String())
+	if s["algo"] != p["algo"] || !near(t, s["time_us"], p["time_us"], 0.01) {
+		t.Errorf("simulated %s %s us, predicted %s %s us", s["algo"], s["time_us"], p["algo"], p["time_us"])
+	}
+}
+
+// csvRow returns the first row of CSV text by column name.
+func csvRow(t *testing.T, text string) map[string]string {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("CSV %q: %v", text, err)
+	}
+	m := map[string]string{}
+	for i, name := range rows[0] {
+		m[name] = rows[1][i]
+	}
+	return m
+}
+
+// near reports whether the numbers a and b are within frac of b.
+func near(t *testing.T, a, b string, frac float64) bool {
+	t.Helper()
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("%q, %q: not numbers", a, b)
+	}
+	return math.Abs(x-y) <= frac*math.Abs(y)
 }
