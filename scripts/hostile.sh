@@ -358,6 +358,30 @@ row "srun task, SLURM_NODEID=9 of SLURM_TASKS_PER_NODE=2(x2)" - 0 null -- env $s
 row "srun task, -p 2 of SLURM_TASKS_PER_NODE=4" - 0 null -- env $srun1 SLURM_TASKS_PER_NODE=4 "$bin" -p 2 -b 1K -e 1K --dry-run
 row "torchrun rank, -p 3 of WORLD_SIZE=2" - 0 null -- env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29519 HCCL_TEST_SECRET=s "$bin" -p 3 -b 1K -e 1K --dry-run
 row "scenario under mpirun's variables, --backend shm" - 0 null -- env $ompi1 "$bin" scenario --backend shm examples/dense-tp-dp.json
+# issue 37 parts 1-3: fit, predict, export
+awk 'NR > 1 && /^[0-9 ]/ { $6 = "nan" } { print }' results/testdata/logs/nccl-tests-2.19.log >"$work/nan-time.log"
+head -c 100M /dev/zero >"$work/zero.json"
+row "fit: a log of two clusters" - 0 null -- "$bin" fit -o "$work/m.json" predict/testdata/two-clusters.log
+row "fit: --topology against the rank lines" - 0 null -- "$bin" fit -o "$work/m.json" --topology servers=1,per-server=8 results/testdata/logs/nccl-tests-2.19.log
+row "fit: a log without rank lines, no --topology" - 0 null -- "$bin" fit -o "$work/m.json" results/testdata/logs/hccl_test.log
+row "fit: --topology FILE=servers=NaN" - 0 null -- "$bin" fit -o "$work/m.json" --topology results/testdata/logs/hccl_test.log=servers=NaN,per-server=8 results/testdata/logs/hccl_test.log
+row "fit: a log whose out-of-place times are nan (rows skipped, counted)" - 0 null -- "$bin" fit -o "$work/m.json" "$work/nan-time.log"
+row "fit: a FIFO" - 0 null -- "$bin" fit -o "$work/m.json" "$work/fifo"
+row "fit: a directory" - 0 null -- "$bin" fit -o "$work/m.json" results
+row "fit: /dev/urandom" - 0 null -- "$bin" fit -o "$work/m.json" /dev/urandom
+row "fit: -o the log itself" - 0 null -- "$bin" fit -o results/testdata/logs/nccl-tests-2.19.log results/testdata/logs/nccl-tests-2.19.log
+row "fit: -o /proc/x.json" - 0 null -- "$bin" fit -o /proc/x.json results/testdata/logs/nccl-tests-2.19.log
+row "predict: a model of version 2" - 0 null -- "$bin" predict --model predict/testdata/model-v2.json --topology servers=4,per-server=4
+row "predict: a hand-edited model" - 0 null -- "$bin" predict --model predict/testdata/model-edited.json --topology servers=4,per-server=4
+row "predict: a 100 MB model of zeros" - 0 null -- "$bin" predict --model "$work/zero.json" --topology servers=4,per-server=4
+row "predict: a FIFO model" - 0 null -- "$bin" predict --model "$work/fifo" --topology servers=4,per-server=4
+row "predict: 131072 ranks" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=1024,per-server=128
+row "predict: -e 2000T" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 -e 2000T
+row "predict: -b NaN" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 -b NaN
+row "predict: -b 1 -e 1024T -f 2 (51 sizes)" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 -b 1 -e 1024T -f 2
+row "predict: 65536 ranks, 1K..1G" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=8192,per-server=8 -b 1K -e 1G -f 4
+row "predict: --csv /dev/full" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 --csv /dev/full
+row "predict: --export nccl-tuner -o FIFO nobody reads" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 --export nccl-tuner -o "$work/fifo"
 # issue 37 part 4: the simulator at cluster scale
 row "sim -p 2048, 1 KiB allreduce, checked" - 0 null -- "$bin" --backend sim -p 2048 -b 1K -e 1K -n 2 -w 1
 row "sim -p 16384 --sim-data=false, 1 KiB rhd" - 0 null -- "$bin" --backend sim --sim-data=false -p 16384 --topology per-server=8 --algo rhd -b 1K -e 1K -n 2 -w 1

@@ -56,6 +56,8 @@ func init() {
 		&scenarioCommand,
 		&algorithmsCommand,
 		&linksCommand,
+		&fitCommand,
+		&predictCommand,
 		&helpCommand,
 	}
 }

@@ -1,0 +1,300 @@
+// Package clustermodel holds the model of a cluster that `hccl-test fit`
+// learns from the logs of its small runs and `hccl-test predict` predicts
+// larger worlds with: the latency and bandwidth of each level (inside a
+// server, between servers), the reduction rate, what each collective's
+// measured curve said, and the span of what was fitted. It is written and
+// read as JSON that carries a version; a file of another version, or one
+// whose figures make no sense, is refused.
+package clustermodel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/internal/limits"
+)
+
+// Version is the version of the model file this build writes and the only
+// one it reads. It changes when a field is renamed, removed or changes
+// meaning.
+const Version = 1
+
+// Kind is the model file's "kind": what the file is, for a person who
+// opens it.
+const Kind = "hccl-test cluster model"
+
+// MaxRanks is the largest world a model predicts: the simulated backend's
+// (backends/sim MaxRanks), so that every prediction could be run on it.
+const MaxRanks = 1 << 16
+
+// Model is a fitted cluster. Times are in microseconds and rates in GB/s
+// (1e9 bytes per second), as the tool prints them.
+type Model struct {
+	// Version is Version.
+	Version int `json:"version"`
+	// Kind is Kind.
+	Kind string `json:"kind"`
+	// Source says whose logs were fitted: the tool and, for hccl-test's
+	// own runs, the backend ("nccl-tests", "hccl-test shm").
+	Source string `json:"source"`
+	// Device is the accelerator the logs name on their rank lines, "" when
+	// they name none.
+	Device string `json:"device,omitempty"`
+	// Intra is the link inside a server; every model has it.
+	Intra Level `json:"intra"`
+	// Inter is the link between servers; nil when every fitted run was
+	// one server, and such a model predicts one server only.
+	Inter *Level `json:"inter,omitempty"`
+	// ReduceGBps is how fast a rank reduces what it receives.
+	ReduceGBps float64 `json:"reduce_GBps"`
+	// Fused says that a rank receives and reduces in one pass (it reads
+	// its peer's memory, as shm and proc do).
+	Fused bool `json:"fused,omitempty"`
+	// Cores, when above 0, is the number of CPUs that the ranks of a
+	// server share to move their data (hccl-test's own CPU backends): the
+	// bandwidths are those of a rank while at most Cores ranks of a server
+	// run, and a server of more ranks gives each Cores/ranks of them. 0
+	// for devices that move data without slowing each other.
+	Cores int `json:"cores,omitempty"`
+	// SenderMoves says that a sender's CPU copies each message out (tcp).
+	SenderMoves bool `json:"sender_moves,omitempty"`
+	// Ops is what was fitted per collective, by name in --op's order.
+	Ops []Op `json:"ops"`
+	// Fitted is the span of the fitted rows.
+	Fitted Span `json:"fitted"`
+}
+
+// Level is the latency and bandwidth of one level of links, and the rows
+// they were fitted on.
+type Level struct {
+	AlphaUS float64 `json:"alpha_us"` // latency of one message, us
+	GBps    float64 `json:"bw_GBps"`  // bandwidth of one rank's link, GB/s
+	From    string  `json:"from"`     // the rows fitted: how many, which ops and worlds
+}
+
+// Op is what one collective's measured curve says.
+type Op struct {
+	// Name is the collective (coll's name: allreduce, ...).
+	Name string `json:"op"`
+	// BWScale multiplies every bandwidth (links and reduction) for this
+	// collective: 1 when it moves data at the levels' rates, below 1 when
+	// it reaches less, above 1 when more than the links allow
+	// (InNetwork).
+	BWScale float64 `json:"bw_scale"`
+	// LatScale multiplies every latency for this collective.
+	LatScale float64 `json:"lat_scale"`
+	// Shape is the algorithm whose cost fitted the curve best among ours
+	// (ring, rhd, ...), and Shapes the winner at each fitted world and
+	// size band, as "ranks/band:name".
+	Shape string `json:"shape"`
+	// InNetwork says that the curve moved data faster than the links
+	// could on any algorithm of ours: a reduction in the network or the
+	// switches (NVLS, SHARP), where the links carry each byte once.
+	InNetwork bool `json:"in_network,omitempty"`
+	// Note says what the curve showed, in words.
+	Note string `json:"note,omitempty"`
+	// Rows is the number of measured rows fitted.
+	Rows int `json:"rows"`
+	// MedianPct and WorstPct are the absolute percentage errors of the
+	// fitted rows' times under the model: the in-sample residual.
+	MedianPct float64 `json:"median_pct"`
+	WorstPct  float64 `json:"worst_pct"`
+	// LargeP75Pct is the 75th percentile of the errors of the rows of at
+	// least 1 MiB, where the bytes dominate (0 when there is none): the
+	// fit's own part of a prediction's band there, robust to a row that
+	// a burst of other work slowed.
+	LargeP75Pct float64 `json:"large_p75_pct"`
+	// GrowthPct is the error added per doubling of the world beyond the
+	// fitted ones, in percent: measured by fitting the smaller worlds
+	// and predicting the largest, where the logs hold two or more; 0
+	// when they do not (the band's default then applies).
+	GrowthPct float64 `json:"growth_pct"`
+}
+
+// Span is what the fitted rows covered.
+type Span struct {
+	Worlds   []World `json:"worlds"`    // every fitted world, smallest first
+	MinBytes int64   `json:"min_bytes"` // the smallest fitted size
+	MaxBytes int64   `json:"max_bytes"` // the largest fitted size
+}
+
+// World is a world of Servers servers of PerServer ranks each.
+type World struct {
+	Servers   int `json:"servers"`
+	PerServer int `json:"per_server"`
+}
+
+// Ranks is the world's number of ranks.
+func (w World) Ranks() int { return w.Servers * w.PerServer }
+
+// String is "S servers x G ranks".
+func (w World) String() string { return fmt.Sprintf("%d x %d", w.Servers, w.PerServer) }
+
+// ErrInvalid is what errors.Is finds in Validate's errors.
+var ErrInvalid = errors.New("invalid model")
+
+// invalid returns an error of Validate.
+func invalid(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
+}
+
+// Validate reports the first figure of m that makes no sense: the wrong
+// version or kind, a latency or bandwidth that is not a finite positive
+// number within the tool's limits, a collective that is unknown or twice,
+// a scale off by more than a thousand, a world or size span that is empty
+// or out of order.
+func (m *Model) Validate() error {
+	if m.Version != Version {
+		return invalid("version %d, this build reads version %d only (fit the logs again with this build)", m.Version, Version)
+	}
+	if m.Kind != Kind {
+		return invalid("kind %q, want %q", m.Kind, Kind)
+	}
+	if err := m.Intra.validate("intra"); err != nil {
+		return err
+	}
+	if m.Inter != nil {
+		if err := m.Inter.validate("inter"); err != nil {
+			return err
+		}
+	}
+	if err := rate("reduce_GBps", m.ReduceGBps); err != nil {
+		return err
+	}
+	if m.Cores < 0 || m.Cores > limits.MaxCount {
+		return invalid("cores %d: want 0 (devices) to %d", m.Cores, limits.MaxCount)
+	}
+	if len(m.Ops) == 0 {
+		return invalid("no collective fitted (ops is empty)")
+	}
+	seen := map[string]bool{}
+	for _, o := range m.Ops {
+		if err := o.validate(); err != nil {
+			return err
+		}
+		if seen[o.Name] {
+			return invalid("op %s fitted twice", o.Name)
+		}
+		seen[o.Name] = true
+	}
+	return m.Fitted.validate(m.Inter != nil)
+}
+
+// validate checks one level.
+func (l Level) validate(name string) error {
+	us := l.AlphaUS
+	if !(us > 0) || math.IsInf(us, 0) || us > limits.MaxDuration.Seconds()*1e6 {
+		return invalid("%s.alpha_us %v: want a finite latency above 0", name, us)
+	}
+	return rate(name+".bw_GBps", l.GBps)
+}
+
+// rate checks a rate in GB/s against the tool's limits on rates.
+func rate(name string, gbps float64) error {
+	if !(gbps*1e9 >= limits.MinRate) || !(gbps*1e9 <= limits.MaxRate) {
+		return invalid("%s %v: want a rate within %s", name, gbps, limits.RateRange)
+	}
+	return nil
+}
+
+// validate checks one collective's fit.
+func (o Op) validate() error {
+	op, err := coll.ParseOp(o.Name)
+	if err != nil || op.String() != o.Name {
+		return invalid("op %q: not a collective's name", o.Name)
+	}
+	for _, s := range []struct {
+		name string
+		v    float64
+	}{{"bw_scale", o.BWScale}, {"lat_scale", o.LatScale}} {
+		if !(s.v >= 1e-3 && s.v <= 1e3) {
+			return invalid("op %s: %s %v: want a factor from 0.001 to 1000", o.Name, s.name, s.v)
+		}
+	}
+	if o.Shape != "" && !slices.Contains(coll.Names(op), o.Shape) {
+		return invalid("op %s: shape %q is no algorithm of %s", o.Name, o.Shape, o.Name)
+	}
+	for _, p := range []float64{o.MedianPct, o.WorstPct, o.LargeP75Pct, o.GrowthPct} {
+		if !(p >= 0 && p <= 1e4) {
+			return invalid("op %s: an error of %v%%: want 0 to 10000", o.Name, p)
+		}
+	}
+	if o.Rows < 1 {
+		return invalid("op %s: rows %d: a fit needs rows", o.Name, o.Rows)
+	}
+	return nil
+}
+
+// validate checks the span; inter says whether the model has a link
+// between servers, which only worlds of several servers can give.
+func (s Span) validate(inter bool) error {
+	if len(s.Worlds) == 0 {
+		return invalid("fitted.worlds is empty")
+	}
+	multi := false
+	for i, w := range s.Worlds {
+		if w.Servers < 1 || w.PerServer < 1 || w.Ranks() > MaxRanks || w.Ranks() < 2 {
+			return invalid("fitted world %d x %d: want 2 to %d ranks", w.Servers, w.PerServer, MaxRanks)
+		}
+		if i > 0 && w.Ranks() < s.Worlds[i-1].Ranks() {
+			return invalid("fitted.worlds out of order (%v after %v)", w, s.Worlds[i-1])
+		}
+		multi = multi || w.Servers > 1
+	}
+	if multi != inter {
+		return invalid("inter is %s but the fitted worlds %s several servers", map[bool]string{true: "set", false: "missing"}[inter],
+			map[bool]string{true: "include", false: "have no world of"}[multi])
+	}
+	if s.MinBytes < 1 || s.MaxBytes < s.MinBytes || s.MaxBytes > limits.MaxSize {
+		return invalid("fitted sizes %d..%d: want 1 <= min <= max <= %d", s.MinBytes, s.MaxBytes, int64(limits.MaxSize))
+	}
+	return nil
+}
+
+// Op returns the fit of collective name, and whether the model has one.
+func (m *Model) Op(name string) (Op, bool) {
+	for _, o := range m.Ops {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return Op{}, false
+}
+
+// Largest returns the largest fitted world, and the most servers of any.
+func (m *Model) Largest() (w World, servers int) {
+	for _, x := range m.Fitted.Worlds {
+		if x.Ranks() >= w.Ranks() {
+			w = x
+		}
+		servers = max(servers, x.Servers)
+	}
+	return w, servers
+}
+
+// Coll returns auto's cost model (coll.Model) of this cluster for
+// collective o on a world of w: the levels' figures, each bandwidth times
+// o's BWScale and each latency times its LatScale, two levels when w has
+// several servers. Where the ranks share Cores CPUs and a server holds
+// more ranks than that, every bandwidth is that share of it.
+func (m *Model) Coll(o Op, w World) coll.Model {
+	lat, bw := o.LatScale, o.BWScale
+	if m.Cores > 0 && w.PerServer > m.Cores {
+		// More ranks than CPUs: they take turns, each moving data
+		// Cores/PerServer of the time (coll's Beta is with every rank busy).
+		bw *= float64(m.Cores) / float64(w.PerServer)
+	}
+	cm := coll.Model{
+		Alpha: m.Intra.AlphaUS * 1e-6 * lat, Beta: 1 / (m.Intra.GBps * 1e9 * bw),
+		Gamma: 1 / (m.ReduceGBps * 1e9 * bw), Fused: m.Fused, Cores: m.Cores, SenderMoves: m.SenderMoves,
+	}
+	if w.Servers > 1 && m.Inter != nil {
+		cm.PerServer = w.PerServer
+		cm.InterAlpha = m.Inter.AlphaUS * 1e-6 * lat
+		cm.InterBeta = 1 / (m.Inter.GBps * 1e9 * bw)
+	}
+	return cm
+}

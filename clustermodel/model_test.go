@@ -1,0 +1,123 @@
+package clustermodel
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// valid returns a model that Validate accepts: two servers fitted.
+func valid() *Model {
+	return &Model{
+		Version: Version, Kind: Kind, Source: "nccl-tests", Device: "Example Accelerator X1",
+		Intra: Level{AlphaUS: 3, GBps: 120, From: "rows"}, Inter: &Level{AlphaUS: 14, GBps: 22, From: "rows"},
+		ReduceGBps: 60,
+		Ops:        []Op{{Name: "allreduce", BWScale: 1, LatScale: 1, Shape: "ring", Rows: 10, MedianPct: 1, WorstPct: 3}},
+		Fitted:     Span{Worlds: []World{{1, 8}, {2, 8}}, MinBytes: 1024, MaxBytes: 1 << 28},
+	}
+}
+
+// TestRoundTrip writes a model and reads it back unchanged.
+func TestRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	m := valid()
+	if err := m.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, m) {
+		t.Errorf("read back %+v, wrote %+v", got, m)
+	}
+}
+
+// TestValidate checks that every kind of nonsense is refused, naming the
+// field.
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*Model)
+		want   string
+	}{
+		{"version", func(m *Model) { m.Version = 2 }, "version 2"},
+		{"kind", func(m *Model) { m.Kind = "x" }, `kind "x"`},
+		{"zero latency", func(m *Model) { m.Intra.AlphaUS = 0 }, "intra.alpha_us 0"},
+		{"negative bandwidth", func(m *Model) { m.Inter.GBps = -1 }, "inter.bw_GBps -1"},
+		{"bandwidth beyond the limit", func(m *Model) { m.Intra.GBps = 1e7 }, "intra.bw_GBps 1e+07"},
+		{"no reduction", func(m *Model) { m.ReduceGBps = 0 }, "reduce_GBps 0"},
+		{"no ops", func(m *Model) { m.Ops = nil }, "ops is empty"},
+		{"unknown op", func(m *Model) { m.Ops[0].Name = "allsmash" }, `op "allsmash"`},
+		{"op twice", func(m *Model) { m.Ops = append(m.Ops, m.Ops[0]) }, "fitted twice"},
+		{"scale", func(m *Model) { m.Ops[0].BWScale = 1e6 }, "bw_scale 1e+06"},
+		{"shape of another op", func(m *Model) { m.Ops[0].Shape = "pairwise" }, `shape "pairwise"`},
+		{"negative error", func(m *Model) { m.Ops[0].WorstPct = -1 }, "an error of -1%"},
+		{"no rows", func(m *Model) { m.Ops[0].Rows = 0 }, "rows 0"},
+		{"no worlds", func(m *Model) { m.Fitted.Worlds = nil }, "worlds is empty"},
+		{"one rank", func(m *Model) { m.Fitted.Worlds[0] = World{1, 1} }, "fitted world 1 x 1"},
+		{"out of order", func(m *Model) { m.Fitted.Worlds[0] = World{4, 8} }, "out of order"},
+		{"inter without worlds", func(m *Model) { m.Fitted.Worlds = m.Fitted.Worlds[:1] }, "inter is set"},
+		{"worlds without inter", func(m *Model) { m.Inter = nil }, "inter is missing"},
+		{"sizes", func(m *Model) { m.Fitted.MinBytes = 0 }, "fitted sizes 0.."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := valid()
+			tc.change(m)
+			err := m.Validate()
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate: %v, want one with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestLoadRefusals checks what Load refuses before and after reading.
+func TestLoadRefusals(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var good bytes.Buffer
+	if err := valid().Encode(&good); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, want string
+	}{
+		{"directory", dir, "is a directory"},
+		{"fifo", fifo, "is a named pipe"},
+		{"device", "/dev/null", "is a device"},
+		{"missing", filepath.Join(dir, "none.json"), "no such file"},
+		{"not JSON", write("a", "hello"), "not a model file (JSON)"},
+		{"no version", write("b", `{"kind":"x"}`), "no version"},
+		{"other version", write("c", `{"version":7}`), "model version 7: this build reads version 1 only"},
+		{"NaN", write("d", strings.Replace(good.String(), `"reduce_GBps": 60`, `"reduce_GBps": NaN`, 1)), "not a model file (JSON)"},
+		{"unknown field", write("e", strings.Replace(good.String(), `"kind"`, `"colour": 1, "kind"`, 1)), `unknown field "colour"`},
+		{"two objects", write("f", good.String()+good.String()), "after top-level value"},
+		{"too large", write("g", strings.Repeat(" ", MaxFileBytes+1)), "larger than the limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(tc.path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load: %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Load(write("ok.json", good.String())); err != nil {
+		t.Errorf("a valid model: %v", err)
+	}
+}
