@@ -42,6 +42,8 @@ var helpSections = []helpSection{
 		"report-timestamps 0|1", "memory 0|1", "per-iter-timing 0|1", "output-file FILE"}},
 	{"nccl-tests' flags with no meaning here (refused, docs/nccl-tests.md)", []string{"cudagraph N", "local-register N",
 		"device-implementation N", "device-cta-count N", "stream-null N", "cta-policy N", "per-iter-skip N"}},
+	{"hccl_test's flags for Ascend NPUs (refused, docs/nccl-tests.md)", []string{"nslb N", "onlydevicetime 0|1",
+		"zero-copy 0|1", "symmetric-memory 0|1", "accelerator NAME"}},
 	{"Sim (--backend sim)", []string{"sim-alpha DURATION|SPEC", "sim-reduce RATE", "sim-copy RATE",
 		"sim-gap DURATION", "sim-pull", "sim-data=false"}},
 }

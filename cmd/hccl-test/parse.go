@@ -88,10 +88,10 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	p.MinBusBW = env.minBusBW
 	fs := pflag.NewFlagSet(programName, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.SetNormalizeFunc(normalize)
+	fs.SetNormalizeFunc(normalizeSweep) // hccl_test's --npus too (hccltestflags.go)
 	fs.SortFlags = false
 
-	ops := fs.String("op", "allreduce", "collectives, comma-separated, or all: "+strings.Join(names(coll.AllOps()), " "))
+	ops := fs.String("op", "allreduce", "collectives, comma-separated, or all: "+strings.Join(names(coll.AllOps()), " ")+"; a reduction (sum, max, ...) is hccl_test's --op, read as --redop")
 	dtypes := fs.StringP("datatype", "d", "fp32", "data types, comma-separated, or all: "+strings.Join(names(dtype.All()), " ")+" (also half, float, double, bfloat16, bfp16, fp8e4m3, fp8e5m2)")
 	redops := fs.StringP("redop", "o", "sum", "reductions for allreduce, reduce, reducescatter, comma-separated, or all: "+strings.Join(names(dtype.AllOps()), " "))
 	minB, maxB := sizeValue(p.MinBytes), sizeValue(p.MaxBytes)
@@ -107,7 +107,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.VarP(newCount(check, 1), "check", "c", "checked runs per row, after the timed ones (outside the timed region): 0 none; N on inputs filled anew each, stopping at the first with a wrong element, whose count the row reports (as nccl-tests' -c)")
 	measure := addMeasureFlags(fs) // -a, -m, -z, -C, -u (measureflags.go)
 	fs.VarP(newCount(&p.Root, p.Root), "root", "r", "root rank of broadcast, reduce, gather, scatter; -1 runs every root in turn")
-	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init and hccl_test's the NPUs per node; here it is the ranks); over tcp with -t or -g, the rank processes")
+	fs.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init and hccl_test's the NPUs per node; here it is the ranks); over tcp with -t or -g, the rank processes; hccl_test's --npus is this flag")
 	threads := addThreadFlags(fs) // -t, -g (threads.go)
 	fs.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " "))
 	fs.StringVar(&p.Algo, "algo", p.Algo, "algorithm: auto (the one a cost model calibrated before the sweep predicts fastest), native (MPI's own, --backend mpi), or one of: "+strings.Join(coll.AllNames(), " ")+"; or several, comma-separated (auto,ring,rd), each row measured with each in turn. Without --algo, HCCL_ALGO in HCCL's form (level0:NA;level1:H-D_R) chooses")
@@ -136,6 +136,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	fs.StringVar(&o.json, "json", "", "also write every measurement as JSON lines to this file (- for stdout)")
 	runf := addRunFlags(fs, &o) // -N, -S, -M, -J (runflags.go)
 	addGPUFlags(fs)
+	addDeviceFlags(fs) // hccl_test's -s, --zero_copy, ... (hccltestflags.go)
 	fs.StringVar(&o.bench, "bench", "", "also write Go benchmark format, for benchstat, to this file (- for stdout)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, fmt.Sprintf("print the plan, the memory the run takes part by part, and an estimate of the time, and exit (a plan may have at most %d sizes and %d rows, all runs counted)", bench.MaxSizes, bench.MaxRows))
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
@@ -154,6 +155,12 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		return p, o, errHelpShown
 	}
 	if err := refuseGPUFlags(fs); err != nil {
+		return p, o, err
+	}
+	if err := refuseDeviceFlags(fs); err != nil {
+		return p, o, err
+	}
+	if err := hcclTestOp(fs, ops, redops); err != nil {
 		return p, o, err
 	}
 	if err := refuseForeignFlags(fs, p.Backend); err != nil {
