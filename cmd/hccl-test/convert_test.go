@@ -105,7 +105,9 @@ func TestCompareAndPlotLogs(t *testing.T) {
 		t.Errorf("compare: exit %d, stderr %s\n%s", code, stderr, stdout)
 	}
 	_, stderr, code = runBinary(t, bin, "compare", "--threshold", "5%", before, after)
-	if code != exitUndecided || !strings.Contains(stderr, "too few measurements to decide") {
+	// --runs is no flag of nccl-tests': the message says its -N.
+	if code != exitUndecided || !strings.Contains(stderr, "too few measurements to decide") ||
+		!strings.Contains(stderr, "with 4 measurements of each row a side (nccl-tests' -N 4 measures each row 4 times in one log)") || strings.Contains(stderr, "--runs") {
 		t.Errorf("compare --threshold 5%%: exit %d, want %d: %s", code, exitUndecided, stderr)
 	}
 	img := filepath.Join(t.TempDir(), "p.svg")
