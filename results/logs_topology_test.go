@@ -3,7 +3,9 @@ package results
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -194,5 +196,32 @@ func TestBenchFmtOfLog(t *testing.T) {
 	ours := config(t, Header{Backend: "shm", Ranks: 4, Placement: "out"}, []Record{{Op: "allreduce", Bytes: 1024, TimeUS: 10, AlgBW: 0.1, BusBW: 0.15}})
 	if ours["goos"] == "" || ours["goarch"] == "" || ours["hosts"] != "" {
 		t.Errorf("a run of ours: %q", ours)
+	}
+}
+
+// TestLongHeader reads a log whose rank lines alone are longer than the
+// first MiB that tells a file's format (2,048 servers x 8 ranks, 16,384
+// lines), as compare and plot read it.
+func TestLongHeader(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n")
+	for r := range 2048 * 8 {
+		fmt.Fprintf(&b, "#  Rank %5d Group  0 Pid %6d on gpu-node-%04d device %2d [0000:%02x:00] NVIDIA H100 80GB HBM3\n", r, 1000+r%8, r/8, r%8, r%8)
+	}
+	b.WriteString("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n")
+	b.WriteString("     1048576        262144     float     sum      -1    203.2    5.16   10.32      0    207.2    5.06   10.12      0\n")
+	if b.Len() <= 1<<20 {
+		t.Fatalf("a header of %d bytes, want more than the 1 MiB read to tell the format", b.Len())
+	}
+	path := filepath.Join(t.TempDir(), "all_reduce_perf.log")
+	if err := os.WriteFile(path, []byte(b.String()), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSamples(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Source != "nccl-tests" || s.Topology.Servers() != 2048 || s.Topology.PerServer() != 8 || s.Topology.Ranks() != 16384 {
+		t.Errorf("source %q, topology %s", s.Source, s.Topology)
 	}
 }

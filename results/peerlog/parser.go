@@ -2,6 +2,7 @@ package peerlog
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,10 +18,11 @@ type segment struct {
 	ranks int
 	host  string
 	iters int // timed iterations, from the header
-	// rankHost is the host of each rank named by a device line; hosts
-	// the list by rank once built from it (nil: to be built).
-	rankHost map[int]string
+	// hosts is the host of each rank, by rank, from the device lines: ""
+	// for a rank not named (yet); hostsBad that a rank's line was past
+	// maxRankLines.
 	hosts    []string
+	hostsBad bool
 	rows     int // rows read in it
 }
 
@@ -65,29 +67,41 @@ func (p *parser) emit(rows []Row) bool {
 		for len(p.log.Segments) < p.seg.n {
 			p.log.Segments = append(p.log.Segments, Segment{})
 		}
-		if p.seg.hosts == nil && len(p.seg.rankHost) > 0 {
-			p.seg.hosts = denseHosts(p.seg.rankHost)
+		if seg := &p.log.Segments[p.seg.n-1]; seg.Hosts == nil && p.seg.rows == len(rows) { // the test's first rows
+			seg.Hosts = p.seg.allHosts()
 		}
-		p.log.Segments[p.seg.n-1].Hosts = p.seg.hosts
 	}
 	return len(rows) > 0
 }
 
-// denseHosts returns the hosts of ranks 0 to n-1 by rank, nil unless m
-// names every one of them.
-func denseHosts(m map[int]string) []string {
-	hosts := make([]string, len(m))
-	for r, h := range m {
-		if r < 0 || r >= len(hosts) {
-			return nil
-		}
-		hosts[r] = h
+// addHost notes that rank ran on host.
+func (s *segment) addHost(rank int, host string) {
+	switch {
+	case rank >= maxRankLines:
+		s.hostsBad = true
+		return
+	case rank > 0 && rank <= len(s.hosts) && s.hosts[rank-1] == host:
+		host = s.hosts[rank-1] // one string per host, not per line
+	default:
+		host = strings.Clone(host) // not the whole line's
 	}
-	return hosts
+	for len(s.hosts) <= rank {
+		s.hosts = append(s.hosts, "")
+	}
+	s.hosts[rank] = host
 }
 
-// maxRankLines is the most device lines read into a test's hosts: more
-// than any cluster holds, and few enough that a log cannot make the
+// allHosts returns the host of every rank by rank, nil unless the device
+// lines named every rank from 0 to the last.
+func (s *segment) allHosts() []string {
+	if s.hostsBad || slices.Contains(s.hosts, "") {
+		return nil
+	}
+	return s.hosts
+}
+
+// maxRankLines bounds the ranks whose hosts a test's device lines give:
+// more than any cluster holds, and few enough that a log cannot make the
 // reader hold more than a few MiB for them.
 const maxRankLines = 1 << 20
 
@@ -195,13 +209,7 @@ func (p *parser) comment(s string) bool {
 		if rank == 0 {
 			p.seg.host = m[2]
 		}
-		if p.seg.rankHost == nil {
-			p.seg.rankHost = map[int]string{}
-		}
-		if len(p.seg.rankHost) < maxRankLines {
-			p.seg.rankHost[rank] = m[2]
-			p.seg.hosts = nil
-		}
+		p.seg.addHost(rank, m[2])
 		return true
 	}
 	if m := nccl1Dev.FindStringSubmatch("# " + s); m != nil {

@@ -156,6 +156,23 @@ func Parse(data []byte) Log {
 // Parse finds at least one row in it.
 func Looks(data []byte) bool { return len(Parse(data).Rows) > 0 }
 
+// Starts reports whether data holds the start of a test of nccl-tests or
+// rccl-tests (its "# nThread" line, a rank-to-host line): the head of a log
+// whose rows come later than data, as after the 16,000 rank lines of a
+// run on 2,000 servers.
+func Starts(data []byte) bool {
+	for line := range bytes.Lines(data) {
+		s := clean(string(line))
+		if strings.HasPrefix(s, "#") {
+			t := strings.TrimSpace(s[1:])
+			if strings.HasPrefix(t, "nThread ") || testStart.MatchString(s) || deviceLine.MatchString(t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // prefixes are what launchers put before a process's output lines: Open
 // MPI's --tag-output ([1,0]<stdout>:), --timestamp-output, Slurm's srun
 // -l (0: ), MPICH's -prepend-rank ([0] ) and Ray's, as SkyPilot prints
