@@ -27,6 +27,11 @@ func TestPublicLogs(t *testing.T) {
 		{"gcp-h200-all_gather-2x8.log", LogOptions{}, "allgather", 16, []string{"nccl-test-host-1", "nccl-test-host-2"}, 8, 16, 100},
 		{"ztan-NCCL-test-result", LogOptions{}, "allreduce", 16, []string{"ztan-mig-235z", "ztan-mig-gq73"}, 8, 16, 20},
 		{"hccl_test-execution-md.log", LogOptions{}, "allreduce", 8, nil, 0, 14, 20},
+		// One cluster at three scales (xxrjun/nccl-tests-cluster's example-cluster01).
+		{"cluster01-nccl_N1_G8_cnode3-002.log", LogOptions{}, "alltoall", 8, []string{"cnode3-002"}, 8, 20, 20},
+		{"cluster01-nccl_N2_G8_cnode3-002_cnode3-003.log", LogOptions{}, "alltoall", 16, []string{"cnode3-002", "cnode3-003"}, 8, 6, 20},
+		{"cluster01-nccl_N10_G8.log", LogOptions{}, "alltoall", 80, []string{"cnode3-002", "cnode3-003", "cnode3-004", "cnode3-005",
+			"cnode3-006", "cnode3-007", "cnode3-008", "cnode3-009", "cnode3-010", "cnode3-011"}, 8, 20, 20},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			runs, err := ReadLog(filepath.Join("testdata/public", tc.file), tc.opt)
