@@ -69,6 +69,10 @@ const (
 	unitCPU = "cpu-ns/op"
 )
 
+// maxHostList is the longest list of hosts a configuration line holds:
+// far below the 64 KiB of a line that benchfmt reads.
+const maxHostList = 8 << 10
+
 // Begin implements Sink: it writes the unit metadata and the comment lines.
 // The configuration lines go out with the first result, as benchfmt.Writer
 // writes them.
@@ -87,10 +91,22 @@ func (b *BenchFmt) Begin(h Header) error {
 		b.comment("link bandwidth unknown")
 	}
 	b.config = nil
+	// A log's run (convert; hccl-test's own -J report too) was measured
+	// elsewhere: it says its hosts, and not this machine's system and
+	// architecture.
+	goos, goarch, hosts, servers := runtime.GOOS, runtime.GOARCH, "", ""
+	if h.Source != "" {
+		goos, goarch = "", ""
+		if h.RankHosts.Servers() > 1 {
+			hosts = h.RankHosts.HostList(maxHostList)
+			servers = h.RankHosts.String()
+		}
+	}
 	for _, kv := range [][2]string{
-		{"goos", runtime.GOOS}, {"goarch", runtime.GOARCH},
+		{"goos", goos}, {"goarch", goarch},
 		{"backend", h.Backend}, {"ranks", strconv.Itoa(h.Ranks)},
 		{"placement", h.Placement}, {"algo", h.Algo}, {"host", h.Host},
+		{"hosts", hosts}, {"servers", servers},
 		// Only another tool's rows (a log read by convert) say their
 		// source: a line of our own would split hccl-test's runs from
 		// those written before it into tables benchstat does not compare.

@@ -90,8 +90,10 @@ func OpenInput(path string) (*Input, error) {
 		}
 	}
 	in.head, in.r = head, io.MultiReader(bytes.NewReader(head), f)
-	// The first line fills the bytes read without ending.
-	if n == logPeek && !ended {
+	// The first line fills the bytes read without ending (where every
+	// line before the cut is a comment, the cut line is not the first:
+	// a log's header can be longer than the bytes read).
+	if n == logPeek && !ended && (first != nil || !bytes.Contains(head, []byte("\n"))) {
 		f.Close()
 		if isCSVHeader(first[:min(len(first), 64<<10)]) {
 			return nil, fmt.Errorf("%s:%d: a line longer than %d MiB that starts as the header of an hccl-test CSV: "+
@@ -104,6 +106,8 @@ func OpenInput(path string) (*Input, error) {
 	case isCSVHeader(first):
 		in.Format = FormatCSV
 	case peerlog.Looks(complete) || (n < logPeek && peerlog.Looks(head)):
+		in.Format = FormatLog
+	case first == nil && n == logPeek && peerlog.Starts(complete): // rank lines past the first MiB
 		in.Format = FormatLog
 	case bytes.HasPrefix(first, []byte("{")):
 		in.Format = FormatJSON

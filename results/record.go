@@ -186,6 +186,11 @@ type Header struct {
 	// Source is the tool that measured the run: "" (or SourceOurs) for
 	// hccl-test, else the tool whose log was read (ReadLog).
 	Source string
+	// RankHosts is where the ranks of a log's run sat, as the log says
+	// (its rank-to-host lines, a -J report's devices); the zero value
+	// when it does not, and for hccl-test's own runs (see Host and
+	// Topology).
+	RankHosts Topology
 	// RunID names the run where Started and Host cannot (a log read
 	// from a file); "" derives the id from them (see RunID).
 	RunID string

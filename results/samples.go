@@ -19,9 +19,14 @@ import (
 type Samples struct {
 	Path string
 	// Source is the tool whose log the file is (nccl-tests, ...; see
-	// ReadLog), "" for a file hccl-test wrote. Such a log gives one mean
-	// per row and placement, not the runs of a row: see OneMean.
+	// ReadLog), "" for a file hccl-test wrote (its -J report too). Such a
+	// log gives one mean per row and placement, not the runs of a row:
+	// see OneMean.
 	Source string
+	// Topology is where the ranks of a log's run sat, as the log says
+	// (see Header.RankHosts), when every test of the file ran on the same
+	// hosts; the zero value otherwise, and for a file hccl-test wrote.
+	Topology Topology
 	// Warnings are the lines of the file that did not parse, as
 	// *benchfmt.SyntaxError naming the path and line; the rest was read.
 	Warnings []error
@@ -156,8 +161,14 @@ func longLine(data []byte) int {
 // measurement of it.
 func (s *Samples) addLog(data []byte) {
 	runs, _ := LogRuns(s.Path, data)
-	for _, run := range runs {
-		s.Source = run.Header.Source
+	for i, run := range runs {
+		s.Source = strings.TrimPrefix(run.Header.Source, SourceOurs)
+		switch {
+		case i == 0:
+			s.Topology = run.Header.RankHosts
+		case !s.Topology.Equal(run.Header.RankHosts):
+			s.Topology = Topology{}
+		}
 		b := &BenchFmt{h: run.Header}
 		for _, r := range run.Records {
 			name := b.name(r)

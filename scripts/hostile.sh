@@ -399,6 +399,43 @@ row "NCCL_TESTS_SPLIT='MOD 0'" - 0 null -- env "NCCL_TESTS_SPLIT=MOD 0" "$bin" -
 row "NCCL_TESTS_SPLIT=%3 -p 8" - 0 null -- env "NCCL_TESTS_SPLIT=%3" "$bin" -p 8 -b 1K -e 64K
 row "NCCL_TESTS_SPLIT_MASK=zz" - 0 null -- env NCCL_TESTS_SPLIT_MASK=zz "$bin" -p 8 -b 1K -e 64K
 row "-I 1 -J FILE -p 4 -N 2" - 0 null -- "$bin" -I 1 -J "$work/periter.json" -p 4 -b 1K -e 64K -N 2
+# issue 36 items 4-5: hccl_test's names and flags; logs as people keep them
+row "hccl_test's long names (--npus 2 --op max --warmup_iters 1)" - 0 null -- "$bin" --minbytes 1K --maxbytes 4K --stepfactor 2 --datatype fp32 --op max --npus 2 --iters 2 --warmup_iters 1 --check 1 --root 0
+row "--npus 0" - 0 null -- "$bin" --npus 0 -b 1K -e 1K
+row "--npus 99999999999999999999" - 0 null -- "$bin" --npus 99999999999999999999 -b 1K -e 1K
+row "-s (no value)" - 0 null -- "$bin" -s
+row "--zero_copy=NaN" - 0 null -- "$bin" --zero_copy=NaN -p 2 -b 1K -e 1K
+row "--accelerator ''" - 0 null -- "$bin" --accelerator '' -p 2 -b 1K -e 1K
+row "--onlydevicetime 0 --symmetric_memory 0 (accepted)" - 0 null -- "$bin" --onlydevicetime 0 --symmetric_memory 0 -p 2 -b 1K -e 1K -n 2
+row "--op max --redop sum" - 0 null -- "$bin" --op max --redop sum -p 2
+row "--op sum,allreduce" - 0 null -- "$bin" --op sum,allreduce -p 2
+# Logs: a plain one named for its op, one named for none, a FIFO and a
+# directory named all_reduce_perf.log, 400,000 rank lines of as many hosts,
+# a rank line of rank 16777215, and a -J report of 2^23 GPUs a process.
+awk 'BEGIN { print "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0";
+	for (r = 0; r < 400000; r++) printf "#  Rank %6d Group  0 Pid %6d on host%06d device  0 [0x1b] NVIDIA H100\n", r, r, r;
+	print "           8             2     float     sum      -1    12.03    0.00    0.00       0    12.15    0.00    0.00       0" }' > "$work/all_reduce_perf-400k.log"
+printf '#  Rank 16777215 Group  0 Pid 1 on h device  0 [0x1b] X\n           8             2     float     sum      -1    12.03    0.00    0.00       0    12.15    0.00    0.00       0\n' > "$work/nccl_allreduce_rank.txt"
+printf '{"version":3,"config":{"nthreads":1,"ngpus":8388608,"devices":[{"rank":0,"hostname":"a"},{"rank":8388608,"hostname":"b"}]},"results":[{"size":8,"count":2,"type":"float","redop":"sum","root":"    -1","out_of_place":{"time":1,"alg_bw":0.01,"bus_bw":0.01,"nwrong":0},"in_place":null,"experiment_name":"allreduce"}]}\n' > "$work/huge-ngpus.json"
+sed 1d "$work/all_reduce_perf-400k.log" | head -3 > "$work/plain.log"
+tail -1 "$work/all_reduce_perf-400k.log" >> "$work/plain.log"
+mkfifo "$work/fifo-all_reduce_perf.log"
+mkdir -p "$work/dir-all_reduce_perf.log"
+row "convert a plain log named all_reduce_perf-400k.log (400,000 hosts) --bench" - 0 null -- "$bin" convert --bench - "$work/all_reduce_perf-400k.log"
+row "convert a log of rank 16777215" - 0 null -- "$bin" convert "$work/nccl_allreduce_rank.txt"
+row "convert a -J report of 2^23 GPUs a process" - 0 null -- "$bin" convert "$work/huge-ngpus.json"
+row "convert a plain log named for no op" - 0 null -- "$bin" convert "$work/plain.log"
+row "convert --op allgather a plain log" - 0 null -- "$bin" convert --op allgather "$work/plain.log"
+row "convert --op sum" - 0 null -- "$bin" convert --op sum "$work/plain.log"
+row "convert --ranks NaN" - 0 null -- "$bin" convert --ranks NaN "$work/plain.log"
+row "convert --ranks -1" - 0 null -- "$bin" convert --ranks -1 "$work/plain.log"
+row "convert --ranks 16777216" - 0 null -- "$bin" convert --ranks 16777216 "$work/plain.log"
+row "convert --ranks 4 a log of 400,000 ranks" - 0 null -- "$bin" convert --ranks 4 "$work/all_reduce_perf-400k.log"
+row "convert a FIFO named all_reduce_perf.log (no writer)" - 0 null -- "$bin" convert "$work/fifo-all_reduce_perf.log"
+row "convert a directory named all_reduce_perf.log" - 0 null -- "$bin" convert "$work/dir-all_reduce_perf.log"
+row "convert a missing all_reduce_perf.log" - 0 null -- "$bin" convert "$work/missing/all_reduce_perf.log"
+row "compare the log of 400,000 rank lines (past the first MiB) with itself" - 0 null -- "$bin" compare "$work/all_reduce_perf-400k.log" "$work/all_reduce_perf-400k.log"
+row "plot a plain log named for no op" - 0 null -- "$bin" plot -o "$work/plain.svg" "$work/plain.log"
 ln -sf /dev/full "$work/full.png"
 row "plot -o into /dev/full (prefix once)" - 0 null -- "$bin" plot -o "$work/full.png" "$work/a.csv"
 

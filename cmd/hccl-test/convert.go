@@ -13,7 +13,7 @@ import (
 
 // convertCommand is `hccl-test convert`.
 var convertCommand = command{
-	name: "convert", args: "[--csv F] [--json F] [--bench F] LOG...", summary: "nccl-tests, hccl_test, ... logs as CSV",
+	name: "convert", args: "[--csv F] [--op OP] [--ranks N] [flags] LOG...", summary: "nccl-tests, hccl_test, ... logs as CSV",
 	run: runConvert,
 }
 
@@ -28,8 +28,17 @@ source column names the tool. Lines that are not data (launcher prefixes
 aside, which are removed) are skipped. compare and plot read such logs
 directly; see docs/results.md.
 
+A log that does not name its collective (a table from '# nThread' on,
+hccl_test's table) takes the one its file's name names (all_reduce_perf.log,
+nccl_allreduce_8g.txt, alltoall.out), or --op's; without either it is
+refused. Rows without a bus bandwidth (hccl_test's) get ours, algbw times
+the collective's bus factor, where the collective and the ranks (the log's,
+its mpirun line's, or --ranks) are known. The ranks' hosts (nccl-tests'
+"#  Rank  3 ... on HOST device" lines) become the run's topology, which
+--bench writes in place of this machine's goos and goarch.
+
 Exit status: 0 converted; 1 an output could not be written; 2 bad flags,
-or a log without a single row.`
+a log without a single row, or a log whose collective is not known.`
 
 // runConvert is `hccl-test convert LOG...`.
 func runConvert(args []string, set *outputSet) int {
@@ -40,6 +49,9 @@ func runConvert(args []string, set *outputSet) int {
 	csvPath := fs.String("csv", "", "write CSV to this file (- for stdout, the default when no output is named)")
 	jsonPath := fs.String("json", "", "write JSON lines to this file (- for stdout)")
 	benchPath := fs.String("bench", "", "write Go benchmark format to this file (- for stdout)")
+	op := fs.String("op", "", "the collective of the logs that do not name theirs (a plain table from '# nThread' on, hccl_test's table): allreduce, ...; without it, the file's name says it (all_reduce_perf.log, nccl_allreduce_8g.txt)")
+	var ranks int
+	fs.Var(newCount(&ranks, 0), "ranks", "the ranks of the logs that do not say how many (hccl_test's without its mpirun line): with the collective, it gives their rows a bus bandwidth")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		return usageError(stderr, "convert", err)
@@ -50,6 +62,10 @@ func runConvert(args []string, set *outputSet) int {
 	}
 	if fs.NArg() == 0 {
 		return usageError(stderr, "convert", errors.New("want at least one log to convert"))
+	}
+	opt, err := convertOptions(fs, *op, ranks)
+	if err != nil {
+		return usageError(stderr, "convert", err)
 	}
 	if *csvPath == "" && *jsonPath == "" && *benchPath == "" {
 		*csvPath = "-"
@@ -76,7 +92,7 @@ func runConvert(args []string, set *outputSet) int {
 				return usageError(stderr, "convert", fmt.Errorf("%s is the log %s: the output would replace it", out.name, path))
 			}
 		}
-		rs, err := results.ReadLog(path)
+		rs, err := results.ReadLog(path, opt)
 		if err != nil {
 			return usageError(stderr, "convert", err)
 		}
@@ -115,3 +131,26 @@ func runConvert(args []string, set *outputSet) int {
 	}
 	return exitOK
 }
+
+// convertOptions checks convert's --op and --ranks.
+func convertOptions(fs *pflag.FlagSet, op string, ranks int) (results.LogOptions, error) {
+	var opt results.LogOptions
+	if fs.Changed("op") {
+		o, err := parseOp(op)
+		if err != nil {
+			return opt, fmt.Errorf("--op: %w", err)
+		}
+		opt.Op = o.String()
+	}
+	if fs.Changed("ranks") {
+		if ranks < 1 || ranks > maxLogRanks {
+			return opt, fmt.Errorf("--ranks %d: want the ranks of the run, 1 to %d", ranks, maxLogRanks)
+		}
+		opt.Ranks = ranks
+	}
+	return opt, nil
+}
+
+// maxLogRanks is the most ranks convert's --ranks takes: as many as a log's
+// reader believes a log that says its ranks.
+const maxLogRanks = 1<<24 - 1

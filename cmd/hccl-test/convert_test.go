@@ -35,7 +35,8 @@ func TestConvertSubcommand(t *testing.T) {
 		t.Fatalf("%d CSV rows, want a header and 24 + 7 rows", len(rows))
 	}
 	col := func(name string) int { return slices.Index(rows[0], name) }
-	if got := rows[len(rows)-1]; got[col("source")] != "hccl_test" || got[col("busbw_GBps")] != "" || got[col("check_note")] != "not checked" ||
+	// Its mpirun line says 8 ranks: busbw is algbw 39.06853 x 2(8-1)/8.
+	if got := rows[len(rows)-1]; got[col("source")] != "hccl_test" || got[col("busbw_GBps")] != "68.3699275" || got[col("check_note")] != "not checked" ||
 		got[col("op")] != "allreduce" || got[col("size_bytes")] != "33554432" {
 		t.Errorf("last row (hccl_test) %q", got)
 	}
@@ -61,6 +62,13 @@ func TestConvertSubcommand(t *testing.T) {
 		{"no log", nil, "want at least one log"},
 		{"output is the log", []string{"--csv", logPath(t, "before.log"), logPath(t, "before.log")}, "the output would replace it"},
 		{"two outputs on one file", []string{"--csv", "-", "--json", "-", logPath(t, "before.log")}, "are one file"},
+		{"collective not known", []string{logPath(t, "nccl-plain-no-op.log")}, "give it with --op (--op allreduce)"},
+		{"--op a reduction", []string{"--op", "sum", logPath(t, "nccl-plain-no-op.log")}, `--op: "sum" is a reduction, not a collective`},
+		{"--op unknown", []string{"--op", "allreduse", logPath(t, "nccl-plain-no-op.log")}, `--op: unknown collective "allreduse"`},
+		{"--op against the log", []string{"--op", "allgather", logPath(t, "nccl-tests-2.19.log")}, "--op allgather: the log says its test is allreduce"},
+		{"--ranks 0", []string{"--ranks", "0", "--op", "allreduce", logPath(t, "hccl_test-no-launch.log")}, "--ranks 0: want the ranks of the run"},
+		{"--ranks huge", []string{"--ranks", "99999999999999999999", logPath(t, "hccl_test-no-launch.log")}, "--ranks"},
+		{"--ranks against the log", []string{"--ranks", "4", logPath(t, "hccl_test.log")}, "--ranks 4: the log says its test ran on 8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runBinary(t, bin, append([]string{"convert"}, tc.args...)...)
@@ -68,6 +76,18 @@ func TestConvertSubcommand(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and one line saying %q", code, stdout, stderr, tc.want)
 			}
 		})
+	}
+	// A plain log takes its collective from its name, or from --op; its
+	// --bench says its hosts, not this machine's goos.
+	for _, args := range [][]string{{logPath(t, "all_reduce_perf.log")}, {"--op", "all_reduce", logPath(t, "nccl-plain-no-op.log")},
+		{"--op", "allreduce", "--ranks", "16", logPath(t, "hccl_test-no-launch.log")}} {
+		stdout, stderr, code := runBinary(t, bin, append([]string{"convert", "--bench", "-"}, args...)...)
+		if code != 0 || !strings.Contains(stdout, "BenchmarkAllReduce/") || strings.Contains(stdout, "goos:") || !strings.Contains(stdout, "busbw-GB/s") {
+			t.Errorf("%q: exit %d %s\n%s", args, code, stderr, stdout)
+		}
+	}
+	if stdout, _, _ := runBinary(t, bin, "convert", "--bench", "-", logPath(t, "all_reduce_perf.log")); !strings.Contains(stdout, "hosts: gpu-a01,gpu-a02\nservers: 2 servers x 4 ranks\n") {
+		t.Errorf("--bench of a log on two hosts:\n%s", stdout)
 	}
 	if st, err := os.Stat(logPath(t, "before.log")); err != nil || st.Size() == 0 {
 		t.Errorf("the refused output touched its log: %v", err)
@@ -85,7 +105,9 @@ func TestCompareAndPlotLogs(t *testing.T) {
 		t.Errorf("compare: exit %d, stderr %s\n%s", code, stderr, stdout)
 	}
 	_, stderr, code = runBinary(t, bin, "compare", "--threshold", "5%", before, after)
-	if code != exitUndecided || !strings.Contains(stderr, "too few measurements to decide") {
+	// --runs is no flag of nccl-tests': the message says its -N.
+	if code != exitUndecided || !strings.Contains(stderr, "too few measurements to decide") ||
+		!strings.Contains(stderr, "with 4 measurements of each row a side (nccl-tests' -N 4 measures each row 4 times in one log)") || strings.Contains(stderr, "--runs") {
 		t.Errorf("compare --threshold 5%%: exit %d, want %d: %s", code, exitUndecided, stderr)
 	}
 	img := filepath.Join(t.TempDir(), "p.svg")

@@ -19,7 +19,7 @@ import (
 var fitCommand = command{
 	name: "fit", args: "[flags] -o MODEL.json LOG...",
 	summary: "fit a cluster's model to the logs of its runs",
-	run: runFit,
+	run:     runFit,
 }
 
 // fitHelp is fit's --help text before the flags.

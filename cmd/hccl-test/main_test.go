@@ -130,7 +130,8 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--op", "allreduse"}, "allreduse"},
-		{[]string{"--op", "sum"}, "--redop"},
+		{[]string{"--op", "sum,allreduce"}, "--redop"}, // --op sum alone is hccl_test's --op: the reduction
+		{[]string{"--op", "max", "--redop", "sum"}, "--redop"},
 		{[]string{"-d", "fp17"}, "fp17"},
 		{[]string{"-o", "mean"}, "mean"},
 		{[]string{"-b", "2M", "-e", "1M"}, "--minbytes"},

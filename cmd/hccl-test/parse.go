@@ -73,6 +73,12 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := refuseGPUFlags(fs); err != nil {
 		return p, o, err
 	}
+	if err := refuseDeviceFlags(fs); err != nil {
+		return p, o, err
+	}
+	if err := hcclTestOp(fs, ops, redops); err != nil {
+		return p, o, err
+	}
 	// Under mpirun, mpiexec or srun the launched processes are one world.
 	if err := p.ChooseLaunched(fs.Changed("backend"), os.Getenv); err != nil {
 		return p, o, err

@@ -12,8 +12,8 @@ import (
 	"github.com/hccl-test/hccl-test/clustermodel"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/internal/limits"
-	"github.com/hccl-test/hccl-test/internal/outfile"
 	"github.com/hccl-test/hccl-test/internal/listarg"
+	"github.com/hccl-test/hccl-test/internal/outfile"
 	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/predict"
 )
@@ -22,7 +22,7 @@ import (
 var predictCommand = command{
 	name: "predict", args: "--model MODEL.json --topology SPEC [flags]",
 	summary: "predict a larger world with it, with a band",
-	run: runPredict,
+	run:     runPredict,
 }
 
 // predictHelp is predict's --help text before the flags.

@@ -112,7 +112,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s compare: %s\n", programName, oneLine(err))
 		return exitFailed
 	}
-	return gate(stderr, cs, cur, opt, *threshold, *minBusBW, minBW)
+	return gate(stderr, cs, old, cur, opt, *threshold, *minBusBW, minBW)
 }
 
 // gate applies compare's gates to cs, the rows of cur (the new file), and
@@ -120,7 +120,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 // --threshold and the bus bandwidths below --min-busbw (exitRegressed),
 // else the rows whose medians moved past --threshold with too few
 // measurements to decide (exitUndecided), naming the runs that would.
-func gate(stderr io.Writer, cs []results.Comparison, cur *results.Samples, opt results.CompareOptions,
+func gate(stderr io.Writer, cs []results.Comparison, old, cur *results.Samples, opt results.CompareOptions,
 	threshold, minBusBW string, minBW float64) int {
 	code := exitOK
 	if threshold != "" { // --threshold 0: any significant change for the worse
@@ -142,7 +142,7 @@ func gate(stderr io.Writer, cs []results.Comparison, cur *results.Samples, opt r
 			alpha := cmp.Or(opt.Alpha, 0.05)
 			need := "no number of runs"
 			if n := results.RunsToDecide(opt.Alpha); n > 0 {
-				need = fmt.Sprintf("%d runs a side (--runs %d)", n, n)
+				need = runsHint(n, old, cur) // comparehint.go
 			}
 			fmt.Fprintf(stderr, "%s compare: %s got worse by more than %s with too few measurements to decide: "+
 				"first %s (%s %+.1f%%, %d and %d measurements); the U test can reach --alpha %v with %s\n",

@@ -51,16 +51,18 @@ func newSweepFlags(p *bench.Plan, o *options, env environment) *sweepFlags {
 		f.domainSection(p),
 		f.outputSection(p, o),
 		gpuSection(),
+		deviceSection(),
 		f.simSection(),
 	}
 	f.fs = joinSections(programName, f.sections...)
+	f.fs.SetNormalizeFunc(normalizeSweep) // hccl_test's --npus too (hccltestflags.go)
 	return f
 }
 
 // sweepSection: what is swept, and how often each row runs.
 func (f *sweepFlags) sweepSection(p *bench.Plan) *flagSection {
 	s := newFlagSection("Sweep")
-	f.ops = s.String("op", "allreduce", "collectives, comma-separated, or all: "+strings.Join(names(coll.AllOps()), " "))
+	f.ops = s.String("op", "allreduce", "collectives, comma-separated, or all: "+strings.Join(names(coll.AllOps()), " ")+"; a reduction (sum, max, ...) is hccl_test's --op, read as --redop")
 	arg(s.FlagSet, "op", "LIST")
 	f.dtypes = s.StringP("datatype", "d", "fp32", "data types, comma-separated, or all: "+strings.Join(names(dtype.All()), " ")+" (also half, float, double, bfloat16, bfp16, fp8e4m3, fp8e5m2)")
 	arg(s.FlagSet, "datatype", "LIST")
@@ -107,7 +109,7 @@ func (f *sweepFlags) backendSection(p *bench.Plan, env environment) *flagSection
 	s := newFlagSection("Backend and launch")
 	s.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " ")+"; under mpirun, mpiexec, srun or torchrun, without --backend, "+kit.LaunchedBackend+": the launched processes are one world")
 	arg(s.FlagSet, "backend", "NAME")
-	s.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init; here it is the ranks); over tcp with -t or -g, the rank processes; under mpirun, mpiexec or srun, the ranks per node, as hccl_test's (NPUs per node): it must agree with the launcher, whose process count makes the world")
+	s.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init; here it is the ranks); over tcp with -t or -g, the rank processes; under mpirun, mpiexec or srun, the ranks per node, as hccl_test's (NPUs per node): it must agree with the launcher, whose process count makes the world; hccl_test's --npus is this flag")
 	arg(s.FlagSet, "ranks", "N")
 	f.threads = addThreadFlags(s.FlagSet)                    // -t, -g (threads.go)
 	addLaunchFlags(s.FlagSet, &p.World, env, sweepWorldHelp) // worldflags.go
@@ -177,6 +179,13 @@ func (f *sweepFlags) outputSection(p *bench.Plan, o *options) *flagSection {
 func gpuSection() *flagSection {
 	s := newFlagSection("nccl-tests' flags with no meaning here (refused, docs/nccl-tests.md)")
 	addGPUFlags(s.FlagSet) // runflags.go
+	return s
+}
+
+// deviceSection: hccl_test's flags for Ascend NPUs, refused with a reason.
+func deviceSection() *flagSection {
+	s := newFlagSection("hccl_test's flags for Ascend NPUs (refused, docs/nccl-tests.md)")
+	addDeviceFlags(s.FlagSet) // hccltestflags.go
 	return s
 }
 

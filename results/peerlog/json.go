@@ -3,6 +3,7 @@ package peerlog
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -149,10 +150,16 @@ type report struct {
 		NThreads int `json:"nthreads"`
 		NGPUs    int `json:"ngpus"`
 		Devices  []struct {
-			Hostname string `json:"hostname"`
+			Rank       *int   `json:"rank"`
+			Hostname   string `json:"hostname"`
+			DeviceInfo string `json:"device_info"`
 		} `json:"devices"`
 	} `json:"config"`
 }
+
+// oursDevice is how hccl-test's -J report describes each device: a CPU,
+// and the backend that carried the run.
+var oursDevice = regexp.MustCompile(`^CPU, --backend (\S+)$`)
 
 // reportResult is one row of a -J report.
 type reportResult struct {
@@ -164,40 +171,48 @@ type reportResult struct {
 	OutOfPlace     map[string]any `json:"out_of_place"`
 	InPlace        map[string]any `json:"in_place"`
 	ExperimentName string         `json:"experiment_name"`
+	// ActualIterations is the timed iterations of the row (version 3).
+	ActualIterations any `json:"actual_iterations"`
 }
 
 // parseReport reads nccl-tests' -J report, whole or cut short: the rows
-// of its results list up to where it ends or breaks off. ok is false for
-// data that is not such a report.
-func parseReport(data []byte) (rows []Row, ok bool) {
+// of its results list up to where it ends or breaks off, and what it says
+// of the test (the hosts of its devices). ok is false for data that is not
+// such a report. hccl-test's own report (Ours) is told apart by its
+// devices.
+func parseReport(data []byte) (rows []Row, seg Segment, ok bool) {
 	t := bytes.TrimSpace(data)
 	if len(t) == 0 || t[0] != '{' {
-		return nil, false
+		return nil, seg, false
 	}
 	i := bytes.Index(t, []byte(`"results"`))
 	if i < 0 || !bytes.Contains(t[:i], []byte(`"config"`)) && !bytes.Contains(t[:i], []byte(`"nccl_version"`)) {
-		return nil, false
+		return nil, seg, false
 	}
 	// The part before "results" holds the config: close it to read it.
 	var rep report
 	head := bytes.TrimRight(bytes.TrimSpace(t[:i]), ",")
 	_ = json.Unmarshal(append(append([]byte{}, head...), '}'), &rep)
-	ranks, host := 0, ""
+	ranks, host, tool, backend := 0, "", NCCLTests, ""
 	if n := len(rep.Config.Devices); n > 0 {
 		ranks = max(rep.Config.NThreads, 1) * max(rep.Config.NGPUs, 1) * n
 		host = rep.Config.Devices[0].Hostname
 		if ranks >= 1<<24 {
 			ranks = 0
 		}
+		if m := oursDevice.FindStringSubmatch(rep.Config.Devices[0].DeviceInfo); m != nil {
+			tool, backend = Ours, m[1]
+		}
+		seg.Hosts = reportHosts(rep, ranks)
 	}
 	rest := t[i+len(`"results"`):]
 	j := bytes.IndexByte(rest, '[')
 	if j < 0 {
-		return nil, true
+		return nil, seg, true
 	}
 	dec := json.NewDecoder(bytes.NewReader(rest[j:]))
 	if _, err := dec.Token(); err != nil { // the list's '['
-		return nil, true
+		return nil, seg, true
 	}
 	line := bytes.Count(t[:i], []byte("\n")) + 1
 	for dec.More() {
@@ -205,7 +220,10 @@ func parseReport(data []byte) (rows []Row, ok bool) {
 		if dec.Decode(&res) != nil {
 			break // cut short
 		}
-		base := Row{Tool: NCCLTests, Segment: 1, Line: line, Op: opName(res.ExperimentName), Ranks: ranks, Host: host, Root: -1}
+		base := Row{Tool: tool, Backend: backend, Segment: 1, Line: line, Op: opName(res.ExperimentName), Ranks: ranks, Host: host, Root: -1}
+		if n, ok := jsonInt(res.ActualIterations); ok && n < 1<<30 {
+			base.Iters = int(n)
+		}
 		size, ok := jsonInt(res.Size)
 		if !ok {
 			continue
@@ -242,5 +260,30 @@ func parseReport(data []byte) (rows []Row, ok bool) {
 			}
 		}
 	}
-	return rows, true
+	return rows, seg, true
+}
+
+// reportHosts returns the host of each of ranks ranks by rank, from a
+// report's devices (one per process, its first rank; the process's other
+// ranks on its host), nil unless they name every rank's host.
+func reportHosts(rep report, ranks int) []string {
+	per := max(rep.Config.NThreads, 1) * max(rep.Config.NGPUs, 1)
+	if ranks < 1 || ranks > maxRankLines {
+		return nil
+	}
+	hosts := make([]string, ranks)
+	for _, d := range rep.Config.Devices {
+		if d.Rank == nil || *d.Rank < 0 || *d.Rank+per > ranks || d.Hostname == "" {
+			return nil
+		}
+		for r := *d.Rank; r < *d.Rank+per; r++ {
+			hosts[r] = d.Hostname
+		}
+	}
+	for _, h := range hosts {
+		if h == "" {
+			return nil
+		}
+	}
+	return hosts
 }

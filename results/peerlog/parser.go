@@ -2,6 +2,7 @@ package peerlog
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,7 +17,13 @@ type segment struct {
 	redop string // from hccl_test's command line (-o)
 	ranks int
 	host  string
-	rows  int // rows read in it
+	iters int // timed iterations, from the header
+	// hosts is the host of each rank, by rank, from the device lines: ""
+	// for a rank not named (yet); hostsBad that a rank's line was past
+	// maxRankLines.
+	hosts    []string
+	hostsBad bool
+	rows     int // rows read in it
 }
 
 // parser reads a text log line by line.
@@ -48,7 +55,7 @@ func (p *parser) base(tool string) Row {
 		tool = p.seg.tool
 	}
 	return Row{Tool: tool, Segment: p.seg.n, Line: p.lineNo, Op: p.seg.op, DType: p.seg.dtype, RedOp: p.seg.redop,
-		Root: -1, Ranks: p.seg.ranks, Host: p.seg.host, Wrong: -1}
+		Root: -1, Ranks: p.seg.ranks, Host: p.seg.host, Iters: p.seg.iters, Wrong: -1}
 }
 
 func (p *parser) emit(rows []Row) bool {
@@ -56,7 +63,66 @@ func (p *parser) emit(rows []Row) bool {
 		p.log.Rows = append(p.log.Rows, r)
 		p.seg.rows++
 	}
+	if len(rows) > 0 {
+		for len(p.log.Segments) < p.seg.n {
+			p.log.Segments = append(p.log.Segments, Segment{})
+		}
+		if seg := &p.log.Segments[p.seg.n-1]; seg.Hosts == nil && p.seg.rows == len(rows) { // the test's first rows
+			seg.Hosts = p.seg.allHosts()
+		}
+	}
 	return len(rows) > 0
+}
+
+// addHost notes that rank ran on host.
+func (s *segment) addHost(rank int, host string) {
+	switch {
+	case rank >= maxRankLines:
+		s.hostsBad = true
+		return
+	case rank > 0 && rank <= len(s.hosts) && s.hosts[rank-1] == host:
+		host = s.hosts[rank-1] // one string per host, not per line
+	default:
+		host = strings.Clone(host) // not the whole line's
+	}
+	for len(s.hosts) <= rank {
+		s.hosts = append(s.hosts, "")
+	}
+	s.hosts[rank] = host
+}
+
+// allHosts returns the host of every rank by rank, nil unless the device
+// lines named every rank from 0 to the last.
+func (s *segment) allHosts() []string {
+	if s.hostsBad || slices.Contains(s.hosts, "") {
+		return nil
+	}
+	return s.hosts
+}
+
+// maxRankLines bounds the ranks whose hosts a test's device lines give:
+// more than any cluster holds, and few enough that a log cannot make the
+// reader hold more than a few MiB for them.
+const maxRankLines = 1 << 20
+
+// itersField reads the timed iterations of nccl-tests' header ("warmup
+// iters: 5 iters: 20 agg iters: 1") and hccl_test's settings line
+// ("iters is 20, warmup_iters is 10").
+var itersField = regexp.MustCompile(`(?:^|[\s,])iters(?::| is)\s*(\d+)`)
+
+// readIters sets the segment's iterations from s, if it gives them: the
+// "iters" that is not "warmup iters" nor "agg iters".
+func (p *parser) readIters(s string) {
+	for _, m := range itersField.FindAllStringSubmatchIndex(s, -1) {
+		before := strings.TrimSpace(s[:m[0]+1])
+		if strings.HasSuffix(before, "warmup") || strings.HasSuffix(before, "agg") {
+			continue
+		}
+		if n, err := strconv.Atoi(s[m[2]:m[3]]); err == nil && n > 0 && n < 1<<30 {
+			p.seg.iters = n
+		}
+		return
+	}
 }
 
 // Lines that say what test follows, and the devices it runs on.
@@ -81,11 +147,19 @@ func (p *parser) line(raw string) {
 func (p *parser) read(s string) bool {
 	switch {
 	case s[0] == '{' || s[0] == '[' || s[0] == ']':
-		return p.jsonLine(s)
+		// A '[' that starts no JSON may start a shell's prompt
+		// ("[root@node-1 bin]# mpirun ..."): read on.
+		if ok := p.jsonLine(s); ok || s[0] != '[' {
+			return ok
+		}
 	case s[0] == '#':
 		return p.comment(strings.TrimSpace(s[1:]))
 	case strings.Contains(s, "|"):
-		return p.pipeLine(s)
+		// Not a row of hccl_test's: perhaps its command line piped
+		// to tee.
+		if p.pipeLine(s) {
+			return true
+		}
 	case strings.Count(s, ",") >= 7:
 		return p.csvLine(s)
 	}
@@ -135,6 +209,7 @@ func (p *parser) comment(s string) bool {
 		if rank == 0 {
 			p.seg.host = m[2]
 		}
+		p.seg.addHost(rank, m[2])
 		return true
 	}
 	if m := nccl1Dev.FindStringSubmatch("# " + s); m != nil {
@@ -149,7 +224,11 @@ func (p *parser) comment(s string) bool {
 		p.fresh()
 		p.seg.tool = NCCLTests
 		return true
-	case strings.HasPrefix(s, "nThread"), strings.HasPrefix(s, "Using devices"):
+	case strings.HasPrefix(s, "nThread"):
+		p.fresh()
+		p.readIters(s)
+		return true
+	case strings.HasPrefix(s, "Using devices"):
 		p.fresh()
 		return true
 	}
@@ -177,7 +256,9 @@ func (p *parser) comment(s string) bool {
 		}
 		return true
 	}
-	return false
+	// A root shell's prompt before a pasted command line: "# mpirun -n 8
+	// ./bin/all_reduce_test ...", as hccl_test's docs show it.
+	return len(fields) > 0 && p.other(s, fields)
 }
 
 // other reads a line that is neither a row nor a header: a tool's version
@@ -192,6 +273,7 @@ func (p *parser) other(s string, fields []string) bool {
 	case strings.HasPrefix(s, "the minbytes is"):
 		p.fresh()
 		p.seg.tool = HCCLTest
+		p.readIters(s)
 		return true
 	}
 	for i, f := range fields {

@@ -30,6 +30,10 @@ const (
 	RCCLTests = "rccl-tests"
 	HCCLTest  = "hccl_test"
 	NccomTest = "nccom-test"
+	// Ours is hccl-test's own -J report read back: nccl-tests' form,
+	// told apart by its devices, each a CPU named by the backend
+	// ("CPU, --backend shm"), which Row.Backend gives.
+	Ours = "hccl-test"
 )
 
 // Library returns the communication library that tool measures: nccl,
@@ -92,12 +96,31 @@ type Row struct {
 	Check string
 	Ranks int    // ranks of the run, 0 when the log does not say
 	Host  string // host of rank 0, "" when the log does not say
-	Known int    // the Know* figures the row gives
+	// Iters is the timed iterations of each row, as the log's header
+	// gives them (nccl-tests' "iters: 20", hccl_test's "iters is 20"),
+	// 0 when it does not.
+	Iters int
+	// Backend is the backend that hccl-test's own report (Ours) names,
+	// "" for the other tools (see Library).
+	Backend string
+	Known   int // the Know* figures the row gives
+}
+
+// Segment is what a log says of one of its tests beyond its rows.
+type Segment struct {
+	// Hosts is the host of every rank, by rank, from the rank-to-host
+	// lines ("#  Rank  3 Group  0 Pid 1234 on node02 device  3 ...") or
+	// a -J report's devices; nil unless the log names the host of every
+	// rank from 0 to its last. Callers must not modify it.
+	Hosts []string
 }
 
 // Log is what Parse read from one file.
 type Log struct {
 	Rows []Row
+	// Segments[i] is what the log says of the test whose rows have
+	// Segment i+1.
+	Segments []Segment
 	// Lines is the number of lines read; Skipped those that were neither
 	// data nor a header the reader understood.
 	Lines, Skipped int
@@ -115,8 +138,12 @@ func contains(ss []string, s string) bool {
 
 // Parse reads a log. It never fails: what it cannot read it skips.
 func Parse(data []byte) Log {
-	if rows, ok := parseReport(data); ok {
-		return Log{Rows: rows, Lines: bytes.Count(data, []byte("\n")) + 1}
+	if rows, seg, ok := parseReport(data); ok {
+		l := Log{Rows: rows, Lines: bytes.Count(data, []byte("\n")) + 1}
+		if len(rows) > 0 {
+			l.Segments = []Segment{seg}
+		}
+		return l
 	}
 	p := newParser()
 	for line := range bytes.Lines(data) {
@@ -129,10 +156,29 @@ func Parse(data []byte) Log {
 // Parse finds at least one row in it.
 func Looks(data []byte) bool { return len(Parse(data).Rows) > 0 }
 
+// Starts reports whether data holds the start of a test of nccl-tests or
+// rccl-tests (its "# nThread" line, a rank-to-host line): the head of a log
+// whose rows come later than data, as after the 16,000 rank lines of a
+// run on 2,000 servers.
+func Starts(data []byte) bool {
+	for line := range bytes.Lines(data) {
+		s := clean(string(line))
+		if strings.HasPrefix(s, "#") {
+			t := strings.TrimSpace(s[1:])
+			if strings.HasPrefix(t, "nThread ") || testStart.MatchString(s) || deviceLine.MatchString(t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // prefixes are what launchers put before a process's output lines: Open
 // MPI's --tag-output ([1,0]<stdout>:), --timestamp-output, Slurm's srun
-// -l (0: ) and MPICH's -prepend-rank ([0] ).
-var prefixes = regexp.MustCompile(`^\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\[\d+\]\s|\d+:\s)`)
+// -l (0: ), MPICH's -prepend-rank ([0] ) and Ray's, as SkyPilot prints
+// its nodes' output ("(head, rank=0, pid=3808) ", "(worker1, rank=1,
+// pid=2769, ip=10.0.0.2) ").
+var prefixes = regexp.MustCompile(`^\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\[\d+\]\s|\d+:\s|\([^()]*\bpid=\d+[^()]*\)\s)`)
 
 // clean returns line without its launcher prefix, carriage return and
 // surrounding space.
@@ -174,6 +220,61 @@ func opName(s string) string {
 	}
 	s = strings.NewReplacer("_", "", "-", "").Replace(s)
 	return opNames[s]
+}
+
+// OpFromName returns the collective that a file's name says the file
+// holds, in hccl-test's names: all_reduce_perf.log, nccl_allreduce_8g.txt,
+// alltoall.out, AllGather-2nodes.log, reduce_scatter_test_16p.txt; "" when
+// the name names none, or more than one. The name is read as words (split
+// at anything not a letter or digit, and between letters and digits), and
+// the longest run of words that names a collective wins: all_reduce is
+// allreduce, not reduce.
+func OpFromName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	var words []string
+	start := -1
+	kind := func(c byte) int {
+		switch {
+		case c >= 'a' && c <= 'z':
+			return 1
+		case c >= '0' && c <= '9':
+			return 2
+		}
+		return 0
+	}
+	name = strings.ToLower(name)
+	for i := 0; i <= len(name); i++ {
+		k := 0
+		if i < len(name) {
+			k = kind(name[i])
+		}
+		if start >= 0 && (k == 0 || k != kind(name[start])) {
+			words = append(words, name[start:i])
+			start = -1
+		}
+		if start < 0 && k != 0 {
+			start = i
+		}
+	}
+	found := ""
+	for i := 0; i < len(words); {
+		n := 1
+		for j := min(len(words), i+4); j > i; j-- { // no name of a collective is more than 4 words
+			op := opNames[strings.Join(words[i:j], "")]
+			if op == "" {
+				continue
+			}
+			if found != "" && found != op {
+				return ""
+			}
+			found, n = op, j-i
+			break
+		}
+		i += n
+	}
+	return found
 }
 
 // dtypeFallback names the types that package dtype does not know yet, as

@@ -34,7 +34,7 @@ func TestParseLogs(t *testing.T) {
 		{file: "nccl-tests-2.19.log", rows: 18, tool: NCCLTests, ops: []string{"allreduce"}, check: func(t *testing.T, rows []Row) {
 			want := Row{Tool: NCCLTests, Segment: 1, Line: 26, Op: "allreduce", DType: "fp32", RedOp: "sum", Root: -1,
 				Bytes: 134217728, Count: 33554432, InPlace: true, TimeUS: 2721.30, AlgBW: 49.32, BusBW: 86.31, Ranks: 8, Host: "node01",
-				Known: KnowTime | KnowAlgBW | KnowBusBW | KnowCount | KnowRoot | KnowPlace}
+				Iters: 20, Known: KnowTime | KnowAlgBW | KnowBusBW | KnowCount | KnowRoot | KnowPlace}
 			if got := rows[17]; got != want {
 				t.Errorf("last row\n%+v\nwant\n%+v", got, want)
 			}

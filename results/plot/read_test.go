@@ -379,4 +379,17 @@ func TestLoadLogs(t *testing.T) {
 	if _, err := Load("../testdata/logs/no-rows.log"); !errors.Is(err, ErrNoData) {
 		t.Errorf("a log without rows: %v", err)
 	}
+	// hccl_test prints no busbw; its mpirun line says 8 ranks, so its rows
+	// get ours and are plotted by busbw too.
+	d, err := Load("../testdata/logs/hccl_test.log", "../testdata/logs/all_gather_test-16p.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range d.Series {
+		for _, p := range s.Points {
+			if math.IsNaN(p.BusBW) || !(p.BusBW > 0) {
+				t.Fatalf("%s: %d bytes without busbw", s.Label, p.Bytes)
+			}
+		}
+	}
 }
