@@ -160,19 +160,6 @@ const (
 	maxIters = 1_000_000
 )
 
-// bufferBytes returns the send and receive buffer sizes one rank needs for
-// op at a row size of size bytes.
-func bufferBytes(op coll.Op, n int, size int64) (send, recv int64) {
-	switch op {
-	case coll.AllGather, coll.Gather:
-		return size / int64(n), size
-	case coll.ReduceScatter, coll.Scatter:
-		return size, size / int64(n)
-	default:
-		return size, size
-	}
-}
-
 // MemoryNeeded returns the part of the estimate (Memory) that payload
 // takes, all ranks of this machine together: the sweep's buffers, the
 // algorithms' scratch space and the copies --retry keeps. Without payload
