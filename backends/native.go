@@ -10,7 +10,9 @@ import (
 // collectives itself. Its fields follow coll.Args: the same buffer
 // conventions, with Op spelled as the command line spells it ("allreduce",
 // "allgather", "reducescatter", "broadcast", "reduce", "alltoall",
-// "sendrecv", "gather", "scatter").
+// "sendrecv", "gather", "scatter"), and what the collective's descriptor
+// (coll.Descriptor) says of the call, so that a backend maps the call to
+// its library's and knows no collective's conventions itself.
 type NativeCall struct {
 	Op    string
 	DType dtype.DType
@@ -19,6 +21,14 @@ type NativeCall struct {
 	Root  int
 	Send  []byte
 	Recv  []byte
+	// Reduces reports that the collective combines data with RedOp.
+	Reduces bool
+	// Rooted reports that the collective has a root, Root.
+	Rooted bool
+	// InPlace reports that Send and Recv overlap as the collective's
+	// in-place layout puts them, on this rank (never on a rank whose
+	// side of the call is empty, such as a non-root's receive of reduce).
+	InPlace bool
 }
 
 // Native is implemented by transports whose library has collectives of its

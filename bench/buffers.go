@@ -2,11 +2,12 @@ package bench
 
 import "github.com/hccl-test/hccl-test/kit"
 
-// poolNeed returns the size of each of the two buffers that one rank of a
-// group of n ranks allocates (kit.BufferPool.Ensure) for every row of p:
-// the largest row's send or receive side, and the bytes -u moves its
-// start by.
-func (p Plan) poolNeed(n int) int64 {
+// bufferNeed returns the size of each of the two buffers that one rank of
+// a group of n ranks allocates (kit.BufferPool.Ensure) for every row of p:
+// the largest row's send or receive side, as the collective's descriptor
+// lays it out (coll.Op.BufferBytes), and the bytes -u moves its start by.
+// The memory estimate (Memory) counts the same figure.
+func (p Plan) bufferNeed(n int) int64 {
 	var need int64
 	for _, op := range p.Ops {
 		for _, dt := range p.DTypes {

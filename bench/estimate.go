@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"math/bits"
 	"slices"
 	"strings"
 	"unsafe"
@@ -84,21 +83,6 @@ func memoryReport(e MemoryEstimate) string {
 		", for the " + results.Count(e.Hosted, "rank") + " on this machine"
 }
 
-// bufferNeed returns the larger of the two buffers one rank of a group of
-// n ranks allocates for the plan's largest row (kit.BufferPool.Ensure),
-// with the bytes -u moves its start by.
-func (p Plan) bufferNeed(n int) int64 {
-	var need int64
-	for _, op := range p.Ops {
-		for _, dt := range p.DTypes {
-			_, bytes := kit.RowCount(op, dt, n, p.MaxBytes)
-			s, r := bufferBytes(op, n, bytes)
-			need = max(need, s, r)
-		}
-	}
-	return need + p.unalignBytes()
-}
-
 // calibrates reports whether the ranks calibrate the cost model before
 // the sweep (prepare): auto or --stats on a backend that is not simulated.
 func (p Plan) calibrates() bool {
@@ -106,17 +90,9 @@ func (p Plan) calibrates() bool {
 }
 
 // peersPerRank is how many peers one rank exchanges messages with, which
-// each take a link: every other rank for alltoall, a few per doubling
-// step for the others; rank 0 also gathers every rank's timings.
-func (p Plan) peersPerRank() int {
-	n := p.Ranks
-	for _, op := range p.Ops {
-		if op == coll.AllToAll {
-			return n
-		}
-	}
-	return min(n, 2*bits.Len(uint(n))+4)
-}
+// each take a link: the most any of the plan's collectives has
+// (coll.Op.Peers).
+func (p Plan) peersPerRank() int { return coll.PeersOf(p.Ops, p.Ranks) }
 
 // checkMemory refuses a plan whose estimate is more than the memory
 // available, naming the part that takes the most and the flag that

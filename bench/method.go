@@ -231,7 +231,9 @@ func (m Method) Validate() error {
 		return kit.FieldErrorf("AggIters", " %d: want 1 to %d ops per iteration", m.AggIters, MaxAggIters)
 	case m.Blocking < BlockingNone || m.Blocking > BlockingIterBarrier:
 		return kit.FieldErrorf("Blocking", " %d: want 0 to 3", int(m.Blocking))
-	case m.CheckIters < 0 || m.CheckIters > MaxCheckIters:
+	case m.CheckIters < 0:
+		return m.ValidateCheckIters()
+	case m.CheckIters > MaxCheckIters:
 		return kit.FieldErrorf("CheckIters", " %d: want 0 to %d checked runs per row", m.CheckIters, MaxCheckIters)
 	case m.Unalign < 0 || m.Unalign > MaxUnalign:
 		return kit.FieldErrorf("Unalign", " %d: want 0 to %d elements", m.Unalign, MaxUnalign)
@@ -239,14 +241,22 @@ func (m Method) Validate() error {
 	return nil
 }
 
-// validateMethod checks m against the rest of the plan: CPU time is the
-// simulator's own on a backend in virtual time. The rest composes: with
-// --fusion an op is every bucket, --benchtime counts every op's time, and
-// --overlap's own iterations run one op each, as Blocking none.
-func (p Plan) validateMethod() error {
-	if err := p.Method.Validate(); err != nil {
-		return err
+// ValidateCheckIters checks that CheckIters is not negative; Validate
+// bounds it from above. Validate runs it; a command may run it where it
+// reads the count, to refuse it before what it reads later.
+func (m Method) ValidateCheckIters() error {
+	if m.CheckIters < 0 {
+		return kit.FieldErrorf("CheckIters", " %d: want 0 (don't check) or the checked runs per row (1 or more)", m.CheckIters)
 	}
+	return nil
+}
+
+// validateCPUTime checks the method against the rest of the plan: CPU
+// time is the simulator's own on a backend in virtual time. The rest
+// composes: with --fusion an op is every bucket, --benchtime counts every
+// op's time, and --overlap's own iterations run one op each, as Blocking
+// none.
+func (p Plan) validateCPUTime() error {
 	if p.CPUTime && capsOf(p.Backend).Simulated {
 		return kit.FieldErrorf("CPUTime", ": the %s backend's times are virtual, and its CPU time is the simulator's", p.Backend)
 	}

@@ -254,14 +254,14 @@ func TestUnalignOffsetsBuffers(t *testing.T) {
 	p.MinBytes, p.MaxBytes = 4096, 4096
 	q := p
 	q.Unalign = 3
-	if got, want := q.poolNeed(4)-p.poolNeed(4), int64(3*8); got != want {
+	if got, want := q.bufferNeed(4)-p.bufferNeed(4), int64(3*8); got != want {
 		t.Errorf("pool grew by %d bytes, want %d", got, want)
 	}
 	if q.MemoryNeeded() <= p.MemoryNeeded() {
 		t.Errorf("estimate %d not above %d without -u", q.MemoryNeeded(), p.MemoryNeeded())
 	}
 	r := &rankRunner{plan: q, bufs: &kit.BufferPool{}}
-	r.bufs.A, r.bufs.B = make([]byte, q.poolNeed(4)), make([]byte, q.poolNeed(4))
+	r.bufs.A, r.bufs.B = make([]byte, q.bufferNeed(4)), make([]byte, q.bufferNeed(4))
 	for _, place := range []Placement{OutOfPlace, InPlace} {
 		row := Row{Op: coll.AllReduce, DType: dtype.FP16, RedOp: dtype.Sum, Root: -1, Place: place, Count: 2048, Bytes: 4096}
 		a := r.bufferSets(row, 0, 4)[0][0]

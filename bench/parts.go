@@ -32,8 +32,13 @@ type Sweep struct {
 	StepFactor float64
 	// StepBytes > 0 adds to the size each step, in place of StepFactor.
 	StepBytes int64
-	// Runs is how many times the whole sweep is repeated; 0 or 1 runs it
-	// once, RunsForever until the run's context ends (-N 0).
+	// StepsSet says which of StepFactor and StepBytes the plan's maker
+	// set, as a command line's flags given (DefaultPlan's StepFactor is a
+	// default, not set): Validate refuses both set, and StepBytes set to
+	// 0. Left empty, StepBytes > 0 wins over StepFactor.
+	StepsSet StepsSet
+	// Runs is how many times the whole sweep is repeated, at least 1, or
+	// RunsForever until the run's context ends (-N 0).
 	Runs int
 	// Iters is the number of timed iterations per row.
 	Iters int
@@ -92,13 +97,30 @@ func ParseCache(s string) (Cache, error) {
 	return CacheWarm, fmt.Errorf("%q: want warm (data reused from the cache, as nccl-tests) or cold (data from memory)", s)
 }
 
-// Validate reports the first thing wrong with s as a *kit.FieldError. The
-// root, whose range depends on the world and its domains, and the counts
-// of sizes and rows are left to Plan.Validate.
+// StepsSet is which of a Sweep's two ways of stepping its maker set.
+type StepsSet uint8
+
+// The members of a StepsSet.
+const (
+	// FactorSet: StepFactor was set (--stepfactor given).
+	FactorSet StepsSet = 1 << iota
+	// BytesSet: StepBytes was set (--stepbytes given).
+	BytesSet
+)
+
+// Validate reports the first thing wrong with s as a *kit.FieldError,
+// every rule of the sweep's own in one order. The root, whose range
+// depends on the world and its domains, and the counts of sizes and rows
+// are left to Plan.Validate.
 func (s Sweep) Validate() error { return kit.FirstError(s.validateSizes, s.validatePlacements) }
 
 // validateSizes checks what is swept and how often.
 func (s Sweep) validateSizes() error {
+	return kit.FirstError(s.validateWhat, s.ValidateSteps, s.validateStepValues, s.ValidateRuns, s.validateIters)
+}
+
+// validateWhat checks that there is something to sweep, and its sizes.
+func (s Sweep) validateWhat() error {
 	switch {
 	case len(s.Ops) == 0:
 		return kit.FieldErrorf("Ops", ": no collective given")
@@ -112,14 +134,52 @@ func (s Sweep) validateSizes() error {
 		return kit.FieldErrorf("MaxBytes", " %d: larger than the limit of %d", s.MaxBytes, int64(units.MaxSize))
 	case s.MinBytes > s.MaxBytes:
 		return kit.FieldErrorf("MinBytes", " %d is larger than %s %d", s.MinBytes, kit.Field("MaxBytes"), s.MaxBytes)
+	}
+	return nil
+}
+
+// ValidateSteps checks what StepsSet says was set: one way of stepping,
+// and a step by bytes that grows. Validate runs it; a command that reads
+// the steps from flags may run it where it reads them, to refuse them
+// before what it reads later.
+func (s Sweep) ValidateSteps() error {
+	switch {
+	case s.StepsSet&FactorSet != 0 && s.StepsSet&BytesSet != 0:
+		return kit.FieldErrorf("StepFactor", " and %s: give one of them, not both", kit.Field("StepBytes"))
+	case s.StepsSet&BytesSet != 0 && s.StepBytes == 0:
+		return kit.FieldErrorf("StepBytes", " %d: the size would never grow", s.StepBytes)
+	}
+	return nil
+}
+
+// validateStepValues checks the step the sweep takes.
+func (s Sweep) validateStepValues() error {
+	switch {
 	case s.StepBytes < 0:
 		return kit.FieldErrorf("StepBytes", " %d: must not be negative", s.StepBytes)
 	case s.StepBytes == 0 && !(s.StepFactor > 1):
 		return kit.FieldErrorf("StepFactor", " %v: must be a number greater than 1", s.StepFactor)
 	case math.IsInf(s.StepFactor, 0) || math.IsNaN(s.StepFactor):
 		return kit.FieldErrorf("StepFactor", " %v: must be a finite number", s.StepFactor)
-	case s.Runs < 0 && s.Runs != RunsForever:
+	}
+	return nil
+}
+
+// ValidateRuns checks that the sweep runs at least once, or until
+// interrupted (RunsForever); validateIters bounds it from above. Validate
+// runs it; a command may run it where it reads the count, as
+// ValidateSteps.
+func (s Sweep) ValidateRuns() error {
+	if s.Runs < 1 && s.Runs != RunsForever {
 		return kit.FieldErrorf("Runs", " %d: must be at least 1", s.Runs)
+	}
+	return nil
+}
+
+// validateIters checks the iterations of a row and the runs of the sweep
+// against their limits.
+func (s Sweep) validateIters() error {
+	switch {
 	case s.Iters < 1:
 		return kit.FieldErrorf("Iters", " %d: need at least 1 timed iteration", s.Iters)
 	case s.Iters > maxIters:

@@ -66,7 +66,7 @@ func DefaultPlan() Plan {
 		Sweep: Sweep{
 			Ops: []coll.Op{coll.AllReduce}, DTypes: []dtype.DType{dtype.FP32}, RedOps: []dtype.ReduceOp{dtype.Sum},
 			MinBytes: 32 << 20, MaxBytes: 32 << 20, StepFactor: 2,
-			Iters: 20, Warmup: 5, Check: true, Root: 0, Algo: coll.Auto,
+			Runs: 1, Iters: 20, Warmup: 5, Check: true, Root: 0, Algo: coll.Auto,
 			Placements: []Placement{OutOfPlace},
 		},
 		Links: Links{LinkSource: LinkAuto},
@@ -75,19 +75,65 @@ func DefaultPlan() Plan {
 
 // Validate reports the first thing wrong with p as an error that names
 // the fields at fault (a *kit.FieldError, or an error wrapping one; FormatFields
-// shows them as a command's flags). It runs the checks of every part's own
-// Validate and the checks that span parts, in one order: that order says
-// which of two wrong settings is reported.
+// shows them as a command's flags). It runs every rule of every part's own
+// Validate and the rules that span parts, in the one order of rules: that
+// order says which of two wrong settings is reported.
 func (p Plan) Validate() error {
-	return kit.FirstError(
-		p.World.ValidateWho, p.Sweep.validateSizes, p.validateBenchTime, p.validateRoot, p.Sweep.validatePlacements,
-		p.World.ValidateTimeouts, p.Links.Validate, p.validateInterLink, p.validateCounts,
-		p.validateInject, p.Faults.Validate, p.validateRetryBackend, p.Outputs.Validate,
-		p.validateGroupLayout, p.Domains.validateGroups, p.validateGroupRuns, p.Domains.validateRanges,
-		p.validateFusion, p.validateSim, p.validateMethod, p.World.ValidateMaster, p.validateBackend, p.validateAlgos,
+	for _, r := range p.rules() {
+		if err := r.check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planRule is one step of Plan.Validate: a part's own rules (a part's
+// Validate runs them too), or a rule that spans parts.
+type planRule struct {
+	// part is the part whose own rules check runs ("World", "Sweep",
+	// ...), or "" for a rule that spans parts.
+	part string
+	// name names the rule for the test that pins the order.
+	name  string
+	check func() error
+}
+
+// rules returns Plan.Validate's rules in the order it runs them. Each
+// part's rules appear in its own Validate's order, so that a part alone
+// and the plan refuse it alike; the rules that span parts sit between
+// them where they did before the plan was made of parts, since that order
+// says which of two wrong settings a user has always been told about
+// (TestValidatePrecedence, TestValidateOrder).
+func (p Plan) rules() []planRule {
+	return []planRule{
+		{"World", "who", p.World.ValidateWho},
+		{"Sweep", "sizes", p.Sweep.validateSizes},
+		{"", "benchtime", p.validateBenchTime},
+		{"", "root", p.validateRoot},
+		{"Sweep", "placements", p.Sweep.validatePlacements},
+		{"World", "timeouts", p.World.ValidateTimeouts},
+		{"Links", "bandwidths", p.Links.Validate},
+		{"", "inter link", p.validateInterLink},
+		{"", "counts", p.validateCounts},
+		{"", "inject", p.validateInject},
+		{"Faults", "faults", p.Faults.Validate},
+		{"", "retry backend", p.validateRetryBackend},
+		{"Outputs", "outputs", p.Outputs.Validate},
+		{"", "group layout", p.validateGroupLayout},
+		{"Domains", "groups", p.Domains.validateGroups},
+		{"", "group runs", p.validateGroupRuns},
+		{"Domains", "ranges", p.Domains.validateRanges},
+		{"", "fusion", p.validateFusion},
+		{"", "sim", p.validateSim},
+		{"Method", "method", p.Method.Validate},
+		{"", "cpu time", p.validateCPUTime},
+		{"World", "master", p.World.ValidateMaster},
+		{"", "backend", p.validateBackend},
+		{"", "algorithms", p.validateAlgos},
 		// Counted before the estimate, which counts the rows.
-		p.checkMemory, p.checkLimits,
-	)
+		{"", "memory", p.checkMemory},
+		{"", "limits", p.checkLimits},
+	}
 }
 
 // validateRoot checks Sweep.Root against the smallest group the sweep runs
@@ -159,19 +205,6 @@ func (p Plan) validateBackend() error { return backends.CheckConfig(p.Backend, p
 const (
 	maxIters = 1_000_000
 )
-
-// bufferBytes returns the send and receive buffer sizes one rank needs for
-// op at a row size of size bytes.
-func bufferBytes(op coll.Op, n int, size int64) (send, recv int64) {
-	switch op {
-	case coll.AllGather, coll.Gather:
-		return size / int64(n), size
-	case coll.ReduceScatter, coll.Scatter:
-		return size, size / int64(n)
-	default:
-		return size, size
-	}
-}
 
 // MemoryNeeded returns the part of the estimate (Memory) that payload
 // takes, all ranks of this machine together: the sweep's buffers, the

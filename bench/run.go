@@ -194,7 +194,7 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		r.linkGBps, r.linkFig = fig.Value, fig
 	}
 	for _, c := range r.groups {
-		if err := r.bufs.Ensure(ctx, r.plan.poolNeed(c.Size()), r.plan.NoPayload); err != nil {
+		if err := r.bufs.Ensure(ctx, r.plan.bufferNeed(c.Size()), r.plan.NoPayload); err != nil {
 			return err
 		}
 	}

@@ -33,6 +33,7 @@ const (
 var descriptors = [...]Descriptor{
 	AllReduce: {
 		Name:      "allreduce",
+		Bench:     "AllReduce",
 		Reduces:   true,
 		BusFactor: func(n int) float64 { return 2 * float64(n-1) / float64(n) },
 		Lengths:   func(rank, root, n int) (int, int) { return 1, 1 },
@@ -41,6 +42,7 @@ var descriptors = [...]Descriptor{
 	},
 	AllGather: {
 		Name:      "allgather",
+		Bench:     "AllGather",
 		BusFactor: perRankFactor,
 		Lengths:   func(rank, root, n int) (int, int) { return 1, n },
 		InPlace:   SendInRecv,
@@ -50,6 +52,7 @@ var descriptors = [...]Descriptor{
 	},
 	ReduceScatter: {
 		Name:      "reducescatter",
+		Bench:     "ReduceScatter",
 		Reduces:   true,
 		BusFactor: perRankFactor,
 		Lengths:   func(rank, root, n int) (int, int) { return n, 1 },
@@ -58,6 +61,7 @@ var descriptors = [...]Descriptor{
 	},
 	Broadcast: {
 		Name:      "broadcast",
+		Bench:     "Broadcast",
 		Rooted:    true,
 		BusFactor: oneFactor,
 		Lengths:   func(rank, root, n int) (int, int) { return onRoot(rank, root, 1), 1 },
@@ -66,6 +70,7 @@ var descriptors = [...]Descriptor{
 	},
 	Reduce: {
 		Name:      "reduce",
+		Bench:     "Reduce",
 		Reduces:   true,
 		Rooted:    true,
 		BusFactor: oneFactor,
@@ -80,15 +85,19 @@ var descriptors = [...]Descriptor{
 	},
 	AllToAll: {
 		Name:      "alltoall",
+		Bench:     "AllToAll",
 		BusFactor: perRankFactor,
 		Lengths:   func(rank, root, n int) (int, int) { return n, n },
 		InPlace:   SameStart,
+		// Every rank sends to every other rank.
+		Peers: func(n int) int { return n },
 		Expect: func(rank, root, n int) []Expected {
 			return eachRank(n, func(j int) Expected { return Expected{j, rank} })
 		},
 	},
 	SendRecv: {
 		Name:      "sendrecv",
+		Bench:     "SendRecv",
 		BusFactor: oneFactor,
 		Lengths:   func(rank, root, n int) (int, int) { return 1, 1 },
 		InPlace:   SameStart,
@@ -96,6 +105,7 @@ var descriptors = [...]Descriptor{
 	},
 	Gather: {
 		Name:      "gather",
+		Bench:     "Gather",
 		Rooted:    true,
 		BusFactor: perRankFactor,
 		Lengths:   func(rank, root, n int) (int, int) { return 1, onRoot(rank, root, n) },
@@ -109,6 +119,7 @@ var descriptors = [...]Descriptor{
 	},
 	Scatter: {
 		Name:      "scatter",
+		Bench:     "Scatter",
 		Rooted:    true,
 		BusFactor: perRankFactor,
 		Lengths:   func(rank, root, n int) (int, int) { return onRoot(rank, root, n), 1 },

@@ -12,6 +12,10 @@ type Descriptor struct {
 	// ("allreduce").
 	Name string
 
+	// Bench is the collective's name in Go benchmark format, the first
+	// part of a benchmark's name (results.BenchFmt: "AllReduce").
+	Bench string
+
 	// Reduces reports whether the collective combines data with a
 	// reduction operator, and so takes Args.RedOp (--redop).
 	Reduces bool
@@ -34,6 +38,11 @@ type Descriptor struct {
 	// InPlace is where send and receive sit inside the one buffer of an
 	// in-place call.
 	InPlace Layout
+
+	// Peers returns how many ranks one rank of n exchanges messages with
+	// (each takes a link, which the memory estimate counts), or is nil
+	// for the default of Op.Peers: the peers of a doubling algorithm.
+	Peers func(n int) int
 
 	// Expect returns what each block of rank's receive buffer must hold
 	// after the call, in order from block 0, for inputs filled by
@@ -99,4 +108,23 @@ func (d *Descriptor) BufferBytes(n int, size int64) (send, recv int64) {
 		return size / int64(b) * int64(k)
 	}
 	return scale(s), scale(r)
+}
+
+// InPlaceCall reports whether a's buffers, on rank of n, sit as d's
+// in-place layout puts them: the same start (SameStart), or one starting
+// at this rank's block of the other (SendInRecv, RecvInSend). A rank whose
+// send or receive side is empty (Lengths) is never in place.
+func (d *Descriptor) InPlaceCall(a *Args, rank, n int) bool {
+	s, r := d.Lengths(rank, a.Root, n)
+	b := a.Bytes()
+	if s == 0 || r == 0 || b == 0 || len(a.Send) < s*b || len(a.Recv) < r*b {
+		return false
+	}
+	switch d.InPlace {
+	case SendInRecv:
+		return r > rank && aliased(a.Send, a.Recv[rank*b:])
+	case RecvInSend:
+		return s > rank && aliased(a.Recv, a.Send[rank*b:])
+	}
+	return aliased(a.Send, a.Recv)
 }

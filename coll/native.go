@@ -18,8 +18,10 @@ func runNative(ctx context.Context, c *Comm, a *Args) error {
 	if !ok {
 		return fmt.Errorf("algorithm %q needs a backend with collectives of its own (the mpi backend)", Native)
 	}
+	d := a.Op.Desc()
 	return nt.RunNative(ctx, backends.NativeCall{
 		Op: a.Op.String(), DType: a.DType, RedOp: a.RedOp,
 		Count: a.Count, Root: a.Root, Send: a.Send, Recv: a.Recv,
+		Reduces: d.Reduces, Rooted: d.Rooted, InPlace: d.InPlaceCall(a, c.rank, c.size),
 	})
 }

@@ -6,6 +6,7 @@ package coll
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
@@ -80,6 +81,39 @@ func (o Op) BufferBytes(n int, size int64) (send, recv int64) {
 		return size, size
 	}
 	return descriptors[o].BufferBytes(n, size)
+}
+
+// Peers returns how many ranks one rank of n exchanges messages with in
+// o, each over a link of its own: the descriptor's Peers, or by default
+// (and for an invalid o) the peers of a doubling algorithm, 2 per doubling
+// step and 4 more, at most n (rank 0 also gathers every rank's timings).
+func (o Op) Peers(n int) int {
+	if o.Valid() && descriptors[o].Peers != nil {
+		return descriptors[o].Peers(n)
+	}
+	return min(n, 2*bits.Len(uint(n))+4)
+}
+
+// PeersOf returns the most peers one rank of n exchanges messages with in
+// any of ops (Op.Peers), and the default with no ops.
+func PeersOf(ops []Op, n int) int {
+	peers := Op(0).Peers(n)
+	for _, o := range ops {
+		peers = max(peers, o.Peers(n))
+	}
+	return peers
+}
+
+// BenchName returns the name in Go benchmark format of the collective that
+// the command line calls name ("allreduce": "AllReduce"), and false for a
+// name that is not one of ours.
+func BenchName(name string) (string, bool) {
+	for _, o := range AllOps() {
+		if descriptors[o].Name == name {
+			return descriptors[o].Bench, true
+		}
+	}
+	return "", false
 }
 
 // ParseOp returns the collective named s; "allreduce", "all_reduce" and

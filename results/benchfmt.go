@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/hccl-test/hccl-test/coll"
 )
 
 // BenchFmt writes records in the Go benchmark format
@@ -213,17 +215,11 @@ func (b *BenchFmt) name(r Record) string {
 	return sb.String()
 }
 
-// opNames are the benchmark names of the collectives.
-var opNames = map[string]string{
-	"allreduce": "AllReduce", "allgather": "AllGather", "reducescatter": "ReduceScatter",
-	"broadcast": "Broadcast", "reduce": "Reduce", "alltoall": "AllToAll",
-	"sendrecv": "SendRecv", "gather": "Gather", "scatter": "Scatter",
-}
-
-// opName returns the CamelCase benchmark name of a collective; one it does
-// not know gets a capital first letter.
+// opName returns the CamelCase benchmark name of a collective, as its
+// descriptor gives it (coll.BenchName); one that is not ours gets a capital
+// first letter.
 func opName(op string) string {
-	if n, ok := opNames[op]; ok {
+	if n, ok := coll.BenchName(op); ok {
 		return n
 	}
 	if op == "" {

@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"math/bits"
-
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/kit"
 )
@@ -15,12 +13,13 @@ func (sc *Scenario) Memory(backend string, hosted int, noPayload bool) kit.Memor
 	if !noPayload {
 		bufs = kit.SatMul(sc.MemoryPerRank(), int64(hosted))
 	}
-	peers := min(sc.Ranks, 2*bits.Len(uint(sc.Ranks))+4)
+	var ops []coll.Op
 	for _, s := range sc.Steps {
-		if !s.IsCompute() && s.Op == coll.AllToAll {
-			peers = sc.Ranks
+		if !s.IsCompute() {
+			ops = append(ops, s.Op)
 		}
 	}
+	peers := coll.PeersOf(ops, sc.Ranks)
 	e := kit.MemoryEstimate{Hosted: hosted, Parts: []kit.MemPart{{Name: "buffers and probes", Flag: "maxbytes", Bytes: bufs}}}
 	e.Parts = append(e.Parts, kit.OverheadParts(backend, sc.Ranks, hosted, 1, peers, 0)...)
 	return e

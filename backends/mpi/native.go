@@ -29,8 +29,9 @@ var mpiOps = map[dtype.ReduceOp]C.int{
 	dtype.Sum: C.HR_SUM, dtype.Prod: C.HR_PROD, dtype.Max: C.HR_MAX, dtype.Min: C.HR_MIN, dtype.Avg: C.HR_SUM,
 }
 
-// collectives maps NativeCall.Op to the C side's codes (HC_*); sendrecv
-// has its own path.
+// collectives maps NativeCall.Op to the C side's codes (HC_*), the MPI
+// call each runs; sendrecv has its own path. A collective missing here has
+// no native counterpart, and runs with our algorithms only.
 var collectives = map[string]C.int{
 	"allreduce": C.HC_ALLREDUCE, "allgather": C.HC_ALLGATHER, "reducescatter": C.HC_REDUCESCATTER,
 	"broadcast": C.HC_BCAST, "reduce": C.HC_REDUCE, "alltoall": C.HC_ALLTOALL,
@@ -76,15 +77,14 @@ func (t *Transport) postNative(r *request, call backends.NativeCall) error {
 	if !ok && call.Op != "sendrecv" {
 		return fmt.Errorf("unknown collective %q", call.Op)
 	}
-	reduces := code == C.HC_ALLREDUCE || code == C.HC_REDUCESCATTER || code == C.HC_REDUCE
+	reduces := call.Reduces
 	var red C.int
 	if reduces {
 		if red, ok = mpiOps[call.RedOp]; !ok {
 			return fmt.Errorf("invalid reduction %v", call.RedOp)
 		}
 	}
-	rooted := code == C.HC_BCAST || code == C.HC_REDUCE || code == C.HC_GATHER || code == C.HC_SCATTER
-	if rooted && (call.Root < 0 || call.Root >= t.size) {
+	if call.Rooted && (call.Root < 0 || call.Root >= t.size) {
 		return fmt.Errorf("root %d out of range [0, %d)", call.Root, t.size)
 	}
 	if call.Count < 0 || call.Count > maxCount {
@@ -97,24 +97,15 @@ func (t *Transport) postNative(r *request, call backends.NativeCall) error {
 	}
 	send, recv := call.Send[:sendLen], call.Recv[:recvLen]
 	root := call.Root == t.rank
-	var inplace bool
-	switch call.Op {
-	case "allreduce", "alltoall", "sendrecv":
-		inplace = sameStart(send, recv)
-	case "allgather":
-		inplace = b > 0 && sameStart(send, recv[t.rank*b:])
-	case "gather":
-		inplace = root && b > 0 && sameStart(send, recv[t.rank*b:])
-	case "reducescatter":
-		inplace = b > 0 && sameStart(recv, send[t.rank*b:])
-	case "scatter":
-		inplace = root && b > 0 && sameStart(recv, send[t.rank*b:])
-	case "reduce":
-		inplace = root && sameStart(send, recv)
-	case "broadcast":
-		if root && !sameStart(send, recv) {
+	// The descriptor's in-place layouts are MPI's: MPI_IN_PLACE stands
+	// for the buffer that the other holds (the C side picks which), except
+	// for broadcast, whose MPI call has one buffer.
+	inplace := call.InPlace
+	if call.Op == "broadcast" {
+		if root && !inplace {
 			copy(recv, send)
 		}
+		inplace = false
 	}
 	r.pinBuf(send)
 	r.pinBuf(recv)
@@ -165,8 +156,10 @@ func (t *Transport) postNative(r *request, call backends.NativeCall) error {
 	return nil
 }
 
-// nativeLens returns the send and receive bytes call needs on rank of n,
-// with b bytes per block, by the conventions of coll.Args.
+// nativeLens returns the send and receive bytes that the MPI call of op
+// reads and writes on rank of n, with b bytes per block: the bounds that
+// keep C inside the buffers, which is why they are MPI's own figures and
+// not taken from the caller.
 func nativeLens(op string, rank, n, root, b int) (send, recv int) {
 	switch op {
 	case "allgather":

@@ -152,9 +152,9 @@ func nativeErrors(ctx context.Context, tr backends.Transport) error {
 	nt := tr.(backends.Native)
 	buf := make([]byte, 64)
 	for _, c := range []backends.NativeCall{
-		{Op: "broadcast", DType: dtype.FP32, Count: 4, Root: tr.Size(), Send: buf, Recv: buf},
+		{Op: "broadcast", DType: dtype.FP32, Count: 4, Root: tr.Size(), Send: buf, Recv: buf, Rooted: true},
 		{Op: "allgather", DType: dtype.FP32, Count: 16, Send: buf, Recv: buf},
-		{Op: "allreduce", DType: dtype.FP32, Count: 4, Send: buf, Recv: buf},
+		{Op: "allreduce", DType: dtype.FP32, Count: 4, Send: buf, Recv: buf, Reduces: true},
 		{Op: "barrier", DType: dtype.FP32, Count: 4, Send: buf, Recv: buf},
 	} {
 		err := nt.RunNative(ctx, c)
@@ -166,7 +166,8 @@ func nativeErrors(ctx context.Context, tr backends.Transport) error {
 	for i := range buf {
 		buf[i] = 1
 	}
-	if err := nt.RunNative(ctx, backends.NativeCall{Op: "allreduce", DType: dtype.Uint8, RedOp: dtype.Sum, Count: 64, Send: buf, Recv: buf}); err != nil {
+	if err := nt.RunNative(ctx, backends.NativeCall{Op: "allreduce", DType: dtype.Uint8, RedOp: dtype.Sum, Count: 64, Send: buf, Recv: buf,
+		Reduces: true, InPlace: true}); err != nil {
 		return err
 	}
 	if buf[63] != byte(tr.Size()) {

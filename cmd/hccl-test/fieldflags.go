@@ -25,6 +25,7 @@ var fieldFlags = map[kit.Field]string{
 	"MaxBytes":   "--maxbytes",
 	"StepFactor": "--stepfactor",
 	"StepBytes":  "--stepbytes",
+	"StepsSet":   "--stepbytes",
 	"Runs":       "--runs",
 	"Iters":      "--iters",
 	"BenchTime":  "--benchtime",

@@ -89,8 +89,8 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := threads.apply(fs, &p); err != nil {
 		return p, o, err
 	}
-	if p.Runs < 1 {
-		return p, o, fmt.Errorf("--runs %d: must be at least 1", p.Runs)
+	if err := p.Sweep.ValidateRuns(); err != nil {
+		return p, o, err
 	}
 	outs := 0
 	for _, f := range []string{o.csv, o.json, o.bench, o.ncclJSON} {
@@ -120,16 +120,18 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 		return p, o, err
 	}
 	p.MinBytes, p.MaxBytes, p.StepFactor, p.StepBytes = int64(f.minB), int64(f.maxB), *f.factor, int64(f.stepB)
-	if fs.Changed("stepbytes") && fs.Changed("stepfactor") {
-		return p, o, fmt.Errorf("--stepfactor and --stepbytes: give one of them, not both")
+	for flag, set := range map[string]bench.StepsSet{"stepfactor": bench.FactorSet, "stepbytes": bench.BytesSet} {
+		if fs.Changed(flag) {
+			p.StepsSet |= set
+		}
 	}
-	if fs.Changed("stepbytes") && p.StepBytes == 0 {
-		return p, o, fmt.Errorf("--stepbytes 0: the size would never grow")
-	}
-	if *check < 0 {
-		return p, o, fmt.Errorf("--check %d: want 0 (don't check) or the checked runs per row (1 or more)", *check)
+	if err := p.Sweep.ValidateSteps(); err != nil {
+		return p, o, err
 	}
 	p.Check, p.CheckIters = *check > 0, *check
+	if err := p.Method.ValidateCheckIters(); err != nil {
+		return p, o, err
+	}
 	if err := measure.apply(&p.Method); err != nil {
 		return p, o, err
 	}

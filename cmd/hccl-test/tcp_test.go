@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends/tcp"
+	"github.com/hccl-test/hccl-test/coll"
 )
 
 // TestTCPRanks runs every collective on 1 to 8 ranks that hccl-test starts
@@ -35,8 +36,8 @@ func TestTCPRanks(t *testing.T) {
 		{4, []string{"bf16", "fp64"}},
 		{8, []string{"fp16", "int32"}},
 	}
-	// 9 collectives x 2 types x 7 sizes (1K..64K), one root each.
-	const wantRows = 9 * 2 * 7
+	// Every collective x 2 types x 7 sizes (1K..64K), one root each.
+	wantRows := len(coll.AllOps()) * 2 * 7
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("p%d", tc.ranks), func(t *testing.T) {
 			p := start(t, "hccl-test -p", cleanEnv(), bin,
