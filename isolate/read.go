@@ -40,6 +40,42 @@ type Log struct {
 	Failure     string
 	FailureLine int
 	Lines       int // lines in the log
+	recs        []results.Record
+}
+
+// use sets the log's figures, Wrong and CheckFailed from its rows of op,
+// and of no op named (hccl_test's log does not say its op unless its
+// command line was kept).
+func (l *Log) use(op string) {
+	l.Figure, l.Unit, l.Wrong, l.CheckFailed = map[int64]float64{}, "busbw", 0, 0
+	mine := func(r results.Record) bool { return r.Op == op || r.Op == "" }
+	for _, r := range l.recs {
+		if mine(r) && math.IsNaN(r.BusBW) {
+			l.Unit = "algbw"
+		}
+	}
+	figures := map[int64][]float64{}
+	for _, r := range l.recs {
+		if !mine(r) {
+			continue
+		}
+		v := r.BusBW
+		if l.Unit == "algbw" {
+			v = r.AlgBW
+		}
+		if !math.IsNaN(v) {
+			figures[r.Bytes] = append(figures[r.Bytes], v)
+		}
+		if r.Wrong > 0 {
+			l.Wrong += r.Wrong
+		}
+		if r.CheckNote == "failed" {
+			l.CheckFailed++
+		}
+	}
+	for size, vs := range figures {
+		l.Figure[size] = median(vs)
+	}
 }
 
 // failureLine matches a line that says a run failed, as nccl-tests,
@@ -51,10 +87,10 @@ var failureLine = regexp.MustCompile(`(?i)test (?:nccl |cuda |hip |rccl )?failur
 // maxFailure is the most of a failure line that Log.Failure keeps.
 const maxFailure = 100
 
-// readLog reads the log at path (a regular file) for op ("" for every
-// op): its rows through results' readers, its hosts from its rank lines,
-// and its failure lines. Hosts are left empty when the log names none.
-func readLog(path string, op string) (*Log, error) {
+// readLog reads the log at path (a regular file): its rows through
+// results' readers, its hosts from its rank lines, and its failure lines.
+// Hosts are left empty when the log names none; use sets the figures.
+func readLog(path string) (*Log, error) {
 	in, err := results.OpenInput(path)
 	if err != nil {
 		return nil, err
@@ -87,39 +123,11 @@ func readLog(path string, op string) (*Log, error) {
 	} else if len(hs) == 2 {
 		l.Hosts, l.HostsFrom = [2]string{hs[0], hs[1]}, "rank lines"
 	}
-	figures := map[int64][]float64{}
-	l.Unit = "busbw"
+	l.recs = recs
 	for _, r := range recs {
-		if !slices.Contains(l.Ops, r.Op) {
+		if r.Op != "" && !slices.Contains(l.Ops, r.Op) {
 			l.Ops = append(l.Ops, r.Op)
 		}
-		if op != "" && r.Op != op {
-			continue
-		}
-		if math.IsNaN(r.BusBW) {
-			l.Unit = "algbw"
-		}
-	}
-	for _, r := range recs {
-		if op != "" && r.Op != op {
-			continue
-		}
-		v := r.BusBW
-		if l.Unit == "algbw" {
-			v = r.AlgBW
-		}
-		if !math.IsNaN(v) {
-			figures[r.Bytes] = append(figures[r.Bytes], v)
-		}
-		if r.Wrong > 0 {
-			l.Wrong += r.Wrong
-		}
-		if r.CheckNote == "failed" {
-			l.CheckFailed++
-		}
-	}
-	for size, vs := range figures {
-		l.Figure[size] = median(vs)
 	}
 	n := 0
 	for line := range bytes.Lines(data) {
@@ -234,7 +242,7 @@ func ReadDir(dir string, op string) ([]*Log, string, error) {
 		if !st.Mode().IsRegular() {
 			return nil, "", fmt.Errorf("%s is not a regular file (%s): remove it from the directory of logs", path, kind(st.Mode()))
 		}
-		l, err := readLog(path, op)
+		l, err := readLog(path)
 		if err != nil {
 			return nil, "", err
 		}
@@ -267,6 +275,9 @@ func ReadDir(dir string, op string) ([]*Log, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	for _, l := range logs {
+		l.use(op)
+	}
 	// busbw and algbw differ by the op's bus factor: a log of each is no
 	// comparison (sendrecv's factor is 1, but one rule for every op).
 	var unit *Log
@@ -297,13 +308,19 @@ func chooseOp(logs []*Log, op string) (string, error) {
 			}
 		}
 	}
+	// Rows that do not name their op (hccl_test) count as the op compared.
+	unnamed := slices.ContainsFunc(logs, func(l *Log) bool {
+		return slices.ContainsFunc(l.recs, func(r results.Record) bool { return r.Op == "" })
+	})
 	switch {
-	case len(ops) == 0:
+	case len(ops) == 0 && !unnamed:
 		return "", errors.New("no log in the directory has a single row (of nccl-tests, rccl-tests, hccl_test, nccom-test or hccl-test)")
-	case op != "" && !slices.Contains(ops, op):
+	case op != "" && !slices.Contains(ops, op) && !unnamed:
 		return "", fmt.Errorf("--op %s: no log measured it (they measured %s)", op, strings.Join(ops, ", "))
 	case op != "":
 		return op, nil
+	case len(ops) == 0:
+		return "", nil // rows, none of which names its op
 	case len(ops) > 1:
 		return "", fmt.Errorf("the logs measure several ops (%s): name the one to compare with --op", strings.Join(ops, ", "))
 	}

@@ -1,6 +1,7 @@
 package isolate
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -15,7 +16,7 @@ import (
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%s %s at %d bytes (the largest size at least half the logs measured), %d hosts, %d pairs, %d logs\n",
-		r.Op, r.Unit, r.Size, len(r.Hosts), len(r.Pairs), r.Logs)
+		cmp.Or(r.Op, "(the op the logs do not name)"), r.Unit, r.Size, len(r.Hosts), len(r.Pairs), r.Logs)
 	fmt.Fprintf(ew, "median of the hosts' medians %s GB/s, MAD %s; a pair is slow below %s GB/s = min(median - %g MAD, %g x median)\n\n",
 		num(r.Median), num(r.MAD), num(r.Threshold), r.Config.K, r.Config.Floor)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
