@@ -464,3 +464,17 @@ wait "$held" 2>/dev/null
 
 # class 9: an output FIFO without a reader
 row "--csv FIFO nobody reads, no signal" - 0 null -- "$bin" -b 1K -e 4K --csv "$work/fifo"
+
+# issue 38: isolate
+mkdir -p "$work/iso-fifo" "$work/iso-dev" "$work/iso-long" "$work/iso-empty"
+mkfifo "$work/iso-fifo/nodeA-nodeB.log" 2>/dev/null
+ln -sf /dev/zero "$work/iso-dev/nodeA-nodeB.log"
+head -c 2097152 /dev/zero | tr '\0' x > "$work/iso-long/nodeA-nodeB.log"
+row "isolate a directory holding a FIFO" - 0 null -- "$bin" isolate "$work/iso-fifo"
+row "isolate a link to /dev/zero in the directory" - 0 null -- "$bin" isolate "$work/iso-dev"
+row "isolate a log of one 2 MiB line" - 0 null -- "$bin" isolate "$work/iso-long"
+row "isolate an empty directory" - 0 null -- "$bin" isolate "$work/iso-empty"
+row "isolate /dev/zero" - 0 null -- "$bin" isolate /dev/zero
+row "isolate --k -Inf" - 0 null -- "$bin" isolate --k -Inf "$work/iso-empty"
+row "isolate --csv /dev/full" - 0 null -- "$bin" isolate --csv /dev/full isolate/testdata/cluster6
+row "isolate > /dev/full" - 0 full -- "$bin" isolate isolate/testdata/cluster6

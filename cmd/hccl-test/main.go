@@ -53,6 +53,7 @@ func init() {
 		&compareCommand,
 		&plotCommand,
 		&convertCommand,
+		&isolateCommand,
 		&scenarioCommand,
 		&algorithmsCommand,
 		&linksCommand,

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hccl-test/hccl-test/isolate"
+	"github.com/hccl-test/hccl-test/results/plot"
+)
+
+// exitNamed is isolate's status when it names a host or a pair: the
+// status of a run below NCCL_TESTS_MIN_BW (exitWrong), as both say the
+// cluster is not as it should be.
+const exitNamed = exitWrong
+
+// isolateCommand is `hccl-test isolate`.
+var isolateCommand = command{
+	name: "isolate", args: "[--csv F] [-o IMG] DIR", summary: "find the bad host in pairwise logs",
+	run: runIsolate,
+}
+
+// isolateHelp is isolate's --help text before the flags.
+const isolateHelp = `Reads a directory of pairwise logs, one or more per pair of hosts
+(nccl-tests, rccl-tests, hccl_test, nccom-test, hccl-test's CSV), and names
+the host or link that makes the cluster slow. The hosts of a log are those
+its rank lines name ("Rank 3 Group 0 Pid 1234 on HOST device"), else its
+file name's two parts (nodeA-nodeB.log, pair_nodeA_nodeB.txt).
+
+Each pair's figure is its busbw (algbw where a log gives none) at the
+largest size at least half the logs measured. A pair is failed when a
+log says so (a failure line, wrong elements) or misses such a size; slow
+when below both the median of the hosts' medians minus --k median
+absolute deviations and --floor x that median. A host is named when
+bad with most of its peers (3 hosts or more); a bad pair between good
+hosts is named in its own right. See docs/isolate.md.
+
+Exit status: 0 nothing named; 3 a host or pair named; 1 an output could
+not be written; 2 bad flags, or a directory that is not one of logs.`
+
+// runIsolate is `hccl-test isolate DIR`.
+func runIsolate(args []string, set *outputSet) int {
+	stdout, stderr := io.Writer(set.stdout), io.Writer(set.stderr)
+	fs := pflag.NewFlagSet("isolate", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SetNormalizeFunc(normalize)
+	def := isolate.DefaultConfig()
+	csvPath := fs.String("csv", "", "write a CSV row per pair to this file")
+	image := fs.StringP("output", "o", "", "draw the host-by-host heatmap into this image: .png or .svg")
+	op := fs.String("op", "", "the op to compare when the logs measure several (sendrecv, ...)")
+	k := fs.Float64("k", def.K, "median absolute deviations below the median that make a pair slow")
+	floor := fs.Float64("floor", def.Floor, "share of the median below which a pair may be slow")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		return usageError(stderr, "isolate", err)
+	}
+	if *help {
+		writeCommandHelp(stdout, "isolate", isolateHelp, fs, "")
+		return exitOK
+	}
+	if fs.NArg() != 1 {
+		return usageError(stderr, "isolate", errors.New("want one argument, the directory of pairwise logs"))
+	}
+	dir := fs.Arg(0)
+	c := isolate.Config{K: *k, Floor: *floor}
+	if err := c.Validate(); err != nil {
+		return usageError(stderr, "isolate", fmt.Errorf("--%w", err))
+	}
+	if *image != "" {
+		if err := plot.CheckOutput(*image); err != nil {
+			return usageError(stderr, "isolate", fmt.Errorf("--output %w", err))
+		}
+	}
+	for _, out := range []struct{ flag, path string }{{"--csv", *csvPath}, {"--output", *image}} {
+		if out.path != "" && inDir(out.path, dir) {
+			return usageError(stderr, "isolate", fmt.Errorf("%s %s is in %s: the next isolate would read it as a log; write it elsewhere", out.flag, quotePath(out.path), quotePath(dir)))
+		}
+	}
+	logs, opName, err := isolate.ReadDir(dir, *op)
+	if err != nil {
+		return usageError(stderr, "isolate", err)
+	}
+	r := isolate.Analyze(logs, opName, c)
+	if *csvPath != "" {
+		if err := writeFileWith(*csvPath, r.WriteCSV); err != nil {
+			fmt.Fprintf(stderr, "%s isolate: --csv %s\n", programName, oneLine(err))
+			return exitFailed
+		}
+	}
+	if *image != "" {
+		if err := plot.WriteHeatmap(heatmapOf(r), *image); err != nil {
+			fmt.Fprintf(stderr, "%s isolate: --output %s\n", programName, oneLine(err))
+			return exitFailed
+		}
+	}
+	// A report that did not reach stdout names nothing: the write's
+	// failure is the status (1), said by the output set, not 3.
+	err = r.WriteText(stdout)
+	if err == nil {
+		err = set.stdout.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s isolate: %s\n", programName, oneLine(err))
+		return exitFailed
+	}
+	if hosts, pairs := r.Named(); len(hosts)+len(pairs) > 0 {
+		return exitNamed
+	}
+	return exitOK
+}
+
+// inDir reports whether the file path would be in the directory dir.
+func inDir(path, dir string) bool {
+	pst, err1 := os.Stat(filepath.Dir(path))
+	dst, err2 := os.Stat(dir)
+	return err1 == nil && err2 == nil && os.SameFile(pst, dst)
+}
+
+// writeFileWith creates path and writes it with write.
+func writeFileWith(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// heatmapOf lays the report out host by host, in the order of the hosts'
+// names.
+func heatmapOf(r *isolate.Report) *plot.Heatmap {
+	var names []string
+	for _, h := range r.Hosts {
+		names = append(names, h.Name)
+	}
+	slices.Sort(names)
+	at := map[string]int{}
+	for i, n := range names {
+		at[n] = i
+	}
+	n := len(names)
+	h := &plot.Heatmap{Labels: names, Floor: r.Config.Floor,
+		Title: fmt.Sprintf("%s %s at %d bytes, GB/s (median %.3g)", r.Op, r.Unit, r.Size, r.Median),
+		Note:  "cell: the pair's GB/s, coloured by its ratio to the median; FAIL, FLAKY: a log of it failed"}
+	h.Value, h.Ratio, h.Mark = make([][]float64, n), make([][]float64, n), make([][]string, n)
+	for i := range n {
+		h.Value[i], h.Ratio[i], h.Mark[i] = make([]float64, n), make([]float64, n), make([]string, n)
+		for j := range n {
+			h.Value[i][j], h.Ratio[i][j] = math.NaN(), math.NaN()
+		}
+	}
+	for _, p := range r.Pairs {
+		i, j := at[p.A], at[p.B]
+		mark := ""
+		if p.Verdict == isolate.Failed || p.Verdict == isolate.Flaky {
+			mark = strings.ToUpper(map[string]string{isolate.Failed: "fail", isolate.Flaky: "flaky"}[p.Verdict])
+		}
+		for _, c := range [][2]int{{i, j}, {j, i}} {
+			h.Value[c[0]][c[1]], h.Ratio[c[0]][c[1]], h.Mark[c[0]][c[1]] = p.Figure, p.Ratio, mark
+		}
+	}
+	return h
+}
