@@ -190,6 +190,17 @@ func TestFileRoundTrip(t *testing.T) {
 	}
 }
 
+func writeMatrix(t *testing.T, path string, m *Matrix) {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestSub(t *testing.T) {
 	m := rows(3, 1, 2, 3, 4, 5, 6, 7, 8, 9)
 	s, err := m.Sub(2)
