@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 )
 
 // Generator gives the matrix of each iteration of one spec on one number
@@ -15,10 +14,12 @@ type Generator struct {
 	spec  Spec
 	ranks int
 	file  *Matrix // File's matrix, cut to ranks
-	// Routing: the experts' weights, their running sums for the draw,
-	// and the rank of each expert.
+	// fileDim is the rows of File's file, for nccl-tests' summary.
+	fileDim int
+	// Routing: the experts' weights, their alias table for the draw, and
+	// the rank of each expert.
 	weights []float64
-	cum     []float64
+	alias   aliasTable
 	home    []int
 }
 
@@ -91,17 +92,13 @@ func NewGenerator(sp Spec, ranks int) (*Generator, error) {
 		if ranks > m.n {
 			return nil, fmt.Errorf("traffic matrix %s: %d rows, fewer than the %d ranks", sp.Path, m.n, ranks)
 		}
+		g.fileDim = m.n
 		if g.file, err = m.Sub(ranks); err != nil {
 			return nil, err
 		}
 	case Uniform, Zipf, Hot:
 		g.weights = expertWeights(sp, sp.experts(ranks))
-		g.cum = make([]float64, len(g.weights))
-		var sum float64
-		for e, w := range g.weights {
-			sum += w
-			g.cum[e] = sum
-		}
+		g.alias = newAliasTable(g.weights)
 		g.home = make([]int, len(g.weights))
 		for e := range g.home {
 			g.home[e] = placeExpert(sp.Place, e, len(g.weights), ranks)
@@ -202,13 +199,7 @@ func (g *Generator) Row(iter int, size int64, src int, row []int64) error {
 	case File:
 		copy(row, g.file.Row(src))
 	case Spread:
-		total := g.spec.Bytes
-		if total == 0 {
-			total = size
-		}
-		// nccl-tests takes the per-peer count of the size, aligned down
-		// to 16 bytes, times the ranks.
-		total = (total / int64(g.ranks)) &^ (Align - 1) * int64(g.ranks)
+		total := g.spreadTotal(size)
 		for dst := range row {
 			row[dst] = spreadBytes(src, dst, g.ranks, total, g.spec.Spread)
 		}
@@ -246,6 +237,17 @@ func (g *Generator) Summary(iter int, size int64) (Summary, error) {
 		acc.add(src, row)
 	}
 	return acc.summary(), nil
+}
+
+// spreadTotal is what each rank sends in the spread pattern at size:
+// nccl-tests takes the per-peer count of the size, aligned down to 16
+// bytes, times the ranks.
+func (g *Generator) spreadTotal(size int64) int64 {
+	total := g.spec.Bytes
+	if total == 0 {
+		total = size
+	}
+	return (total / int64(g.ranks)) &^ (Align - 1) * int64(g.ranks)
 }
 
 // spreadBytes is nccl-tests 2.19's AlltoAllvGetPeerBytesDistanceWeighted:
@@ -306,16 +308,10 @@ const maxRejects = 16
 // falls on a chosen one is drawn again, which gives exactly that chance;
 // after maxRejects such draws the remaining experts are walked instead.
 func (g *Generator) topK(rng *rand.Rand, chosen []int) []int {
-	total := g.cum[len(g.cum)-1]
 	for len(chosen) < g.spec.TopK {
 		e := -1
 		for try := 0; try < maxRejects && e < 0; try++ {
-			x := rng.Float64() * total
-			c := sort.SearchFloat64s(g.cum, x) // first cum >= x
-			for c < len(g.cum) && g.cum[c] <= x {
-				c++ // first cum > x: a weight of 0 is never chosen
-			}
-			if c < len(g.cum) && !has(chosen, c) {
+			if c := g.alias.draw(rng); !has(chosen, c) {
 				e = c
 			}
 		}
