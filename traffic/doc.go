@@ -27,6 +27,7 @@
 // received (min, mean, max), the imbalance (the most any rank received
 // over the mean) and the rank that received most.
 //
-// Every bound is a constant of this package (MaxRanks, MaxCells,
-// MaxRankBytes, ...), and every refusal is one line naming the value.
+// docs/traffic.md is the chapter for users. Every bound is a constant of
+// this package (MaxRanks, MaxCells, MaxRankBytes, ...), and every refusal
+// is one line naming the value.
 package traffic
