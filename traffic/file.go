@@ -135,7 +135,7 @@ func Parse(r io.Reader, name string, scale float64) (*Matrix, error) {
 			if cols > limit {
 				return nil, fmt.Errorf("traffic matrix %s: line %d: %d columns, more than the %d ranks a whole matrix may hold", name, line, cols, limit)
 			}
-			cells = make([]int64, 0, cols*cols)
+			cells = make([]int64, 0, cols) // grows with the rows read, not the rows promised
 		} else if len(vals) != cols {
 			return nil, fmt.Errorf("traffic matrix %s: line %d: %d values, but the first row has %d: not a square matrix", name, line, len(vals), cols)
 		}

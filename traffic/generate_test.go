@@ -341,3 +341,32 @@ func BenchmarkMatrix1024(b *testing.B) {
 		})
 	}
 }
+
+// Rows drawn at once by several goroutines (run with -race) are the rows
+// of the matrix drawn alone.
+func TestRowsConcurrently(t *testing.T) {
+	g := gen(t, "zipf:s=1.5,tokens=200,hidden=32,experts=32,topk=4,seed=11", 16)
+	want, err := g.Matrix(3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := NewMatrix(16)
+	done := make(chan error, 16)
+	for src := 0; src < 16; src++ {
+		go func() { done <- g.Row(3, 0, src, got.Row(src)) }()
+	}
+	for range 16 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !got.Equal(want) {
+		t.Error("rows drawn concurrently differ from the matrix")
+	}
+	if err := g.Row(0, 0, 16, make([]int64, 16)); err == nil {
+		t.Error("Row of rank 16 of 16 passed")
+	}
+	if err := g.Row(0, 0, 0, make([]int64, 15)); err == nil {
+		t.Error("Row into 15 cells of 16 ranks passed")
+	}
+}
