@@ -289,8 +289,9 @@ func splitmix(x uint64) uint64 {
 // for each (token, expert) pair at the expert's rank.
 func (g *Generator) route(rng *rand.Rand, tokens int64, row []int64) {
 	chosen := make([]int, 0, g.spec.TopK)
+	var rest *sumTree // built at the first draw that needs it
 	for t := int64(0); t < tokens; t++ {
-		chosen = g.topK(rng, chosen[:0])
+		chosen = g.topK(rng, chosen[:0], &rest)
 		for _, e := range chosen {
 			row[g.home[e]] += g.spec.Hidden
 		}
@@ -306,8 +307,9 @@ const maxRejects = 16
 // each with a chance proportional to its weight among those not yet
 // chosen: a router's top-k of noisy scores. A draw from all experts that
 // falls on a chosen one is drawn again, which gives exactly that chance;
-// after maxRejects such draws the remaining experts are walked instead.
-func (g *Generator) topK(rng *rand.Rand, chosen []int) []int {
+// after maxRejects such draws it draws from a sum tree of the experts not
+// chosen, built in *rest the first time.
+func (g *Generator) topK(rng *rand.Rand, chosen []int, rest **sumTree) []int {
 	for len(chosen) < g.spec.TopK {
 		e := -1
 		for try := 0; try < maxRejects && e < 0; try++ {
@@ -316,32 +318,68 @@ func (g *Generator) topK(rng *rand.Rand, chosen []int) []int {
 			}
 		}
 		if e < 0 {
-			e = g.walk(rng, chosen)
+			if *rest == nil {
+				*rest = newSumTree(g.weights)
+			}
+			e = (*rest).drawExcept(rng, chosen, g.weights)
 		}
 		chosen = append(chosen, e)
 	}
 	return chosen
 }
 
-// walk draws one expert not in chosen by walking the weights of the rest.
-func (g *Generator) walk(rng *rand.Rand, chosen []int) int {
-	var rest float64
-	last := -1
-	for e, w := range g.weights {
-		if w > 0 && !has(chosen, e) {
-			rest += w
-			last = e
+// sumTree is a complete binary tree whose leaves are the experts' weights
+// and whose nodes are the sums of their children, each recomputed from
+// the children (never by subtracting), so that once the heavy experts are
+// taken out the sums of the light ones keep their precision: with zipf
+// s=100 the rest weighs 1e-30 of the whole.
+type sumTree struct {
+	leaves int // a power of two
+	node   []float64
+}
+
+func newSumTree(weights []float64) *sumTree {
+	m := 1
+	for m < len(weights) {
+		m *= 2
+	}
+	t := &sumTree{leaves: m, node: make([]float64, 2*m)}
+	copy(t.node[m:], weights)
+	for k := m - 1; k >= 1; k-- {
+		t.node[k] = t.node[2*k] + t.node[2*k+1]
+	}
+	return t
+}
+
+func (t *sumTree) set(i int, w float64) {
+	k := t.leaves + i
+	t.node[k] = w
+	for k /= 2; k >= 1; k /= 2 {
+		t.node[k] = t.node[2*k] + t.node[2*k+1]
+	}
+}
+
+// drawExcept draws an expert not in chosen, with a chance proportional to
+// its weight among those, and leaves the tree as it found it.
+func (t *sumTree) drawExcept(rng *rand.Rand, chosen []int, weights []float64) int {
+	for _, c := range chosen {
+		t.set(c, 0)
+	}
+	x := rng.Float64() * t.node[1]
+	k := 1
+	for k < t.leaves {
+		l, r := t.node[2*k], t.node[2*k+1]
+		if r == 0 || (x < l && l > 0) {
+			k = 2 * k
+		} else {
+			x -= l
+			k = 2*k + 1
 		}
 	}
-	x := rng.Float64() * rest
-	for e, w := range g.weights {
-		if w > 0 && !has(chosen, e) {
-			if x -= w; x < 0 {
-				return e
-			}
-		}
+	for _, c := range chosen {
+		t.set(c, weights[c])
 	}
-	return last // x was within rounding of rest
+	return k - t.leaves
 }
 
 func has(list []int, x int) bool {

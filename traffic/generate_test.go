@@ -61,8 +61,9 @@ func draws(g *Generator, n int) []float64 {
 	rng := rand.New(rand.NewPCG(42, 7))
 	counts := make([]float64, len(g.weights))
 	chosen := make([]int, 0, g.spec.TopK)
+	var rest *sumTree
 	for i := 0; i < n; i++ {
-		chosen = g.topK(rng, chosen[:0])
+		chosen = g.topK(rng, chosen[:0], &rest)
 		for _, e := range chosen {
 			counts[e]++
 		}
@@ -129,6 +130,9 @@ func TestTopTwoDistribution(t *testing.T) {
 	}{
 		{"zipf:s=1,experts=6,topk=2", weightsOf("zipf", 6, 1, 0, 0)},
 		{"hot:hot=1,share=0.8,experts=5,topk=2", weightsOf("hot", 5, 0, 1, 0.8)},
+		// The second draw falls on the hot expert 16 times in a row with
+		// chance 0.999^16: almost every second expert comes from the tree.
+		{"hot:hot=1,share=0.999,experts=5,topk=2", weightsOf("hot", 5, 0, 1, 0.999)},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
 			obs := draws(gen(t, tc.spec, 2), n)
@@ -168,8 +172,9 @@ func TestTopKDistinct(t *testing.T) {
 			g := gen(t, spec, 4)
 			rng := rand.New(rand.NewPCG(3, 4))
 			var chosen []int
+			var rest *sumTree
 			for i := 0; i < 20000; i++ {
-				chosen = g.topK(rng, chosen[:0])
+				chosen = g.topK(rng, chosen[:0], &rest)
 				if len(chosen) != g.spec.TopK {
 					t.Fatalf("%d experts, want %d", len(chosen), g.spec.TopK)
 				}
@@ -182,6 +187,24 @@ func TestTopKDistinct(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With s=100 the third expert weighs 3^-100 of the first, 1e-48: the
+// rest of a token's choices must still come in the order of the weights,
+// which a sum kept by subtracting the chosen would lose in rounding.
+func TestTopKTinyWeights(t *testing.T) {
+	g := gen(t, "zipf:s=100,experts=1024,topk=4", 4)
+	rng := rand.New(rand.NewPCG(5, 6))
+	var rest *sumTree
+	for i := 0; i < 1000; i++ {
+		chosen := g.topK(rng, nil, &rest)
+		if chosen[0] != 0 || chosen[1] != 1 || chosen[2] != 2 || chosen[3] != 3 {
+			t.Fatalf("token %d: experts %v, want 0 1 2 3 in order", i, chosen)
+		}
+	}
+	if rest == nil {
+		t.Error("the sum tree was never used")
 	}
 }
 

@@ -138,3 +138,30 @@ func TestFileSpec(t *testing.T) {
 		t.Errorf("4 ranks on a 3-row file: %v", err)
 	}
 }
+
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{"zipf:s=1.2,tokens=4096,hidden=14336,experts=64,topk=8,seed=3", "hot:hot=2,share=0.9",
+		"spread:spread=0.5", "file:m.txt", "uniform:draw=fixed,place=cyclic", "zipf:s=1,,", "hot:share=NaN"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sp, err := ParseSpec(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") && !strings.Contains(s, "\n") {
+				t.Fatalf("error of more than one line: %q", err)
+			}
+			return
+		}
+		back, err := ParseSpec(sp.String())
+		if err != nil || back != sp {
+			t.Fatalf("%q reads back from %q as %+v, %v", s, sp.String(), back, err)
+		}
+		if sp.Kind != File {
+			if g, err := NewGenerator(sp, 3); err == nil && sp.Tokens*int64(sp.TopK) <= 1<<12 {
+				if _, err := g.Matrix(1, 1<<16); err != nil && !strings.Contains(err.Error(), "draws a rank") {
+					t.Fatalf("%s: %v", sp, err)
+				}
+			}
+		}
+	})
+}
