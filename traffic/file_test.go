@@ -157,6 +157,9 @@ func TestSub(t *testing.T) {
 	if !s.Equal(rows(2, 1, 2, 4, 5)) {
 		t.Errorf("Sub(2) = %v", s.cells)
 	}
+	if col := m.Column(1); col[0] != 2 || col[1] != 5 || col[2] != 8 || m.Received(1) != 15 || m.Sent(1) != 15 {
+		t.Errorf("column 1 %v, received %d, sent by 1 %d", col, m.Received(1), m.Sent(1))
+	}
 	if _, err := m.Sub(4); err == nil || !strings.Contains(err.Error(), "4 ranks, but the matrix has only 3 rows") {
 		t.Errorf("Sub(4): %v", err)
 	}

@@ -84,6 +84,16 @@ func (m *Matrix) Set(src, dst int, bytes int64) {
 // own: the caller must not change it.
 func (m *Matrix) Row(src int) []int64 { return m.cells[src*m.n : (src+1)*m.n] }
 
+// Column returns a new slice of the bytes each rank sends to dst: what
+// dst receives from each, its receive counts.
+func (m *Matrix) Column(dst int) []int64 {
+	col := make([]int64, m.n)
+	for src := range col {
+		col[src] = m.cells[src*m.n+dst]
+	}
+	return col
+}
+
 // Sent returns the bytes rank sends in all (its row's sum).
 func (m *Matrix) Sent(rank int) int64 {
 	var s int64
