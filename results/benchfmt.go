@@ -86,19 +86,31 @@ func (b *BenchFmt) Begin(h Header) error {
 	} else {
 		b.comment("link bandwidth unknown")
 	}
-	b.config = nil
-	for _, kv := range [][2]string{
-		{"goos", runtime.GOOS}, {"goarch", runtime.GOARCH},
+	b.config = headerConfig(h, true)
+	return b.flush()
+}
+
+// headerConfig returns the file configuration lines of a run with header
+// h, as BenchFmt writes them: with the goos and goarch of this machine
+// when machine is set (a run of this process), without them for a log
+// read from elsewhere.
+func headerConfig(h Header, machine bool) []benchfmt.Config {
+	var config []benchfmt.Config
+	kvs := [][2]string{
 		{"backend", h.Backend}, {"ranks", strconv.Itoa(h.Ranks)},
 		{"placement", h.Placement}, {"algo", h.Algo}, {"host", h.Host},
 		// Only another tool's rows (a log read by convert) say their
 		// source: a line of our own would split hccl-test's runs from
 		// those written before it into tables benchstat does not compare.
 		{"source", strings.TrimPrefix(h.Source, SourceOurs)},
-	} {
+	}
+	if machine {
+		kvs = append([][2]string{{"goos", runtime.GOOS}, {"goarch", runtime.GOARCH}}, kvs...)
+	}
+	for _, kv := range kvs {
 		// An empty value would read back as deleting the key.
 		if v := oneLine(kv[1]); v != "" {
-			b.config = append(b.config, benchfmt.Config{Key: kv[0], Value: []byte(v), File: true})
+			config = append(config, benchfmt.Config{Key: kv[0], Value: []byte(v), File: true})
 		}
 	}
 	// How the rows were measured, where it is not the default, so that
@@ -108,10 +120,10 @@ func (b *BenchFmt) Begin(h Header) error {
 		{"blocking", strconv.Itoa(h.Blocking), "0"}, {"unalign", strconv.Itoa(h.Unalign), "0"},
 	} {
 		if kv[1] != kv[2] {
-			b.config = append(b.config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
+			config = append(config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 		}
 	}
-	return b.flush()
+	return config
 }
 
 // Write implements Sink: it writes and flushes one result line.
