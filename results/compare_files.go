@@ -230,13 +230,18 @@ func (res *Compared) build(gr *grouper, cells map[cellKey]*cell, tables map[benc
 			cmp.Compare(unitRank(a.Get(gr.unit)), unitRank(b.Get(gr.unit))), strings.Compare(a.Get(gr.unit), b.Get(gr.unit)))
 	})
 	var st statCache
-	// Each comparison is of a cell other than its row's baseline: there
-	// are fewer than cells, and the cells of the tables point into this
-	// array, which never grows.
-	res.Comparisons = make([]Comparison, 0, len(cells))
-	for _, tk := range tkeys {
-		p := places[tk]
-		rows, cols := within(rowOrder, p.rows), within(colOrder, p.cols)
+	// Each comparison is of a row's cell in a column after the first:
+	// there are at most rows x (columns-1) a table, and the cells of the
+	// tables point into this array, which never grows.
+	rowsOf, colsOf := make([][]benchproc.Key, len(tkeys)), make([][]benchproc.Key, len(tkeys))
+	most := 0
+	for i, tk := range tkeys {
+		rowsOf[i], colsOf[i] = within(rowOrder, places[tk].rows), within(colOrder, places[tk].cols)
+		most += len(rowsOf[i]) * (len(colsOf[i]) - 1)
+	}
+	res.Comparisons = make([]Comparison, 0, most)
+	for i, tk := range tkeys {
+		rows, cols := rowsOf[i], colsOf[i]
 		unit := tk.Get(gr.unit)
 		t := &CompareTable{Config: config(tk), Unit: unit, Rows: make([]CompareRow, 0, len(rows))}
 		for _, c := range cols {

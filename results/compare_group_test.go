@@ -285,3 +285,53 @@ func TestNameKeysApart(t *testing.T) {
 		t.Errorf("NameKeysApart of other collectives = %q, want none", got)
 	}
 }
+
+// TestCompareFilesMixed compares a run's CSV, the same run's --bench file
+// and a slower run's --bench file as three columns: the CSV and the Go
+// benchmark lines of one run agree, and the slower run is worse.
+func TestCompareFilesMixed(t *testing.T) {
+	dir := t.TempDir()
+	recs, slow := sweep(10, 0, nil), sweep(10, 0.5, map[int]float64{1: 1.3})
+	csv := writeSweep(t, dir, "run.csv", csvSink, recs)
+	bench := writeSweep(t, dir, "run.txt", benchSink, recs)
+	slower := writeSweep(t, dir, "slow.txt", benchSink, slow)
+	var in []*Samples
+	for _, p := range []string{csv, bench, slower} {
+		s, err := ReadSamples(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, s)
+	}
+	res, err := CompareFiles(in, Grouping{Filter: ".unit:sec/op"}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 1 || !slices.Equal(res.Tables[0].Cols, []string{csv, bench, slower}) || len(res.Tables[0].Rows) != len(cmpRows) {
+		t.Fatalf("tables %+v, want one of 3 columns and %d rows", res.Tables, len(cmpRows))
+	}
+	for i, r := range res.Tables[0].Rows {
+		same, other := r.Cells[0], r.Cells[1]
+		if r.Name != cmpRows[i].name || same.Significant || same.Delta > 1e-4 || same.Delta < -1e-4 {
+			t.Errorf("%s: the CSV and the Go benchmark lines of one run differ: %+v", r.Name, same)
+		}
+		if want := i == 1; other.Significant != want || other.Significant && !other.Worse {
+			t.Errorf("%s against the slower run: significant %v worse %v, want %v", r.Name, other.Significant, other.Worse, want)
+		}
+	}
+	// Host and ranks are file keys of both formats.
+	for _, tc := range []struct {
+		filter string
+		rows   int // kept of each file
+	}{{"host:node01 ranks:8", 3 * len(cmpRows)}, {"host:node02", 0}, {"backend:shm /size:1MiB", 2 * 3}} {
+		res, err := CompareFiles(in, Grouping{Filter: tc.filter}, CompareOptions{})
+		if err != nil {
+			t.Fatalf("-filter %q: %v", tc.filter, err)
+		}
+		for _, f := range res.Files {
+			if f.Rows() != tc.rows {
+				t.Errorf("-filter %q kept %d rows of %s, want %d", tc.filter, f.Rows(), f.Path, tc.rows)
+			}
+		}
+	}
+}
