@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -30,8 +31,8 @@ const compareHelp = `Usage: %s compare [flags] OLD NEW...
 Compares files written with --bench (or --csv), row by row, with medians,
 confidence intervals and a Mann-Whitney U test, as benchstat does: each
 file is a column, and every column after the first is compared with the
-first. Any file may be a log of nccl-tests, rccl-tests, hccl_test or
-nccom-test (see convert): one mean per row, whose change is shown marked
+first; LABEL=FILE labels a column (O=old.txt N=new.txt). Any file may be a
+log of nccl-tests, rccl-tests, hccl_test or nccom-test (see convert): one mean per row, whose change is shown marked
 "?", as no test can decide it with one measurement a side.
 
 -filter, -table, -row, -col and -ignore are benchstat's, in its syntax
@@ -140,11 +141,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "compare", err)
 	}
 	files := make([]*results.Samples, fs.NArg())
-	for i, path := range fs.Args() {
+	for i, arg := range fs.Args() {
+		label, path := fileLabel(arg)
 		var err error
 		if files[i], err = results.ReadSamples(path); err != nil {
 			return usageError(stderr, "compare", err)
 		}
+		files[i].Path = label // the column's label and .file, as benchstat's
 	}
 	res, err := results.CompareFiles(files, g, opt)
 	if err != nil {
@@ -209,4 +212,19 @@ func noCommonRows(old, cur *results.Samples) error {
 	}
 	return fmt.Errorf("%s and %s have no row in common, so nothing was compared (%s: %s; %s: %s)%s",
 		old.Path, cur.Path, old.Path, rows(onlyOld), cur.Path, rows(onlyNew), hint)
+}
+
+// fileLabel splits benchstat's "label=path" into the label a file's
+// column goes by and its path. An argument that names a file as it is
+// ("size=1MiB.txt"), or has nothing before or after the '=', is a path,
+// its own label.
+func fileLabel(arg string) (label, path string) {
+	label, path, ok := strings.Cut(arg, "=")
+	if !ok || label == "" || path == "" {
+		return arg, arg
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return arg, arg
+	}
+	return label, path
 }

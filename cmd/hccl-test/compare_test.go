@@ -40,6 +40,7 @@ func TestCompareManyFiles(t *testing.T) {
 	same := writeRuns(t, dir, "same.txt", 8, 1.0005, "")
 	slow := writeRuns(t, dir, "slow.txt", 8, 1.3, "")
 	wide := writeRuns(t, dir, "wide.txt", 16, 1.02, "")
+	eq := writeRuns(t, dir, "o=n.txt", 8, 1, "")
 	both := writeRuns(t, dir, "both.txt", 8, 1, strings.Repeat("ranks: 16\nBenchmarkAllReduce/ranks=16/size=1KiB 20 1500 ns/op\n", 10))
 	for _, tc := range []struct {
 		name   string
@@ -56,6 +57,9 @@ func TestCompareManyFiles(t *testing.T) {
 			[]string{"same.txt#2"}, ""},
 		{"--filter=, --min-busbw on the last file", []string{"--filter=/size:1MiB", "--min-busbw", "20", base, same, slow}, exitRegressed, nil,
 			"1 of 1 rows of " + slow + " have a bus bandwidth below --min-busbw 20: first AllReduce/ranks=8/size=1MiB"},
+		{"LABEL=FILE", []string{"O=" + base, "N=" + slow}, exitOK, []string{"sec/op  ", "  O  ", "  N  vs base"}, ""},
+		{"a file named with =", []string{eq, base}, exitOK, []string{"o=n.txt"}, ""},
+		{"LABEL=FILE, no such file", []string{"O=" + base, "N=" + filepath.Join(dir, "none.txt")}, exitUsage, nil, "open " + filepath.Join(dir, "none.txt")},
 		{"8 and 16 ranks", []string{base, wide}, exitUsage, nil,
 			"have no row in common, so nothing was compared (" + base + ": 2 rows such as AllReduce/ranks=8/size=1KiB; " + wide +
 				": 2 rows such as AllReduce/ranks=16/size=1KiB); they differ in /ranks: -ignore ranks compares them by the rest, -col ranks side by side"},
