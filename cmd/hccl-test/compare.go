@@ -107,6 +107,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&g.Col, "col", ".file", "split columns by these keys, and compare each with the first")
 	fs.StringVar(&g.Ignore, "ignore", "", "ignore variations in these keys, such as ranks or host")
 	help := fs.BoolP("help", "h", false, "show this help")
+	if err := benchstatOnly(args); err != nil {
+		return usageError(stderr, "compare", err)
+	}
 	if err := fs.Parse(benchstatArgs(args)); err != nil {
 		return usageError(stderr, "compare", err)
 	}
@@ -227,4 +230,26 @@ func fileLabel(arg string) (label, path string) {
 		return arg, arg
 	}
 	return label, path
+}
+
+// benchstatOnly refuses, saying why, benchstat's flags that compare does
+// not take, which pflag would read as a cluster of one-letter flags
+// ("unknown shorthand flag: 'f' in -format").
+func benchstatOnly(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch name {
+		case "format":
+			return fmt.Errorf("%s: benchstat's -format is not taken: compare writes text; convert or --csv give CSV of the rows", a)
+		case "confidence":
+			return fmt.Errorf("%s: benchstat's -confidence is not taken: the intervals are at %g, as benchstat's default", a, results.CompareConfidence)
+		}
+	}
+	return nil
 }

@@ -70,6 +70,8 @@ func TestCompareManyFiles(t *testing.T) {
 		{"one file, -col /ranks -row .name", []string{"-col=/ranks", "-row=.name", "-filter", "/size:1KiB", both}, exitOK, []string{"AllReduce "}, ""},
 		{"-table host", []string{"-table", "host", "-ignore", "ranks", base, wide}, exitUsage, nil,
 			"no row is measured both in the first column of its table and in another, so nothing was compared"},
+		{"benchstat's -format", []string{"-format", "csv", base, same}, exitUsage, nil, "-format: benchstat's -format is not taken: compare writes text"},
+		{"benchstat's -confidence", []string{"--confidence=0.9", base, same}, exitUsage, nil, "--confidence=0.9: benchstat's -confidence is not taken: the intervals are at 0.95"},
 		{"one file", []string{base}, exitUsage, nil, "want two files or more, OLD NEW..., or one with -col KEY to compare within it"},
 		{"no file", nil, exitUsage, nil, "want two files or more"},
 		{"-col one value", []string{"-col", "host", base, same}, exitUsage, nil, `every measurement falls in one column of -col "host"`},
