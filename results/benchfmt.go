@@ -92,20 +92,25 @@ func (b *BenchFmt) Begin(h Header) error {
 	} else {
 		b.comment("link bandwidth unknown")
 	}
-	b.config = nil
 	// A log's run (convert; hccl-test's own -J report too) was measured
 	// elsewhere: it says its hosts, and not this machine's system and
 	// architecture.
-	goos, goarch, hosts, servers := runtime.GOOS, runtime.GOARCH, "", ""
-	if h.Source != "" {
-		goos, goarch = "", ""
-		if h.RankHosts.Servers() > 1 {
-			hosts = h.RankHosts.HostList(maxHostList)
-			servers = h.RankHosts.String()
-		}
+	b.config = headerConfig(h, h.Source == "")
+	return b.flush()
+}
+
+// headerConfig returns the file configuration lines of a run with header
+// h, as BenchFmt writes them: with the goos and goarch of this machine
+// when machine is set (a run of this process), without them for a log
+// read from elsewhere, which names its hosts instead.
+func headerConfig(h Header, machine bool) []benchfmt.Config {
+	var config []benchfmt.Config
+	hosts, servers := "", ""
+	if h.Source != "" && h.RankHosts.Servers() > 1 {
+		hosts = h.RankHosts.HostList(maxHostList)
+		servers = h.RankHosts.String()
 	}
-	for _, kv := range [][2]string{
-		{"goos", goos}, {"goarch", goarch},
+	kvs := [][2]string{
 		{"backend", h.Backend}, {"ranks", strconv.Itoa(h.Ranks)},
 		{"placement", h.Placement}, {"algo", h.Algo}, {"host", h.Host},
 		{"hosts", hosts}, {"servers", servers},
@@ -113,10 +118,14 @@ func (b *BenchFmt) Begin(h Header) error {
 		// source: a line of our own would split hccl-test's runs from
 		// those written before it into tables benchstat does not compare.
 		{"source", strings.TrimPrefix(h.Source, SourceOurs)},
-	} {
+	}
+	if machine {
+		kvs = append([][2]string{{"goos", runtime.GOOS}, {"goarch", runtime.GOARCH}}, kvs...)
+	}
+	for _, kv := range kvs {
 		// An empty value would read back as deleting the key.
 		if v := oneLine(kv[1]); v != "" {
-			b.config = append(b.config, benchfmt.Config{Key: kv[0], Value: []byte(v), File: true})
+			config = append(config, benchfmt.Config{Key: kv[0], Value: []byte(v), File: true})
 		}
 	}
 	// How the rows were measured, where it is not the default, so that
@@ -126,10 +135,10 @@ func (b *BenchFmt) Begin(h Header) error {
 		{"blocking", strconv.Itoa(h.Blocking), "0"}, {"unalign", strconv.Itoa(h.Unalign), "0"},
 	} {
 		if kv[1] != kv[2] {
-			b.config = append(b.config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
+			config = append(config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 		}
 	}
-	return b.flush()
+	return config
 }
 
 // Write implements Sink: it writes and flushes one result line.

@@ -43,7 +43,8 @@ func (o CompareOptions) Validate() error {
 	return nil
 }
 
-// Comparison is one row in one unit, measured in both files.
+// Comparison is one row in one unit, measured in two columns (by default,
+// two files): the baseline (Old) and another (New).
 type Comparison struct {
 	Name, Unit string
 	Old, New   benchmath.Summary // median and its CompareConfidence interval
@@ -62,6 +63,11 @@ type Comparison struct {
 	// whose rows are one mean each: WriteComparison then shows a change
 	// that is not significant too, marked as undecided.
 	Means bool
+	// Base and Col are the labels of the columns compared, the
+	// baseline's and the other's (the files' paths by default); Table
+	// is the table's key beside the unit, "" for none (see
+	// CompareTable).
+	Base, Col, Table string
 }
 
 // Compare compares the rows of old and new that share a name and unit, with
@@ -70,105 +76,72 @@ type Comparison struct {
 // sec/op first, then busbw-GB/s, algbw-GB/s and any other, and within a unit
 // in the order the rows first appear in old. A row with too few measurements
 // is compared and carries warnings. Rows in one file only are left out; see
-// Unpaired.
+// Unpaired. It is CompareFiles of the two with DefaultGrouping.
 func Compare(old, new *Samples, opt CompareOptions) []Comparison {
-	thr := benchmath.DefaultThresholds
-	if opt.Alpha > 0 {
-		thr.CompareAlpha = opt.Alpha
+	res, err := CompareFiles([]*Samples{old, new}, DefaultGrouping(), opt)
+	if err != nil { // the default grouping names no key a file could lack
+		panic("results: Compare: " + err.Error())
 	}
-	rows := pairedRows(old, new)
-	cs := make([]Comparison, 0, len(rows))
-	// A row measured once a side has statistics that depend only on
-	// which value is larger: they are worked out once for each order and
-	// copied, not again for each of 120,000 rows.
-	var once [3]*Comparison // by cmp.Compare(old, new) + 1
-	unit, dir := "", 0.0    // better(unit) of the latest row
-	for _, r := range rows {
-		k, ov, nv := r.key, r.old, r.new
-		if len(ov) == 1 && len(nv) == 1 && !math.IsNaN(ov[0]) && !math.IsNaN(nv[0]) {
-			o := cmp.Compare(ov[0], nv[0]) + 1
-			if once[o] == nil {
-				c := compareRow(k, ov, nv, thr, old, new)
-				if !(math.IsInf(c.Old.Lo, -1) && math.IsInf(c.Old.Hi, 1) && math.IsInf(c.New.Lo, -1) && math.IsInf(c.New.Hi, 1)) {
-					cs = append(cs, c) // an interval of one value: worked out each time
-					continue
-				}
-				c.Warnings = slices.Clip(c.Warnings)
-				once[o] = &c
-			}
-			c := *once[o]
-			c.Name, c.Unit = k.name, k.unit
-			c.Old.Center, c.New.Center = ov[0], nv[0]
-			c.Delta = 0
-			if c.Old.Center != c.New.Center {
-				c.Delta = (c.New.Center - c.Old.Center) / c.Old.Center
-			}
-			if k.unit != unit { // rows come unit by unit
-				unit, dir = k.unit, float64(better(k.unit, old, new))
-			}
-			c.Worse = dir*c.Delta < 0
-			cs = append(cs, c)
-			continue
-		}
-		cs = append(cs, compareRow(k, ov, nv, thr, old, new))
-	}
-	return cs
+	return res.Comparisons
 }
 
-// pairedRow is a row in both files, with its measurements in each.
-type pairedRow struct {
-	key      sampleKey
-	old, new []float64
+// statCache compares cells. A row measured once a side has statistics
+// that depend only on which value is larger: they are worked out once
+// for each order and copied, not again for each of 120,000 rows.
+type statCache struct {
+	once [3]*Comparison // by cmp.Compare(old, new) + 1
 }
 
-// pairedRows returns the rows in both old and new, sorted by
-// unit, sec/op first, then busbw-GB/s, algbw-GB/s and any other, and
-// within a unit in the order the rows first appear in old: Compare then
-// makes its result in order, not a second copy of it sorted.
-func pairedRows(old, new *Samples) []pairedRow {
-	// Time first, then bus bandwidth, which compares across rank counts.
-	rank := func(unit string) int {
-		return cmp.Or(slices.Index([]string{"sec/op", unitBusBW, unitAlgBW}, unit)+1, 4)
-	}
-	// Rows go to their unit's list and the lists are joined, rather than
-	// all sorted stably: that moved the rows O(n log² n) times.
-	byUnit := map[string][]pairedRow{}
-	var units []string
-	n := 0
-	for _, k := range old.keys {
-		nv, ok := new.values[k]
-		if !ok {
-			continue
+// compare compares the measurements ov (the baseline) and nv of row name
+// in unit; means says that some came from another tool's log, dir is
+// better(unit).
+func (st *statCache) compare(name, unit string, ov, nv []float64, thr benchmath.Thresholds, means bool, dir float64) Comparison {
+	if len(ov) == 1 && len(nv) == 1 && !math.IsNaN(ov[0]) && !math.IsNaN(nv[0]) {
+		o := cmp.Compare(ov[0], nv[0]) + 1
+		if st.once[o] == nil {
+			c := compareCells(name, unit, ov, nv, thr, means, dir)
+			if !(math.IsInf(c.Old.Lo, -1) && math.IsInf(c.Old.Hi, 1) && math.IsInf(c.New.Lo, -1) && math.IsInf(c.New.Hi, 1)) {
+				return c // an interval of one value: worked out each time
+			}
+			c.Warnings = slices.Clip(c.Warnings)
+			st.once[o] = &c
 		}
-		if _, ok := byUnit[k.unit]; !ok {
-			units = append(units, k.unit)
+		c := *st.once[o]
+		c.Name, c.Unit, c.Means = name, unit, means
+		c.Old.Center, c.New.Center = ov[0], nv[0]
+		c.Delta = 0
+		if c.Old.Center != c.New.Center {
+			c.Delta = (c.New.Center - c.Old.Center) / c.Old.Center
 		}
-		byUnit[k.unit] = append(byUnit[k.unit], pairedRow{k, old.values[k], nv})
-		n++
+		c.Worse = dir*c.Delta < 0
+		return c
 	}
-	slices.SortFunc(units, func(a, b string) int { return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b)) })
-	sorted := make([]pairedRow, 0, n)
-	for _, u := range units {
-		sorted = append(sorted, byUnit[u]...)
-	}
-	return sorted
+	return compareCells(name, unit, ov, nv, thr, means, dir)
 }
 
 // compareRow compares the measurements of row k in old (ov) and new (nv).
 func compareRow(k sampleKey, ov, nv []float64, thr benchmath.Thresholds, old, new *Samples) Comparison {
+	c := compareCells(k.name, k.unit, ov, nv, thr, old.Source != "" || new.Source != "", float64(better(k.unit, old, new)))
+	c.Base, c.Col = old.Path, new.Path
+	return c
+}
+
+// compareCells compares the measurements ov (the baseline) and nv of
+// row name in unit, as compareRow.
+func compareCells(name, unit string, ov, nv []float64, thr benchmath.Thresholds, means bool, dir float64) Comparison {
 	assume := benchmath.AssumeNothing
 	// NewSample sorts the values in place.
 	s1 := benchmath.NewSample(slices.Clone(ov), &thr)
 	s2 := benchmath.NewSample(slices.Clone(nv), &thr)
 	test := assume.Compare(s1, s2)
-	c := Comparison{Name: k.name, Unit: k.unit, OldN: len(s1.Values), NewN: len(s2.Values),
+	c := Comparison{Name: name, Unit: unit, OldN: len(s1.Values), NewN: len(s2.Values),
 		Old: assume.Summary(s1, CompareConfidence), New: assume.Summary(s2, CompareConfidence),
 		P: test.P, Significant: test.P <= test.Alpha, // as benchmath's FormatDelta
-		Means: old.Source != "" || new.Source != ""}
+		Means: means}
 	if c.Old.Center != c.New.Center {
 		c.Delta = (c.New.Center - c.Old.Center) / c.Old.Center
 	}
-	c.Worse = float64(better(k.unit, old, new))*c.Delta < 0
+	c.Worse = dir*c.Delta < 0
 	for _, w := range slices.Concat(c.Old.Warnings, c.New.Warnings, test.Warnings) {
 		if !slices.ContainsFunc(c.Warnings, func(e error) bool { return e.Error() == w.Error() }) {
 			c.Warnings = append(c.Warnings, w)
@@ -257,37 +230,75 @@ func Unpaired(old, new *Samples) (onlyOld, onlyNew []string) {
 // rows of each file that the other lacks, which Compare leaves out.
 func WriteNotes(w io.Writer, old, new *Samples, oldLabel, newLabel string) error {
 	var b strings.Builder
-	for _, e := range slices.Concat(old.Warnings, new.Warnings) {
-		fmt.Fprintf(&b, "warning: %v\n", e)
-	}
-	for i, f := range []*Samples{old, new} {
-		if f.Source != "" {
-			fmt.Fprintf(&b, "note: %s is a log of %s: one mean per row and placement (one more for each time the log measured a row again), "+
-				"not each iteration's time; a change marked ? is of those means, and no test can call it significant "+
-				"with fewer than %d measurements a side: concatenate the logs of several runs into each file to decide it\n",
-				[]string{oldLabel, newLabel}[i], f.Source, RunsToDecide(0))
-		}
-	}
-	for i, f := range []*Samples{old, new} {
-		if sampled := f.Sampled(); len(sampled) > 0 {
-			most := slices.Max(slices.Collect(maps.Values(sampled)))
-			fmt.Fprintf(&b, "note: %s measured %s more than %d times (up to %d): each is compared on a uniform sample of %d of its measurements\n",
-				[]string{oldLabel, newLabel}[i], Count(len(sampled), "row")+" (a unit each)", MaxRuns, most, MaxRuns)
-		}
-	}
+	fileNotes(&b, []*Samples{old, new}, []string{oldLabel, newLabel})
 	onlyOld, onlyNew := Unpaired(old, new)
-	for i, names := range [][]string{onlyOld, onlyNew} {
-		if n := len(names); n > 0 {
-			fmt.Fprintf(&b, "only in %s, not compared: %d row%s: %s", []string{oldLabel, newLabel}[i], n,
-				map[bool]string{true: "s"}[n > 1], strings.Join(names[:min(n, 3)], ", "))
-			if n > 3 {
-				fmt.Fprintf(&b, " and %d more", n-3)
+	unpairedNotes(&b, "only in "+oldLabel, onlyOld)
+	unpairedNotes(&b, "only in "+newLabel, onlyNew)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteNotes writes to w what WriteNotes writes for two files, for the
+// files and tables of c: the rows of a table measured in its first column
+// or another but not both are listed as "only in" the one when the
+// table has two columns, "in A, not in B" when it has more.
+func (c *Compared) WriteNotes(w io.Writer) error {
+	var b strings.Builder
+	fileNotes(&b, c.Files, labels(c.Files))
+	for _, t := range c.Tables {
+		prefix := ""
+		if t.Config != "" {
+			prefix = t.Config + ": "
+		}
+		for _, u := range t.Unpaired {
+			if len(t.Cols) == 2 {
+				unpairedNotes(&b, prefix+"only in "+u.Base, u.OnlyBase)
+				unpairedNotes(&b, prefix+"only in "+u.Col, u.OnlyCol)
+				continue
 			}
-			b.WriteString("\n")
+			unpairedNotes(&b, prefix+"in "+u.Base+", not in "+u.Col, u.OnlyBase)
+			unpairedNotes(&b, prefix+"in "+u.Col+", not in "+u.Base, u.OnlyCol)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fileNotes writes the warnings and notes of each of files, labelled.
+func fileNotes(b *strings.Builder, files []*Samples, labels []string) {
+	for _, f := range files {
+		for _, e := range f.Warnings {
+			fmt.Fprintf(b, "warning: %v\n", e)
+		}
+	}
+	for i, f := range files {
+		if f.Source != "" {
+			fmt.Fprintf(b, "note: %s is a log of %s: one mean per row and placement (one more for each time the log measured a row again), "+
+				"not each iteration's time; a change marked ? is of those means, and no test can call it significant "+
+				"with fewer than %d measurements a side: concatenate the logs of several runs into each file to decide it\n",
+				labels[i], f.Source, RunsToDecide(0))
+		}
+	}
+	for i, f := range files {
+		if sampled := f.Sampled(); len(sampled) > 0 {
+			most := slices.Max(slices.Collect(maps.Values(sampled)))
+			fmt.Fprintf(b, "note: %s measured %s more than %d times (up to %d): each is compared on a uniform sample of %d of its measurements\n",
+				labels[i], Count(len(sampled), "row")+" (a unit each)", MaxRuns, most, MaxRuns)
+		}
+	}
+}
+
+// unpairedNotes writes a short line listing names, where, not compared.
+func unpairedNotes(b *strings.Builder, where string, names []string) {
+	n := len(names)
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%s, not compared: %d row%s: %s", where, n, map[bool]string{true: "s"}[n > 1], strings.Join(names[:min(n, 3)], ", "))
+	if n > 3 {
+		fmt.Fprintf(b, " and %d more", n-3)
+	}
+	b.WriteString("\n")
 }
 
 // WriteComparison writes cs to w as benchstat would: a table per unit, with
@@ -296,22 +307,54 @@ func WriteNotes(w io.Writer, old, new *Samples, oldLabel, newLabel string) error
 // measurements per side; "worse" marks a significant change for the worse.
 // Each table ends with its distinct warnings. Labels head the columns.
 func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	if len(cs) == 0 {
-		bw.WriteString("no rows in both files\n")
-	}
+	var tables []*CompareTable
 	for i := 0; i < len(cs); {
 		j := i + 1
 		for j < len(cs) && cs[j].Unit == cs[i].Unit {
 			j++
 		}
-		if i > 0 {
+		t := &CompareTable{Unit: cs[i].Unit, Cols: []string{oldLabel, newLabel}}
+		for k := i; k < j; k++ {
+			t.Rows = append(t.Rows, CompareRow{Name: cs[k].Name, Cells: []*Comparison{&cs[k]}})
+		}
+		tables = append(tables, t)
+		i = j
+	}
+	return writeTables(w, tables)
+}
+
+// WriteTables writes the tables of c to w as WriteComparison does, with
+// a column and its change for each column after the first, and the
+// table's key (Grouping.Table) on a line of its own where it changes.
+func (c *Compared) WriteTables(w io.Writer) error {
+	return writeTables(w, c.Tables)
+}
+
+// writeTables writes tables as WriteComparison does.
+func writeTables(w io.Writer, tables []*CompareTable) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if len(tables) == 0 || !slices.ContainsFunc(tables, func(t *CompareTable) bool { return len(t.Rows) > 0 }) {
+		bw.WriteString("no rows in both files\n")
+		return bw.Flush()
+	}
+	config := ""
+	first := true
+	for _, t := range tables {
+		if len(t.Rows) == 0 {
+			continue
+		}
+		if !first {
 			bw.WriteString("\n")
 		}
-		if err := writeTable(bw, cs[i:j], oldLabel, newLabel); err != nil {
+		first = false
+		if t.Config != config {
+			if config = t.Config; config != "" {
+				bw.WriteString(config + "\n")
+			}
+		}
+		if err := writeTable(bw, t); err != nil {
 			return err
 		}
-		i = j
 	}
 	return bw.Flush()
 }

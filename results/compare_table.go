@@ -13,22 +13,28 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
-// tableCells are the lines of one table, each of tableCols right-aligned
+// tableCells are the lines of one table, each of cols right-aligned
 // cells and a tail, kept in one buffer: a table of 120,000 rows is not
 // 600,000 strings, and no tabwriter holds it all again to align it.
 type tableCells struct {
 	buf   []byte
-	ends  []int32 // end in buf of each cell, tableCols+1 a line
-	width [tableCols]int
-	plain bool // no cell holds a byte that tabwriter would treat apart
+	ends  []int32 // end in buf of each cell, cols+1 a line
+	cols  int     // aligned cells of a line
+	width []int   // of each aligned column
+	plain bool    // no cell holds a byte that tabwriter would treat apart
 }
 
-// tableCols is the number of aligned cells of a line (name, old, new,
-// change); the test that follows is its tail.
-const tableCols = 4
+// newTableCells returns the cells of a table comparing k columns with
+// a baseline, each line: the name, the baseline, and for each column
+// its value, its change and its test, the last test being the tail.
+func newTableCells(k, rows int) *tableCells {
+	cols := 1 + 3*k
+	return &tableCells{plain: true, cols: cols, width: make([]int, cols), ends: make([]int32, 0, (rows+1)*(cols+1))}
+}
 
 // cell appends one cell of the current line; the tail is the last of a line.
 func (t *tableCells) cell(s string) {
+	tableCols := t.cols
 	col := len(t.ends) % (tableCols + 1)
 	t.buf = append(t.buf, s...)
 	t.ends = append(t.ends, int32(len(t.buf)))
@@ -68,6 +74,7 @@ func isASCII(s string) bool {
 // would (each column as wide as its widest cell, text at its right), or
 // through a tabwriter when a cell holds a tab, a newline or an escape.
 func (t *tableCells) write(w *bufio.Writer) error {
+	tableCols := t.cols
 	if !t.plain {
 		tw := tabwriter.NewWriter(w, 0, 0, 0, ' ', tabwriter.AlignRight)
 		t.each(func(col int, s []byte) {
@@ -103,20 +110,23 @@ func (t *tableCells) write(w *bufio.Writer) error {
 func (t *tableCells) each(f func(col int, s []byte)) {
 	start := int32(0)
 	for i, end := range t.ends {
-		f(i%(tableCols+1), t.buf[start:end])
+		f(i%(t.cols+1), t.buf[start:end])
 		start = end
 	}
 }
 
-// writeTable writes the comparisons of one unit.
-func writeTable(b *bufio.Writer, cs []Comparison, oldLabel, newLabel string) error {
-	nameWidth := len(cs[0].Unit)
-	for _, c := range cs {
-		nameWidth = max(nameWidth, len(c.Name))
+// writeTable writes the comparisons of one table: a line per row, with
+// the baseline's median and, for each other column, its median, the
+// change and the test.
+func writeTable(b *bufio.Writer, tab *CompareTable) error {
+	nameWidth := len(tab.Unit)
+	for _, r := range tab.Rows {
+		nameWidth = max(nameWidth, len(r.Name))
 	}
+	k := len(tab.Cols) - 1
 	// Numbers are right-aligned: every cell starts with its own spacing,
 	// and names are padded to one width so that they read left-aligned.
-	t := &tableCells{plain: true, ends: make([]int32, 0, (len(cs)+1)*(tableCols+1))}
+	t := newTableCells(k, len(tab.Rows))
 	pad := func(s string) string { // as fmt's %-*s: a width in runes
 		n := len(s)
 		if !isASCII(s) {
@@ -127,50 +137,75 @@ func writeTable(b *bufio.Writer, cs []Comparison, oldLabel, newLabel string) err
 		}
 		return s + strings.Repeat(" ", nameWidth-n)
 	}
-	t.cell(pad(cs[0].Unit))
-	t.cell("  " + oldLabel)
-	t.cell("  " + newLabel)
-	t.cell("  vs base")
-	t.cell("")
+	t.cell(pad(tab.Unit))
+	t.cell("  " + tab.Cols[0])
+	for _, l := range tab.Cols[1:] {
+		t.cell("  " + l)
+		t.cell("  vs base")
+		t.cell("")
+	}
 	var warnings []string // distinct, in order, with how many rows have each
 	count := map[string]int{}
 	var line []byte
-	for _, c := range cs {
-		sc := benchunit.CommonScale([]float64{c.Old.Center, c.New.Center}, benchunit.ClassOf(c.Unit))
-		delta := "~"
-		switch {
-		case c.Significant:
-			delta = fmt.Sprintf("%+.2f%%", 100*c.Delta)
-			if math.IsInf(c.Delta, 0) {
-				delta = "?"
+	summary := func(sc benchunit.Scaler, s benchmath.Summary) string {
+		line = append(line[:0], "  "...)
+		line = append(line, sc.Format(s.Center)...)
+		line = append(line, " ± "...)
+		line = append(line, s.PctRangeString()...)
+		return string(line)
+	}
+	centers := make([]float64, 0, len(tab.Cols))
+	for _, r := range tab.Rows {
+		var base *Comparison
+		centers = centers[:0]
+		for _, c := range r.Cells {
+			if c != nil {
+				if base == nil {
+					base = c
+					centers = append(centers, c.Old.Center)
+				}
+				centers = append(centers, c.New.Center)
 			}
-		case c.Means && c.Delta != 0 && !math.IsInf(c.Delta, 0):
-			// One mean a side: the change is shown, and marked as
-			// what the test could not decide (WriteNotes says so).
-			delta = fmt.Sprintf("%+.2f%%?", 100*c.Delta)
 		}
-		t.cell(pad(c.Name))
-		line = append(line[:0], "  "...)
-		line = append(line, sc.Format(c.Old.Center)...)
-		line = append(line, " ± "...)
-		line = append(line, c.Old.PctRangeString()...)
-		t.cell(string(line))
-		line = append(line[:0], "  "...)
-		line = append(line, sc.Format(c.New.Center)...)
-		line = append(line, " ± "...)
-		line = append(line, c.New.PctRangeString()...)
-		t.cell(string(line))
-		t.cell("  " + delta)
-		line = append(line[:0], " ("...)
-		line = append(line, benchmath.Comparison{P: c.P, N1: c.OldN, N2: c.NewN}.String()...)
-		line = append(line, ')')
-		if c.Significant && c.Worse {
-			line = append(line, " worse"...)
-		}
-		t.cell(string(line))
-		for _, w := range c.Warnings {
-			if count[w.Error()]++; count[w.Error()] == 1 {
-				warnings = append(warnings, w.Error())
+		sc := benchunit.CommonScale(centers, benchunit.ClassOf(tab.Unit))
+		t.cell(pad(r.Name))
+		t.cell(summary(sc, base.Old))
+		seen := map[string]bool{}
+		for _, c := range r.Cells {
+			if c == nil {
+				t.cell("")
+				t.cell("")
+				t.cell("")
+				continue
+			}
+			t.cell(summary(sc, c.New))
+			delta := "~"
+			switch {
+			case c.Significant:
+				delta = fmt.Sprintf("%+.2f%%", 100*c.Delta)
+				if math.IsInf(c.Delta, 0) {
+					delta = "?"
+				}
+			case c.Means && c.Delta != 0 && !math.IsInf(c.Delta, 0):
+				// One mean a side: the change is shown, and marked as
+				// what the test could not decide (WriteNotes says so).
+				delta = fmt.Sprintf("%+.2f%%?", 100*c.Delta)
+			}
+			t.cell("  " + delta)
+			line = append(line[:0], " ("...)
+			line = append(line, benchmath.Comparison{P: c.P, N1: c.OldN, N2: c.NewN}.String()...)
+			line = append(line, ')')
+			if c.Significant && c.Worse {
+				line = append(line, " worse"...)
+			}
+			t.cell(string(line))
+			for _, w := range c.Warnings {
+				if !seen[w.Error()] {
+					seen[w.Error()] = true
+					if count[w.Error()]++; count[w.Error()] == 1 {
+						warnings = append(warnings, w.Error())
+					}
+				}
 			}
 		}
 	}
@@ -178,7 +213,7 @@ func writeTable(b *bufio.Writer, cs []Comparison, oldLabel, newLabel string) err
 		return err
 	}
 	for _, w := range warnings {
-		b.WriteString("warning: " + w + " (" + strconv.Itoa(count[w]) + " of " + strconv.Itoa(len(cs)) + " rows)\n")
+		b.WriteString("warning: " + w + " (" + strconv.Itoa(count[w]) + " of " + strconv.Itoa(len(tab.Rows)) + " rows)\n")
 	}
 	return nil
 }

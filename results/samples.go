@@ -40,6 +40,9 @@ type Samples struct {
 	rng  *rand.Rand
 	// dropped counts the lines that did not parse past maxWarnings.
 	dropped int
+	// config is each row's file configuration, as of its first
+	// measurement (see RowConfig); rows without one are absent.
+	config rowConfigs
 }
 
 type sampleKey struct{ name, unit string }
@@ -170,8 +173,10 @@ func (s *Samples) addLog(data []byte) {
 			s.Topology = Topology{}
 		}
 		b := &BenchFmt{h: run.Header}
+		cfg := headerConfig(run.Header, false)
 		for _, r := range run.Records {
 			name := b.name(r)
+			s.config.set(name, cfg)
 			for _, v := range []benchfmt.Value{{Value: r.TimeUS * 1e-6, Unit: "sec/op"}, {Value: r.AlgBW, Unit: unitAlgBW}, {Value: r.BusBW, Unit: unitBusBW}} {
 				if CheckMeasurement(v.Value, v.Unit) == "" {
 					s.add(name, v.Unit, v.Value)
@@ -202,6 +207,7 @@ func (s *Samples) readBench(r io.Reader, line func() int) error {
 				}
 				s.add(rec.Name.String(), unit, val)
 			}
+			s.config.set(rec.Name.String(), rec.Config)
 		}
 	}
 	s.units = br.Units()

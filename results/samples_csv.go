@@ -100,6 +100,8 @@ type csvRow struct {
 	ranks     int
 	run       string // run_id
 	requested string // algo_requested
+	host      string
+	source    string // "" for hccl-test's own rows
 	values    []benchfmt.Value
 }
 
@@ -108,6 +110,9 @@ type csvRow struct {
 type csvGroup struct {
 	key    csvName // the fields its name is made of, once its file is read
 	values [len(csvUnits)]kept
+	// host and source are those of the group's first row: its file
+	// configuration with its backend and ranks.
+	host, source string
 }
 
 // csvUnits are the units of a CSV row's measurements, in the order
@@ -161,7 +166,7 @@ func (rs *csvRows) add(r csvRow) {
 		for _, f := range []*string{&k.op, &k.dtype, &k.redop, &k.group, &k.backend, &k.run, &k.requested} {
 			*f = strings.Clone(*f)
 		}
-		g = &csvGroup{key: k}
+		g = &csvGroup{key: k, host: strings.Clone(r.host), source: strings.Clone(r.source)}
 		rs.index[k] = g
 		rs.groups = append(rs.groups, g)
 		if rs.algos[r.run] == nil {
@@ -184,6 +189,7 @@ func (rs *csvRows) addTo(s *Samples) {
 		s.values = make(map[sampleKey][]float64, len(csvUnits)*len(rs.groups))
 	}
 	s.keys = slices.Grow(s.keys, len(csvUnits)*len(rs.groups))
+	configs := map[[4]string][]benchfmt.Config{}
 	for _, g := range rs.groups {
 		k := g.key
 		rec := Record{Op: k.op, DType: k.dtype, RedOp: k.redop, Group: k.group, Root: k.root, Buckets: k.buckets,
@@ -192,6 +198,13 @@ func (rs *csvRows) addTo(s *Samples) {
 			rec.AlgoRequested = k.requested
 		}
 		name := (&BenchFmt{h: Header{Backend: k.backend, Ranks: k.ranks}}).name(rec)
+		h := Header{Backend: k.backend, Ranks: k.ranks, Host: g.host, Source: g.source}
+		cfg, ok := configs[h.runKey()]
+		if !ok { // made once a run, not once a row
+			cfg = headerConfig(h, false)
+			configs[h.runKey()] = cfg
+		}
+		s.config.set(name, cfg)
 		for u, k := range g.values {
 			if sk := (sampleKey{name, csvUnits[u]}); len(k.vals) > 0 && s.values[sk] == nil {
 				// A row's first values: the group's, not a copy.
@@ -232,7 +245,8 @@ func parseCSVRow(get func(column string) string) (csvRow, error) {
 	}
 	r := csvRow{rec: Record{Op: get("op"), DType: get("dtype"), RedOp: get("redop"),
 		Root: int(ints[0]), InPlace: inPlace, Bytes: ints[1], Group: get("group")},
-		backend: get("backend"), ranks: int(ints[2]), run: get("run_id"), requested: get("algo_requested")}
+		backend: get("backend"), ranks: int(ints[2]), run: get("run_id"), requested: get("algo_requested"),
+		host: get("host"), source: strings.TrimPrefix(get("source"), SourceOurs)}
 	if b := get("buckets"); b != "" { // absent from files written before --fusion
 		if r.rec.Buckets, err = strconv.Atoi(b); err != nil {
 			return csvRow{}, fmt.Errorf("buckets %q is not an integer", b)
@@ -254,4 +268,9 @@ func parseCSVRow(get func(column string) string) (csvRow, error) {
 		}
 	}
 	return r, nil
+}
+
+// runKey is what a CSV row's file configuration is made of.
+func (h Header) runKey() [4]string {
+	return [4]string{h.Backend, strconv.Itoa(h.Ranks), h.Host, h.Source}
 }

@@ -436,6 +436,26 @@ row "convert a directory named all_reduce_perf.log" - 0 null -- "$bin" convert "
 row "convert a missing all_reduce_perf.log" - 0 null -- "$bin" convert "$work/missing/all_reduce_perf.log"
 row "compare the log of 400,000 rank lines (past the first MiB) with itself" - 0 null -- "$bin" compare "$work/all_reduce_perf-400k.log" "$work/all_reduce_perf-400k.log"
 row "plot a plain log named for no op" - 0 null -- "$bin" plot -o "$work/plain.svg" "$work/plain.log"
+# issue 36 item 6: compare
+"$bin" -p 2 -b 1K -e 4K -n 2 -w 0 --runs 4 --bench "$work/r2.txt" >/dev/null 2>&1
+"$bin" -p 4 -b 1K -e 4K -n 2 -w 0 --runs 4 --bench "$work/r4.txt" >/dev/null 2>&1
+mkdir -p "$work/adir"
+mkfifo "$work/fifo6"
+long=$(printf '/size:(1KiB'; for i in $(seq 1 6000); do printf ' OR %dB' "$i"; done; printf ')')
+row "compare three files" - 0 null -- "$bin" compare "$work/r2.txt" "$work/r2.txt" "$work/r2.txt"
+row "compare 2 and 4 ranks, no flag" - 0 null -- "$bin" compare "$work/r2.txt" "$work/r4.txt"
+row "compare -ignore ranks, 2 and 4 ranks" - 0 null -- "$bin" compare -ignore ranks "$work/r2.txt" "$work/r4.txt"
+row "compare -col ranks -row /size@num, 2 and 4 ranks" - 0 null -- "$bin" compare -col ranks -row /size@num "$work/r2.txt" "$work/r4.txt"
+row "compare -filter '/size:(1KiB'" - 0 null -- "$bin" compare -filter '/size:(1KiB' "$work/r2.txt" "$work/r4.txt"
+row "compare -filter of 6000 sizes (43 KB)" - 0 null -- "$bin" compare -filter "$long" "$work/r2.txt" "$work/r2.txt"
+row "compare -col rank (no such key)" - 0 null -- "$bin" compare -col rank "$work/r2.txt" "$work/r4.txt"
+row "compare -col .unit" - 0 null -- "$bin" compare -col .unit "$work/r2.txt" "$work/r4.txt"
+row "compare one file" - 0 null -- "$bin" compare "$work/r2.txt"
+row "compare, a directory third" - 0 null -- "$bin" compare "$work/r2.txt" "$work/r2.txt" "$work/adir"
+row "compare, /dev/null third" - 0 null -- "$bin" compare "$work/r2.txt" "$work/r2.txt" /dev/null
+row "compare, a FIFO nobody writes third, SIGINT at 1 s" INT 1 null -- "$bin" compare "$work/r2.txt" "$work/r2.txt" "$work/fifo6"
+row "compare, a FIFO nobody writes third" - 0 null -- "$bin" compare "$work/r2.txt" "$work/r2.txt" "$work/fifo6"
+row "compare one file 200 times" - 0 null -- sh -c 'f=$1; shift; set --; for i in $(seq 200); do set -- "$@" "$f"; done; exec "$0" compare "$@"' "$bin" "$work/r2.txt"
 ln -sf /dev/full "$work/full.png"
 row "plot -o into /dev/full (prefix once)" - 0 null -- "$bin" plot -o "$work/full.png" "$work/a.csv"
 

@@ -34,6 +34,10 @@ func TestInputsFromPipes(t *testing.T) {
 			": more than the limit of 64 MiB for this file"},
 		{"compare", func(f string) []string { return []string{"compare", f, f + ".other"} },
 			": more than the limit of 64 MiB for this file"},
+		{"compare, the third of three files", func(f string) []string {
+			good := "../../results/testdata/compare/concatenated.csv"
+			return []string{"compare", good, good, f}
+		}, ": more than the limit of 64 MiB for this file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), "in")
