@@ -19,7 +19,8 @@
 # row's stderr is kept in DIR/NNN.err and its stdout, where a file, in
 # DIR/NNN.out. PORT (default 29517) and the one above it are the ports of the
 # rows that start two ranks by hand, so that two copies of this script can
-# run at once.
+# run at once. ONLY=REGEX runs only the rows whose names match it (the
+# numbers of their KEEP files stay those of the whole script).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,6 +45,17 @@ fi
 "$bin" --op allgather -b 1K -e 4K -n 2 -w 0 --csv "$work/b.csv" >/dev/null 2>&1
 cp "$work/a.csv" "$work/in.svg"
 mkfifo "$work/fifo"
+
+# wanted NAME...: whether ONLY (an extended regular expression; unset for
+# every row) picks a row of one of these names.
+wanted() {
+	[ -z "${ONLY:-}" ] && return 0
+	local n
+	for n in "$@"; do
+		[[ $n =~ $ONLY ]] && return 0
+	done
+	return 1
+}
 
 # block TITLE: starts the table of a block of cases.
 block() {
@@ -78,6 +90,8 @@ nrow=0
 row() {
 	local name=$1 sig=$2 delay=$3 out=$4
 	shift 5
+	nrow=$((nrow + 1))
+	wanted "$name" || return 0
 	local tf=$work/time.$$
 	rm -f "$tf" "$work/stdout"
 	: >"$work/stdout"
@@ -141,7 +155,6 @@ row() {
 	fi
 	local trace=no
 	grep -qE '^(goroutine [0-9]+ |panic: |fatal error: |runtime: )' "$work/err" && trace=yes
-	nrow=$((nrow + 1))
 	if [ -n "${KEEP:-}" ]; then
 		cp "$work/err" "$KEEP/$(printf %03d $nrow).err"
 		cp "$work/stdout" "$KEEP/$(printf %03d $nrow).out" 2>/dev/null
@@ -292,21 +305,23 @@ block "class 9: Costs that grow too fast"
 # (25-40 s; at most 300 s on a busy host), 120,000 distinct rows made
 # from a.csv's first, and one row measured 200,000 times in Go benchmark
 # lines.
-"$bin" -p 2 -b 4 -e 64 -f 1.1 -N 0 --csv "$work/n0.csv" --bench "$work/n0.txt" >/dev/null 2>&1 &
-n0=$!
-for _ in $(seq 600); do
-	[ "$(stat -c %s "$work/n0.csv" 2>/dev/null || echo 0)" -gt 70000000 ] && break
-	sleep 0.5
-done
-kill -INT "$n0"
-wait "$n0"
-awk 'NR == 1 { print } NR == 2 { for (i = 1; i <= 120000; i++) { r = $0; sub(/,false,1024,256,/, ",false," 4 * i "," i ",", r); print r } }' \
-	"$work/a.csv" >"$work/rows.csv"
-awk 'BEGIN { for (i = 0; i < 200000; i++) printf "BenchmarkAllReduce/size=1KiB 1 %d ns/op\n", 1000 + i % 977 }' >"$work/many.txt"
-row "compare 120,000 distinct rows" - 0 null -- "$bin" compare "$work/rows.csv" "$work/rows.csv"
-row "plot 120,000 distinct rows" - 0 null -- "$bin" plot -o "$work/rows.svg" "$work/rows.csv"
-awk 'NR == 1 { print } NR == 2 { for (i = 1; i <= 120000; i++) { r = $0; sub(/,false,1024,256,[0-9]+,[0-9.]+,/, ",false," 4 * i "," i ",20," 11 + i * 0.01 ",", r); print r } }' \
-	"$work/a.csv" >"$work/rows-new.csv"
+if wanted "compare 120,000" "plot 120,000" "-N 0 CSV" "-N 0 --bench" "200,000 times"; then
+	"$bin" -p 2 -b 4 -e 64 -f 1.1 -N 0 --csv "$work/n0.csv" --bench "$work/n0.txt" >/dev/null 2>&1 &
+	n0=$!
+	for _ in $(seq 600); do
+		[ "$(stat -c %s "$work/n0.csv" 2>/dev/null || echo 0)" -gt 70000000 ] && break
+		sleep 0.5
+	done
+	kill -INT "$n0"
+	wait "$n0"
+	awk 'NR == 1 { print } NR == 2 { for (i = 1; i <= 120000; i++) { r = $0; sub(/,false,1024,256,/, ",false," 4 * i "," i ",", r); print r } }' \
+		"$work/a.csv" >"$work/rows.csv"
+	awk 'BEGIN { for (i = 0; i < 200000; i++) printf "BenchmarkAllReduce/size=1KiB 1 %d ns/op\n", 1000 + i % 977 }' >"$work/many.txt"
+	row "compare 120,000 distinct rows" - 0 null -- "$bin" compare "$work/rows.csv" "$work/rows.csv"
+	row "plot 120,000 distinct rows" - 0 null -- "$bin" plot -o "$work/rows.svg" "$work/rows.csv"
+	awk 'NR == 1 { print } NR == 2 { for (i = 1; i <= 120000; i++) { r = $0; sub(/,false,1024,256,[0-9]+,[0-9.]+,/, ",false," 4 * i "," i ",20," 11 + i * 0.01 ",", r); print r } }' \
+		"$work/a.csv" >"$work/rows-new.csv"
+fi
 row "compare 120,000 rows, every time changed" - 0 null -- "$bin" compare "$work/rows.csv" "$work/rows-new.csv"
 row "plot 120,000 rows of two files" - 0 null -- "$bin" plot -o "$work/rows2.svg" "$work/rows.csv" "$work/rows-new.csv"
 row "compare -N 0 CSV past 70 MB" - 0 null -- "$bin" compare "$work/n0.csv" "$work/n0.csv"
@@ -421,12 +436,12 @@ row "plot -o into /dev/full (prefix once)" - 0 null -- "$bin" plot -o "$work/ful
 block "class 3: rows lost on the way out"
 row "--csv --json | head -34" - 0 head -- "$bin" -b 1K -e 64M --csv "$work/h.csv" --json "$work/h.json"
 row "--csv /dev/full -b 1K -e 1M" - 0 file -- "$bin" -b 1K -e 1M --csv /dev/full
-row "SIGHUP at 1 s (shm -e 256M)" HUP 1 null -- "$bin" -b 1K -e 256M --csv "$work/hup.csv"
+row "SIGHUP at 3 s (shm, rows flowing)" HUP 3 null -- "$bin" -b 1K -e 4M -n 500 --link-bw 10GB/s --algo ring --csv "$work/hup.csv"
 row "sim -p 8 -e 128M, SIGINT at 2 s" INT 2 null -- "$bin" --backend sim -p 8 -b 1K -e 128M --csv "$work/sim.csv"
-row "SIGPIPE at 1 s (tcp -p 2)" PIPE 1 null -- "$bin" --backend tcp -p 2 -b 1K -e 64M --csv "$work/pipe.csv"
+row "SIGPIPE at 3 s (tcp -p 2, rows flowing)" PIPE 3 null -- "$bin" --backend tcp -p 2 -b 1K -e 64M --link-bw 10GB/s --algo ring --csv "$work/pipe.csv"
 row "-N 0 | head -34, SIGTERM never needed" - 0 head -- "$bin" -N 0 -b 1K -e 64K --csv "$work/n0.csv"
 row "stdout /dev/full with --csv" - 0 full -- "$bin" -b 1K -e 1M --csv "$work/full.csv"
-row "proc -p 4 --csv --json, SIGTERM at 2 s" TERM 2 null -- "$bin" --backend proc -p 4 -b 1K -e 64M --csv "$work/term.csv" --json "$work/term.json"
+row "proc -p 4 --csv --json, SIGTERM at 3 s (rows flowing)" TERM 3 null -- "$bin" --backend proc -p 4 -b 1K -e 4M -n 500 --link-bw 10GB/s --algo ring --csv "$work/term.csv" --json "$work/term.json"
 row "--json /dev/full beside --csv" - 0 null -- "$bin" -b 1K -e 1M --csv "$work/jfull.csv" --json /dev/full
 
 # class 7: outputs that collide
@@ -436,13 +451,14 @@ row "--json /dev/stderr, stderr a file" - 0 null -- "$bin" -b 1K -e 1K --json /d
 ln -sf err "$work/errlink"
 row "--bench a link to stderr's file" - 0 null -- "$bin" -b 1K -e 1K --bench "$work/errlink"
 row "--csv /proc/self/fd/2" - 0 null -- "$bin" -b 1K -e 1K --csv /proc/self/fd/2
-"$bin" -b 1K -e 64M -n 200 --csv "$work/held.csv" >/dev/null 2>&1 &
-held=$!
-sleep 1
+if wanted "a second run"; then
+	"$bin" -b 1K -e 64M -n 200 --csv "$work/held.csv" >/dev/null 2>&1 &
+	held=$!
+	sleep 1
+fi
 row "a second run on one --csv" - 0 null -- "$bin" -b 1K -e 1K --csv "$work/held.csv"
 row "a second run, its --json on the first's --csv" - 0 null -- "$bin" -b 1K -e 1K --json "$work/./held.csv"
-kill "$held" 2>/dev/null
-wait "$held" 2>/dev/null
+[ -n "${held:-}" ] && kill "$held" 2>/dev/null && wait "$held" 2>/dev/null
 
 # class 9: an output FIFO without a reader
 block "class 9: an output FIFO without a reader"
