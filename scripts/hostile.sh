@@ -66,7 +66,7 @@ block() {
 
 # csvof ARGS...: the file named by the last --csv in ARGS, if any.
 csvof() {
-	local f= next=
+	local f= next= a
 	for a in "$@"; do
 		if [ -n "$next" ]; then
 			f=$a next=
