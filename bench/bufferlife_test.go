@@ -3,8 +3,10 @@ package bench
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -20,7 +22,7 @@ import (
 // harness freed that buffer before.
 type holdBackend struct{}
 
-// holdState is what holdBackend and the allocator of TestBuffersOutliveTransport
+// holdState is what holdBackend, collectBackend and recordAllocations
 // share.
 var holdState struct {
 	sync.Mutex
@@ -30,6 +32,34 @@ var holdState struct {
 	held   uintptr          // the base of the allocation held, 0 before
 	posted chan struct{}    // closed once the receive is held
 	early  bool             // held was freed before the transport ended
+	// gen counts recordAllocations: a free of an earlier test's mapping
+	// (its communicator collected now) is not this test's.
+	gen int
+}
+
+// recordAllocations makes hugemem allocate from the heap and record every
+// allocation and free in holdState, from empty, until the returned
+// function restores the allocator.
+func recordAllocations() (restore func()) {
+	holdState.Lock()
+	holdState.gen++
+	gen := holdState.gen
+	holdState.allocs, holdState.freed = map[uintptr]int{}, map[uintptr]bool{}
+	holdState.Unlock()
+	return hugemem.SetAllocator(func(n int) ([]byte, func(), error) {
+		b := make([]byte, n)
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		holdState.Lock()
+		holdState.allocs[base] = n
+		holdState.Unlock()
+		return b, func() {
+			holdState.Lock()
+			if holdState.gen == gen {
+				holdState.freed[base] = true
+			}
+			holdState.Unlock()
+		}, nil
+	})
 }
 
 func init() { backends.Register(holdBackend{}) }
@@ -121,23 +151,11 @@ func TestBuffersOutliveTransport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			holdState.Lock()
 			holdState.size = tc.size
-			holdState.allocs, holdState.freed = map[uintptr]int{}, map[uintptr]bool{}
 			holdState.held, holdState.early = 0, false
 			holdState.posted = make(chan struct{})
 			posted := holdState.posted
 			holdState.Unlock()
-			defer hugemem.SetAllocator(func(n int) ([]byte, func(), error) {
-				b := make([]byte, n)
-				base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-				holdState.Lock()
-				holdState.allocs[base] = n
-				holdState.Unlock()
-				return b, func() {
-					holdState.Lock()
-					holdState.freed[base] = true
-					holdState.Unlock()
-				}, nil
-			})()
+			defer recordAllocations()()
 			p := DefaultPlan()
 			p.Backend, p.Ranks = "hold-recv", 2
 			p.MinBytes, p.MaxBytes, p.Iters, p.Warmup = 1024, 1024, 1, 0
@@ -165,5 +183,62 @@ func TestBuffersOutliveTransport(t *testing.T) {
 				t.Errorf("the buffer of the held receive was never freed")
 			}
 		})
+	}
+}
+
+// collectBackend is shm that, once every rank has returned and before its
+// Run returns (while a real transport would still be closing), collects
+// garbage until a cleanup frees something, as a busy process may; it
+// records how many of holdState's allocations were freed in that window.
+type collectBackend struct{}
+
+func init() { backends.Register(collectBackend{}) }
+
+func (collectBackend) Name() string                { return "collect-after-ranks" }
+func (collectBackend) Capabilities() backends.Caps { return shm.Backend{}.Capabilities() }
+func (collectBackend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
+	err := shm.Backend{}.Run(ctx, cfg, body)
+	// Cleanups run on a goroutine of their own after a collection: give
+	// them a bounded while to.
+	for range 20 {
+		runtime.GC()
+		holdState.Lock()
+		n := len(holdState.freed)
+		holdState.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	holdState.Lock()
+	holdState.early = len(holdState.freed) > 0
+	holdState.Unlock()
+	return err
+}
+
+// TestScratchOutlivesTransport: a run that needs no buffer of the probe's
+// or the calibration's frees nothing it mapped (its buffers, its
+// communicators' scratch, unmapped when they are collected) before the
+// backend's Run has returned.
+func TestScratchOutlivesTransport(t *testing.T) {
+	holdState.Lock()
+	holdState.held, holdState.early = 0, false
+	holdState.Unlock()
+	defer recordAllocations()()
+	p := DefaultPlan()
+	p.Backend, p.Ranks, p.Algo = "collect-after-ranks", 4, "ring"
+	p.MinBytes, p.MaxBytes, p.Iters, p.Warmup = 1<<20, 1<<20, 1, 0
+	p.LinkGBps, p.LinkSource = 10, "given"
+	var c capture
+	if _, err := Run(context.Background(), p, &c); err != nil {
+		t.Fatal(err)
+	}
+	holdState.Lock()
+	defer holdState.Unlock()
+	if len(holdState.allocs) == 0 {
+		t.Fatal("nothing was mapped: the test shows nothing")
+	}
+	if holdState.early {
+		t.Errorf("%d of %d mappings were freed before the transport ended", len(holdState.freed), len(holdState.allocs))
 	}
 }
