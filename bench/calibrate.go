@@ -57,7 +57,7 @@ func (p Plan) needsModel() bool {
 }
 
 // calibrate measures the model's constants on every rank alike.
-func (r *rankRunner) calibrate(ctx context.Context) (*kit.Calibration, error) {
+func (r *rankRunner) calibrate(ctx context.Context) (_ *kit.Calibration, err error) {
 	n := r.comm.Size()
 	if n == 1 {
 		return &kit.Calibration{Base: coll.DefaultModel}, nil // nothing to choose between
@@ -67,8 +67,9 @@ func (r *rankRunner) calibrate(ctx context.Context) (*kit.Calibration, error) {
 	stepBytes, reduceBytes := calSizes(n)
 	bp := r.bufs
 	if int64(len(bp.A)) < stepBytes || int64(len(bp.B)) < stepBytes {
-		bp = &kit.BufferPool{}
-		defer bp.Free()
+		own := &kit.BufferPool{}
+		bp = own
+		defer func() { r.release(own, err) }()
 		if err := bp.Alloc(int(stepBytes)); err != nil {
 			return nil, err
 		}

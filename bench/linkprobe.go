@@ -41,13 +41,13 @@ func probeSize(ranks int) int64 {
 // probeLink measures the link on this backend, repeating the probe until
 // it agrees with itself (kit.Settle), and returns the figure, on every
 // rank alike (rank 0's readings, broadcast after each repetition).
-func (r *rankRunner) probeLink(ctx context.Context) (kit.Settled, error) {
+func (r *rankRunner) probeLink(ctx context.Context) (_ kit.Settled, err error) {
 	n := r.comm.Size()
 	if n == 1 {
 		return kit.Settled{}, nil // no link to measure with a single rank
 	}
-	var bp kit.BufferPool
-	defer bp.Free()
+	bp := &kit.BufferPool{}
+	defer func() { r.release(bp, err) }()
 	size := probeSize(n)
 	if err := bp.Alloc(int(size)); err != nil {
 		return kit.Settled{}, err
@@ -59,7 +59,7 @@ func (r *rankRunner) probeLink(ctx context.Context) (kit.Settled, error) {
 		if rep > 0 {
 			warmup = 1 // the buffers are touched, the algorithm's scratch in place
 		}
-		rec, err := r.probeRow(ctx, &bp, row, coll.Auto, warmup, probeIters)
+		rec, err := r.probeRow(ctx, bp, row, coll.Auto, warmup, probeIters)
 		if err != nil {
 			return kit.Reading{}, err
 		}

@@ -36,21 +36,19 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	rows := p.Rows()
 	var sum results.Summary
 	begun := false
-	// Buffers are freed only once every rank has returned: until then a
-	// peer may still be reading one.
-	pools := make(chan *kit.BufferPool, p.Ranks)
-	defer func() {
-		close(pools)
-		for bp := range pools {
-			bp.Free()
-		}
-	}()
+	// Buffers are freed only once every rank has returned and the
+	// transport has ended: until then a peer may still be reading one, and
+	// a transport filling a receive that failed on its context.
+	var later untilEnd
+	defer later.free()
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
 		if err := agreePlan(ctx, p, t); err != nil {
 			return err
 		}
 		ft, gate := inject.WrapGated(t, p.Inject, p.Seed)
-		r := &rankRunner{plan: p, comm: coll.NewComm(ft), bufs: &kit.BufferPool{}, gate: gate}
+		r := &rankRunner{plan: p, comm: coll.NewComm(ft), bufs: &kit.BufferPool{}, gate: gate, untilEnd: &later}
+		later.keep(r)
+		later.add(r.bufs)
 		if err := r.makeGroups(); err != nil {
 			return err
 		}
@@ -75,7 +73,6 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		}
 		r.measuredWithoutPayload()
 		defer kit.Track(r.comm)()
-		pools <- r.bufs
 		prepErr := r.prepare(ctx)
 		var emit func(results.Record) error
 		if t.Rank() == 0 {
@@ -112,9 +109,12 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 
 // rankRunner is the harness on one rank.
 type rankRunner struct {
-	plan     Plan
-	comm     *coll.Comm
-	bufs     *kit.BufferPool
+	plan Plan
+	comm *coll.Comm
+	bufs *kit.BufferPool
+	// untilEnd frees what a transport may still write into once the run
+	// has ended; nil outside Run.
+	untilEnd *untilEnd
 	llc      int64 // the last-level cache's bytes, read with --cache cold
 	linkGBps float64
 	linkFig  kit.Settled      // the link probe's repetitions, with --link-bw auto

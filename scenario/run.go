@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -62,6 +64,14 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 		return nil, fmt.Errorf("--backend: %w", err)
 	}
 	var rep *Report
+	// Every rank's harness stays reachable until the transport has ended:
+	// its communicators' scratch space is unmapped once they are collected
+	// (coll.Comm), and a receive that failed on its context may be filled
+	// until then (tcp's reader goes on with it until the endpoint closes).
+	var (
+		keptMu sync.Mutex
+		kept   []*scenRank
+	)
 	err = b.Run(ctx, o.config(sc.Ranks), func(ctx context.Context, t backends.Transport) error {
 		if kit.NeedsAgreement(o.Backend, sc.Ranks) {
 			if err := kit.AgreeOn(ctx, t, o.Timeout, scenarioFields(sc, o)); err != nil {
@@ -72,6 +82,9 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 		if err != nil {
 			return fmt.Errorf("scenario %q, world rank %d: %w", sc.Name, t.Rank(), err)
 		}
+		keptMu.Lock()
+		kept = append(kept, r)
+		keptMu.Unlock()
 		res, err := r.run(ctx)
 		if err != nil {
 			return fmt.Errorf("scenario %q, world rank %d: %w", sc.Name, t.Rank(), err)
@@ -81,6 +94,7 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 		}
 		return nil
 	})
+	runtime.KeepAlive(kept)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("interrupted (%v): %w", context.Cause(ctx), err)

@@ -11,11 +11,21 @@
 # on its address space (CAP_KB, default 8000000: 8 GB), so that a command
 # that would eat the machine ends at the cap instead ("killed at cap" or
 # Go's out-of-memory exit). Signals are sent to the hccl-test process itself
-# after the delay the row gives. The table is markdown, on stdout.
+# after the delay the row gives. The tables are markdown, on stdout, one
+# per block of cases; "rows kept" counts the data lines of the row's --csv
+# file after the command (- where it has none that is a regular file) and,
+# where stdout is a file, the table's measured lines there; "trace" says
+# whether stderr held a Go stack trace or runtime error. With KEEP=DIR each
+# row's stderr is kept in DIR/NNN.err and its stdout, where a file, in
+# DIR/NNN.out. PORT (default 29517) and the one above it are the ports of the
+# rows that start two ranks by hand, so that two copies of this script can
+# run at once. ONLY=REGEX runs only the rows whose names match it (the
+# numbers of their KEEP files stay those of the whole script).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 LIMIT=${LIMIT:-90}
+port=${PORT:-29517}
 CAP_KB=${CAP_KB:-8000000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -36,20 +46,60 @@ fi
 cp "$work/a.csv" "$work/in.svg"
 mkfifo "$work/fifo"
 
+# wanted NAME...: whether ONLY (an extended regular expression; unset for
+# every row) picks a row of one of these names.
+wanted() {
+	[ -z "${ONLY:-}" ] && return 0
+	local n
+	for n in "$@"; do
+		[[ $n =~ $ONLY ]] && return 0
+	done
+	return 1
+}
+
+# block TITLE: starts the table of a block of cases.
+block() {
+	printf '\n### %s\n\n' "$*"
+	echo "| case | exit | wall (s) | peak RSS (MiB) | stderr lines | rows kept | trace | first stderr line |"
+	echo "|---|---|---|---|---|---|---|---|"
+}
+
+# csvof ARGS...: the file named by the last --csv in ARGS, if any.
+csvof() {
+	local f= next= a
+	for a in "$@"; do
+		if [ -n "$next" ]; then
+			f=$a next=
+			continue
+		fi
+		case $a in
+		--csv) next=1 ;;
+		--csv=*) f=${a#--csv=} ;;
+		esac
+	done
+	echo "$f"
+}
+
 # row NAME SIGNAL DELAY STDOUT -- ARGS...: runs one command. SIGNAL is "-"
-# for none, or child:SIG for the last rank process it starts; STDOUT is "null", "file", "full", "closed" or "pipe" (a pipe
-# nobody reads).
-# for none; STDOUT is "null", "file", "full", "closed", "pipe" (a pipe
-# nobody reads) or "head" (a pipe closed after 34 lines).
+# for none, SIG for the hccl-test process it starts first, or child:SIG for
+# the last rank process that one starts; STDOUT is "null" (a file only this
+# script reads, for the rows kept), "file", "full",
+# "closed", "pipe" (a pipe nobody reads) or "head" (a pipe closed after 34
+# lines).
+nrow=0
 row() {
 	local name=$1 sig=$2 delay=$3 out=$4
 	shift 5
+	nrow=$((nrow + 1))
+	wanted "$name" || return 0
 	local tf=$work/time.$$
-	rm -f "$tf"
+	rm -f "$tf" "$work/stdout"
+	: >"$work/stdout"
 	(
 		ulimit -v "$CAP_KB"
 		case $out in
-		null) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" >/dev/null 2>"$work/err" ;;
+		# stdout a file nobody reads but this script, which counts its rows.
+		null) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" >"$work/stdout" 2>"$work/err" ;;
 		full) exec /usr/bin/time -o "$tf" -f '%e %M %x' timeout -k 5 "$LIMIT" "$@" >/dev/full 2>"$work/err" ;;
 		# Closed inside the timed command: closed around time itself, the
 		# file time writes would take descriptor 1.
@@ -94,11 +144,26 @@ row() {
 	msg=$(head -c 160 "$work/err" | head -n 1 | tr '|' '/')
 	local lines
 	lines=$(wc -l <"$work/err")
-	printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$code" "$wall" "$((${rss:-0} / 1024))" "$lines" "${msg:-}"
+	local kept=() csv
+	csv=$(csvof "$@")
+	case $csv in /dev/* | /proc/*) csv= ;; esac
+	if [ -n "$csv" ] && [ -f "$csv" ]; then
+		kept+=("csv $(($(grep -c '' "$csv") > 0 ? $(grep -c '' "$csv") - 1 : 0))")
+	fi
+	if [ "$out" = file ] || [ "$out" = null ]; then
+		kept+=("table $(grep -cE '^ +[0-9]+ +[0-9]+ ' "$work/stdout")")
+	fi
+	local trace=no
+	grep -qE '^(goroutine [0-9]+ |panic: |fatal error: |runtime: )' "$work/err" && trace=yes
+	if [ -n "${KEEP:-}" ]; then
+		cp "$work/err" "$KEEP/$(printf %03d $nrow).err"
+		cp "$work/stdout" "$KEEP/$(printf %03d $nrow).out" 2>/dev/null
+	fi
+	local k="${kept[*]:-}"
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$code" "$wall" "$((${rss:-0} / 1024))" "$lines" "${k:--}" "$trace" "${msg:-}"
 }
 
-echo "| case | exit | wall (s) | peak RSS (MiB) | stderr lines | first stderr line |"
-echo "|---|---|---|---|---|---|"
+block "the first sweep (bounded failure)"
 row "512 ranks of 1 KiB" - 0 null -- "$bin" -p 512 -b 1K -e 1K -n 1 -w 0
 row "21 million rows, dry run" - 0 null -- "$bin" -f 1.0002 -b 1 -e 1M --op all -d all -o all -r -1 --dry-run
 row "scenario /dev/zero" - 0 null -- "$bin" scenario /dev/zero
@@ -133,6 +198,7 @@ row "shm with --master" - 0 null -- "$bin" --master 127.0.0.1:29500 -b 1K -e 1K
 row "SIGQUIT at 0.01 s" QUIT 0.01 null -- "$bin" -b 1K -e 1M
 row "GOMAXPROCS=100000, tcp -p 2" - 0 null -- env GOMAXPROCS=100000 "$bin" --backend tcp -p 2 -b 1K -e 1K
 # class 11: figures that follow the host's load
+block "class 11: figures that follow the host's load"
 # $work/hog N CMD...: runs CMD while N busy loops keep the CPUs taken, and
 # exits with CMD's status.
 cat >"$work/hog" <<'HOG'
@@ -154,7 +220,10 @@ row "proc -p 4 64 KiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend p
 row "proc -p 8 1 MiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend proc -p 8 -b 1M -e 1M -n 50 --link-bw 1GB/s
 row "tcp -p 8 1 KiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend tcp -p 8 -b 1K -e 1K -n 200 --link-bw 1GB/s
 row "scenario moe-ep beside a hog of 4" - 0 null -- "$hog" 4 "$bin" scenario examples/moe-ep.json --iters 12
+row "tcp -p 8 1 MiB beside a hog of 4" - 0 null -- "$hog" 4 "$bin" --backend tcp -p 8 -b 1M -e 1M -n 50 --link-bw 1GB/s
+row "scenario dense-tp-dp beside a hog of 4" - 0 null -- "$hog" 4 "$bin" scenario examples/dense-tp-dp.json --iters 12
 # class 1: a stopped rank hangs proc
+block "class 1: a stopped rank hangs proc"
 row "proc -p 4 ring -T 5s, SIGSTOP rank 3 at 2 s" child:STOP 2 null -- "$bin" --backend proc -p 4 -b 1K -e 64M -n 50 --algo ring -T 5s
 row "tcp -p 4 ring -T 5s, SIGSTOP rank 3 at 2 s" child:STOP 2 null -- "$bin" --backend tcp -p 4 -b 1K -e 64M -n 50 --algo ring -T 5s
 row "proc -p 8 -T 3s, SIGSTOP rank 7 at 1.5 s" child:STOP 1.5 null -- "$bin" --backend proc -p 8 -b 1K -e 16M -n 50 -T 3s --link-bw 10GB/s
@@ -164,6 +233,7 @@ row "proc -p 4 -T 3s, SIGSTOP rank 3 at 0.05 s (setting up)" child:STOP 0.05 nul
 row "tcp -p 4 -T 3s, SIGSTOP rank 3 at 0.05 s (setting up)" child:STOP 0.05 null -- "$bin" --backend tcp -p 4 -b 1K -e 64M -n 50 -T 3s
 row "proc -p 4 -T 3s, SIGSTOP rank 3 at 0.4 s (link probe)" child:STOP 0.4 null -- "$bin" --backend proc -p 4 -b 64M -e 256M -n 5 -T 3s
 # class 8: failures told in many lines, or wrongly (rank failures)
+block "class 8: failures told in many lines, or wrongly (rank failures)"
 row "scenario tcp -p 8, SIGINT at 3 s" INT 3 null -- "$bin" scenario --backend tcp -p 8 -n 1000 examples/moe-ep.json
 row "scenario tcp -p 8, SIGKILL rank 7 at 3 s" child:KILL 3 null -- "$bin" scenario --backend tcp -p 8 -n 1000 examples/moe-ep.json
 row "proc -p 4, SIGTERM rank 3 at 2 s" child:TERM 2 null -- "$bin" --backend proc -p 4 -b 1K -e 64M -n 50 --algo ring -T 5s
@@ -171,6 +241,7 @@ row "tcp -p 4, SIGTERM rank 3 at 2 s" child:TERM 2 null -- "$bin" --backend tcp 
 row "scenario proc -p 8, SIGTERM rank 7 at 3 s" child:TERM 3 null -- "$bin" scenario --backend proc -p 8 -n 1000 examples/moe-ep.json
 row "scenario proc -p 8, SIGKILL rank 7 at 3 s" child:KILL 3 null -- "$bin" scenario --backend proc -p 8 -n 1000 examples/moe-ep.json
 # class 2: Limits other than MemAvailable
+block "class 2: Limits other than MemAvailable"
 # A memory cgroup of $1 bytes below this script's own (v2, else v1), removed
 # on exit; its directory on stdout, nothing where none can be made.
 cgroup() {
@@ -219,32 +290,38 @@ row "ulimit -u 12, -p 8 (as nobody)" - 0 null -- prlimit --nproc=12 "${nobody[@]
 row "ulimit -u 40, tcp -p 8 (as nobody)" - 0 null -- prlimit --nproc=40 "${nobody[@]}" "$bin" --backend tcp -p 8 -b 1K -e 1K
 row "ulimit -n 64, tcp -p 32" - 0 null -- prlimit --nofile=64 "$bin" --backend tcp -p 32 -b 1K -e 1M
 row "ulimit -n 64, proc -p 32" - 0 null -- prlimit --nofile=64 "$bin" --backend proc -p 32 -b 1K -e 1M
+# Refused by the Go runtime before main, as docs/bad-input.md says.
+row "GOMEMLIMIT=abc (the runtime's refusal)" - 0 null -- env GOMEMLIMIT=abc "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
 # class 4: Stack traces for sizes the docs allow
+block "class 4: Stack traces for sizes the docs allow"
 row "sim -p 8 -b 64T -e 64T --sim-data=false" - 0 null -- "$bin" --backend sim -p 8 -b 64T -e 64T --sim-data=false
 row "sim -p 8 -b 1024T -e 1024T --sim-data=false" - 0 null -- "$bin" --backend sim -p 8 -b 1024T -e 1024T --sim-data=false -n 2 -w 0
 row "sim -p 4 alltoall 1024T --sim-data=false" - 0 null -- "$bin" --backend sim -p 4 --op alltoall -b 1024T -e 1024T --sim-data=false -n 2 -w 0
 row "sim -p 5 bruck allgather 1024T --retry 1 --sim-data=false" - 0 null -- "$bin" --backend sim -p 5 --op allgather --algo bruck --retry 1 -b 1024T -e 1024T --sim-data=false -n 2 -w 0
 row "sim -p 4 mulsum 512T..1024T --sim-data=false" - 0 null -- "$bin" --backend sim -p 4 -o mulsum -b 512T -e 1024T --sim-data=false -n 2 -w 0
 # class 9: Costs that grow too fast
+block "class 9: Costs that grow too fast"
 # Inputs: a run of -N 0 stopped by SIGINT once its CSV is past 70 MB
 # (25-40 s; at most 300 s on a busy host), 120,000 distinct rows made
 # from a.csv's first, and one row measured 200,000 times in Go benchmark
 # lines.
-"$bin" -p 2 -b 4 -e 64 -f 1.1 -N 0 --csv "$work/n0.csv" --bench "$work/n0.txt" >/dev/null 2>&1 &
-n0=$!
-for _ in $(seq 600); do
-	[ "$(stat -c %s "$work/n0.csv" 2>/dev/null || echo 0)" -gt 70000000 ] && break
-	sleep 0.5
-done
-kill -INT "$n0"
-wait "$n0"
-awk 'NR == 1 { print } NR == 2 { for (i = 1; i <= 120000; i++) { r = $0; sub(/,false,1024,256,/, ",false," 4 * i "," i ",", r); print r } }' \
-	"$work/a.csv" >"$work/rows.csv"
-awk 'BEGIN { for (i = 0; i < 200000; i++) printf "BenchmarkAllReduce/size=1KiB 1 %d ns/op\n", 1000 + i % 977 }' >"$work/many.txt"
-row "compare 120,000 distinct rows" - 0 null -- "$bin" compare "$work/rows.csv" "$work/rows.csv"
-row "plot 120,000 distinct rows" - 0 null -- "$bin" plot -o "$work/rows.svg" "$work/rows.csv"
-awk 'NR == 1 { print } NR == 2 { for (i = 1; i <= 120000; i++) { r = $0; sub(/,false,1024,256,[0-9]+,[0-9.]+,/, ",false," 4 * i "," i ",20," 11 + i * 0.01 ",", r); print r } }' \
-	"$work/a.csv" >"$work/rows-new.csv"
+if wanted "compare 120,000" "plot 120,000" "-N 0 CSV" "-N 0 --bench" "200,000 times"; then
+	"$bin" -p 2 -b 4 -e 64 -f 1.1 -N 0 --csv "$work/n0.csv" --bench "$work/n0.txt" >/dev/null 2>&1 &
+	n0=$!
+	for _ in $(seq 600); do
+		[ "$(stat -c %s "$work/n0.csv" 2>/dev/null || echo 0)" -gt 70000000 ] && break
+		sleep 0.5
+	done
+	kill -INT "$n0"
+	wait "$n0"
+	awk 'NR == 1 { print } NR == 2 { for (i = 1; i <= 120000; i++) { r = $0; sub(/,false,1024,256,/, ",false," 4 * i "," i ",", r); print r } }' \
+		"$work/a.csv" >"$work/rows.csv"
+	awk 'BEGIN { for (i = 0; i < 200000; i++) printf "BenchmarkAllReduce/size=1KiB 1 %d ns/op\n", 1000 + i % 977 }' >"$work/many.txt"
+	row "compare 120,000 distinct rows" - 0 null -- "$bin" compare "$work/rows.csv" "$work/rows.csv"
+	row "plot 120,000 distinct rows" - 0 null -- "$bin" plot -o "$work/rows.svg" "$work/rows.csv"
+	awk 'NR == 1 { print } NR == 2 { for (i = 1; i <= 120000; i++) { r = $0; sub(/,false,1024,256,[0-9]+,[0-9.]+,/, ",false," 4 * i "," i ",20," 11 + i * 0.01 ",", r); print r } }' \
+		"$work/a.csv" >"$work/rows-new.csv"
+fi
 row "compare 120,000 rows, every time changed" - 0 null -- "$bin" compare "$work/rows.csv" "$work/rows-new.csv"
 row "plot 120,000 rows of two files" - 0 null -- "$bin" plot -o "$work/rows2.svg" "$work/rows.csv" "$work/rows-new.csv"
 row "compare -N 0 CSV past 70 MB" - 0 null -- "$bin" compare "$work/n0.csv" "$work/n0.csv"
@@ -252,6 +329,7 @@ row "plot -N 0 CSV past 70 MB" - 0 null -- "$bin" plot -o "$work/n0.png" "$work/
 row "compare -N 0 --bench of that run" - 0 null -- "$bin" compare "$work/n0.txt" "$work/n0.txt"
 row "compare a row measured 200,000 times" - 0 null -- "$bin" compare "$work/many.txt" "$work/many.txt"
 # class 8: Failures told in many lines, or wrongly (CSV columns, long lines)
+block "class 8: Failures told in many lines, or wrongly (CSV columns, long lines)"
 printf 'schema_version,op,size_bytes,time_us,busbw_GBps,' >"$work/one-line.csv"
 truncate -s 50M "$work/one-line.csv"
 head -c 50M /dev/zero | tr '\0' x >"$work/one-line.txt"
@@ -262,6 +340,7 @@ row "compare 50 MB one-line CSV" - 0 null -- "$bin" compare "$work/one-line.csv"
 row "plot 50 MB one-line CSV" - 0 null -- "$bin" plot -o "$work/l.png" "$work/one-line.csv"
 row "compare 50 MB one line of x" - 0 null -- "$bin" compare "$work/one-line.txt" "$work/a.csv"
 # class 5: Bad input answered with 1
+block "class 5: Bad input answered with 1"
 row "PMI_FD=abc (MPICH rank, tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 PMI_FD=abc "$bin" --backend tcp -b 1K -e 1K
 row "Open MPI session dir /nonexistent (tcp)" - 0 null -- env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=7 OMPI_MCA_orte_jobfam_session_dir=/nonexistent "$bin" --backend tcp -b 1K -e 1K
 row "MASTER_ADDR='bad host!' (torchrun rank 1, tcp)" - 0 null -- env RANK=1 WORLD_SIZE=2 "MASTER_ADDR=bad host!" MASTER_PORT=29500 HCCL_TEST_SECRET=s "$bin" --backend tcp -b 1K -e 1K --connect-timeout 5s
@@ -279,9 +358,10 @@ if command -v mpirun.openmpi >/dev/null; then
 	row "mpirun -np 2: rank 0 proc, rank 1 tcp" - 0 null -- mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then exec "$0" --backend proc $1; else exec "$0" --backend tcp $1; fi' "$bin" "$mixed"
 	row "mpirun -np 3: ranks 0-1 proc, rank 2 tcp" - 0 null -- mpirun.openmpi --allow-run-as-root --oversubscribe -np 3 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then exec "$0" --backend tcp $1; else exec "$0" --backend proc $1; fi' "$bin" "$mixed"
 fi
-row "torchrun variables: rank 0 tcp, rank 1 proc" - 0 null -- sh -c 'RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 HCCL_TEST_SECRET=s "$0" --backend proc $1 & RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 HCCL_TEST_SECRET=s "$0" --backend tcp $1; s=$?; wait; exit $s' "$bin" "$mixed"
-row "HCCL_TEST_* variables: rank 0 proc, rank 1 tcp" - 0 null -- sh -c 'HCCL_TEST_RANK=1 HCCL_TEST_WORLD_SIZE=2 HCCL_TEST_MASTER=127.0.0.1:29518 HCCL_TEST_SECRET=s "$0" --backend tcp $1 & HCCL_TEST_RANK=0 HCCL_TEST_WORLD_SIZE=2 HCCL_TEST_MASTER=127.0.0.1:29518 HCCL_TEST_SECRET=s "$0" --backend proc $1; s=$?; wait; exit $s' "$bin" "$mixed"
+row "torchrun variables: rank 0 tcp, rank 1 proc" - 0 null -- sh -c 'RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$2 HCCL_TEST_SECRET=s "$0" --backend proc $1 & RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$2 HCCL_TEST_SECRET=s "$0" --backend tcp $1; s=$?; wait; exit $s' "$bin" "$mixed" "$port"
+row "HCCL_TEST_* variables: rank 0 proc, rank 1 tcp" - 0 null -- sh -c 'HCCL_TEST_RANK=1 HCCL_TEST_WORLD_SIZE=2 HCCL_TEST_MASTER=127.0.0.1:$2 HCCL_TEST_SECRET=s "$0" --backend tcp $1 & HCCL_TEST_RANK=0 HCCL_TEST_WORLD_SIZE=2 HCCL_TEST_MASTER=127.0.0.1:$2 HCCL_TEST_SECRET=s "$0" --backend proc $1; s=$?; wait; exit $s' "$bin" "$mixed" $((port + 1))
 # class 6: Bad input accepted
+block "class 6: Bad input accepted"
 row "HCCL_TEST_KERNELS=portabel" - 0 null -- env HCCL_TEST_KERNELS=portabel "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
 row "compare --alpha 0" - 0 null -- "$bin" compare --alpha 0 "$work/a.csv" "$work/a.csv"
 row "RANK=1 without WORLD_SIZE, tcp -p 2" - 0 null -- env RANK=1 "$bin" --backend tcp -p 2 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
@@ -300,6 +380,7 @@ row "HCCL_TEST_SPIN=fast on sim" - 0 null -- env HCCL_TEST_SPIN=fast "$bin" --ba
 row "HCCL_TEST_MPI_COLL=blockng on shm" - 0 null -- env HCCL_TEST_MPI_COLL=blockng "$bin" -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
 row "HCCL_TEST_MPI_COLL=1 on tcp -p 2" - 0 null -- env HCCL_TEST_MPI_COLL=1 "$bin" --backend tcp -p 2 -b 1K -e 1K -n 1 -w 0 --link-bw 10GB/s
 # class 8: Failures told wrongly (launcher variables, a file's type)
+block "class 8: Failures told wrongly (launcher variables, a file's type)"
 mkdir -p -m 700 "$work/tmp" "$work/tmp/hccl-test-$(id -u)"
 mkfifo "$work/tmp/hccl-test-$(id -u)/hccl-test-slurm-77.0"
 mkdir "$work/tmp/hccl-test-$(id -u)/hccl-test-slurm-78.0"
@@ -310,6 +391,7 @@ row "MPI_LOCALNRANKS=two (tcp)" - 0 null -- env PMI_RANK=0 PMI_SIZE=2 MPI_LOCALN
 row "srun on 2 nodes without a node list (tcp)" - 0 null -- env SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_JOB_ID=3 SLURM_STEP_ID=0 SLURM_NNODES=2 "$bin" --backend tcp -b 1K -e 1K
 row "rendezvous file a directory (srun task 1, tcp)" - 0 null -- env TMPDIR="$work/tmp" SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_JOB_ID=78 SLURM_STEP_ID=0 SLURM_NNODES=1 "$bin" --backend tcp -b 1K -e 1K --connect-timeout 3s
 # issue 36 item 2: program names
+block "issue 36 item 2: program names"
 mkdir -p "$work/names" "$work/made" "$work/taken"
 for n in all_reduce_perf all_gather_test foo_perf hypercube_perf alltoallvc_test my-bench; do ln -sf "$bin" "$work/names/$n"; done
 touch "$work/taken/all_reduce_perf"
@@ -322,6 +404,7 @@ row "my-bench -p 2 -b 1K -e 1K -n 2 (a link)" - 0 null -- "$work/names/my-bench"
 row "links DIR" - 0 null -- "$bin" links "$work/made"
 row "links DIR (a file of a program's name)" - 0 null -- "$bin" links "$work/taken"
 # issue 36 item 7: smaller things each user hit
+block "issue 36 item 7: smaller things each user hit"
 row "--backend mpi (default build)" - 0 null -- "$bin" --backend mpi -p 2
 row "--backend mpi --algo native (default build)" - 0 null -- "$bin" --backend mpi --algo native
 row "scenario --backend mpi (default build)" - 0 null -- "$bin" scenario --backend mpi examples/dense-tp-dp.json
@@ -383,12 +466,14 @@ row "predict: 65536 ranks, 1K..1G" - 0 null -- "$bin" predict --model predict/te
 row "predict: --csv /dev/full" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 --csv /dev/full
 row "predict: --export nccl-tuner -o FIFO nobody reads" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=4,per-server=4 --export nccl-tuner -o "$work/fifo"
 # issue 37 part 4: the simulator at cluster scale
+block "issue 37 part 4: the simulator at cluster scale"
 row "sim -p 2048, 1 KiB allreduce, checked" - 0 null -- "$bin" --backend sim -p 2048 -b 1K -e 1K -n 2 -w 1
 row "sim -p 16384 --sim-data=false, 1 KiB rhd" - 0 null -- "$bin" --backend sim --sim-data=false -p 16384 --topology per-server=8 --algo rhd -b 1K -e 1K -n 2 -w 1
 row "sim -p 70000" - 0 null -- "$bin" --backend sim --sim-data=false -p 70000 -b 1K -e 1K
 row "shm -p 5000" - 0 null -- "$bin" -p 5000 -b 1K -e 1K
 row "sim -p 4096, 1 KiB allgather, checked" - 0 null -- "$bin" --backend sim -p 4096 --op allgather -b 1K -e 1K -n 1 -w 0
 # issue 36 item 3: nccl-tests 2.19 (-T 0, NCCL_TESTS_MIN_BW, NCCL_TESTS_SPLIT and _MASK, -J with -I)
+block "issue 36 item 3: nccl-tests 2.19 (-T 0, NCCL_TESTS_MIN_BW, NCCL_TESTS_SPLIT and _MASK, -J with -I)"
 row "-T 0" - 0 null -- "$bin" -T 0 -p 2 -b 1K -e 64K
 row "NCCL_TESTS_MIN_BW above the average" - 0 null -- env NCCL_TESTS_MIN_BW=1000000 "$bin" -p 2 -b 1K -e 64K
 row "NCCL_TESTS_MIN_BW below the average" - 0 null -- env NCCL_TESTS_MIN_BW=0.000001 "$bin" -p 2 -b 1K -e 64K
@@ -460,29 +545,35 @@ ln -sf /dev/full "$work/full.png"
 row "plot -o into /dev/full (prefix once)" - 0 null -- "$bin" plot -o "$work/full.png" "$work/a.csv"
 
 # class 3: rows lost on the way out
+block "class 3: rows lost on the way out"
 row "--csv --json | head -34" - 0 head -- "$bin" -b 1K -e 64M --csv "$work/h.csv" --json "$work/h.json"
 row "--csv /dev/full -b 1K -e 1M" - 0 file -- "$bin" -b 1K -e 1M --csv /dev/full
-row "SIGHUP at 1 s (shm -e 256M)" HUP 1 null -- "$bin" -b 1K -e 256M --csv "$work/hup.csv"
+row "SIGHUP at 3 s (shm, rows flowing)" HUP 3 null -- "$bin" -b 1K -e 4M -n 500 --link-bw 10GB/s --algo ring --csv "$work/hup.csv"
 row "sim -p 8 -e 128M, SIGINT at 2 s" INT 2 null -- "$bin" --backend sim -p 8 -b 1K -e 128M --csv "$work/sim.csv"
-row "SIGPIPE at 1 s (tcp -p 2)" PIPE 1 null -- "$bin" --backend tcp -p 2 -b 1K -e 64M --csv "$work/pipe.csv"
+row "SIGPIPE at 3 s (tcp -p 2, rows flowing)" PIPE 3 null -- "$bin" --backend tcp -p 2 -b 1K -e 64M --link-bw 10GB/s --algo ring --csv "$work/pipe.csv"
 row "-N 0 | head -34, SIGTERM never needed" - 0 head -- "$bin" -N 0 -b 1K -e 64K --csv "$work/n0.csv"
 row "stdout /dev/full with --csv" - 0 full -- "$bin" -b 1K -e 1M --csv "$work/full.csv"
+row "proc -p 4 --csv --json, SIGTERM at 3 s (rows flowing)" TERM 3 null -- "$bin" --backend proc -p 4 -b 1K -e 4M -n 500 --link-bw 10GB/s --algo ring --csv "$work/term.csv" --json "$work/term.json"
+row "--json /dev/full beside --csv" - 0 null -- "$bin" -b 1K -e 1M --csv "$work/jfull.csv" --json /dev/full
 
 # class 7: outputs that collide
+block "class 7: outputs that collide"
 row "--csv FILE 2> FILE" - 0 null -- "$bin" -b 1K -e 1K --csv "$work/err"
 row "--json /dev/stderr, stderr a file" - 0 null -- "$bin" -b 1K -e 1K --json /dev/stderr
 ln -sf err "$work/errlink"
 row "--bench a link to stderr's file" - 0 null -- "$bin" -b 1K -e 1K --bench "$work/errlink"
 row "--csv /proc/self/fd/2" - 0 null -- "$bin" -b 1K -e 1K --csv /proc/self/fd/2
-"$bin" -b 1K -e 64M -n 200 --csv "$work/held.csv" >/dev/null 2>&1 &
-held=$!
-sleep 1
+if wanted "a second run"; then
+	"$bin" -b 1K -e 64M -n 200 --csv "$work/held.csv" >/dev/null 2>&1 &
+	held=$!
+	sleep 1
+fi
 row "a second run on one --csv" - 0 null -- "$bin" -b 1K -e 1K --csv "$work/held.csv"
 row "a second run, its --json on the first's --csv" - 0 null -- "$bin" -b 1K -e 1K --json "$work/./held.csv"
-kill "$held" 2>/dev/null
-wait "$held" 2>/dev/null
+[ -n "${held:-}" ] && kill "$held" 2>/dev/null && wait "$held" 2>/dev/null
 
 # class 9: an output FIFO without a reader
+block "class 9: an output FIFO without a reader"
 row "--csv FIFO nobody reads, no signal" - 0 null -- "$bin" -b 1K -e 4K --csv "$work/fifo"
 
 # issue 38: isolate
