@@ -122,8 +122,10 @@ func TestProbeMinTime(t *testing.T) {
 		return err
 	})
 	work := time.Duration(rec.TimeUS * float64(rec.Iters) * float64(time.Microsecond))
-	if rec.Iters <= 3 || work < probeMinTime*99/100 {
-		t.Errorf("probe of 8 bytes: %d iterations, %v of work; want more than 3, at least %v", rec.Iters, work, probeMinTime)
+	// The promise is the work: on a loaded host the 3 estimating
+	// iterations alone may fill it, so no more is asked of the count.
+	if rec.Iters < 3 || work < probeMinTime*99/100 {
+		t.Errorf("probe of 8 bytes: %d iterations, %v of work; want 3 or more, at least %v", rec.Iters, work, probeMinTime)
 	}
 }
 

@@ -37,7 +37,10 @@ func TestRlimitsRefused(t *testing.T) {
 		code   int
 		want   string
 	}{
-		{"ulimit -v 8000000", "--as=8192000000", false, []string{"-p", "8", "-b", "1K", "-e", "256M"}, exitUsage, "RLIMIT_AS"},
+		// 2 GB and 64M: a run refused for its address space even where
+		// other work holds most of the memory (at 8 GB and 256M the memory
+		// guard's "available" refused it first on a loaded host).
+		{"ulimit -v 2000000", "--as=2000000000", false, []string{"-p", "8", "-b", "1K", "-e", "64M"}, exitUsage, "RLIMIT_AS"},
 		{"ulimit -v, a run that fits", "--as=8192000000", false, []string{"-p", "2", "-b", "1K", "-e", "1M", "-n", "2", "-w", "0"}, exitOK, ""},
 		{"ulimit -n 64, tcp -p 32", "--nofile=64", false, []string{"--backend", "tcp", "-p", "32", "-b", "1K", "-e", "1K"}, exitUsage, "RLIMIT_NOFILE"},
 		{"ulimit -n 64, proc -p 32", "--nofile=64", false, []string{"--backend", "proc", "-p", "32", "-b", "1K", "-e", "1K"}, exitUsage, "RLIMIT_NOFILE"},
@@ -139,7 +142,8 @@ func memoryCgroup(t *testing.T, limit int64) (dir, file string) {
 	return "", ""
 }
 
-// nobody returns the attributes that run a child as the user nobody, with
+// nobody returns the attributes that run a child as a user of its own (a
+// uid no account has, in nobody's group), with
 // bin's directory opened to it, or nil when this process is not root.
 func nobody(t *testing.T, bin string) *syscall.SysProcAttr {
 	if os.Getuid() != 0 {
@@ -150,7 +154,12 @@ func nobody(t *testing.T, bin string) *syscall.SysProcAttr {
 			return nil
 		}
 	}
-	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	// A uid no account and no other process has (nobody's is shared with
+	// the other packages' tests that drop root, whose processes counted
+	// against RLIMIT_NPROC and made the Go runtime fail to start a thread
+	// in a loaded suite run): the limit counts this run's threads alone.
+	uid := uint32(60000 + os.Getpid()%5000)
+	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: 65534}}
 }
 
 // runCmd runs cmd and returns its exit code and stderr. A command still
