@@ -1,0 +1,82 @@
+package predict
+
+import (
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/montanaflynn/stats"
+
+	"github.com/hccl-test/hccl-test/clustermodel"
+	"github.com/hccl-test/hccl-test/coll"
+)
+
+// TestPredictPublicScales fits one public cluster's 2-server log
+// (testdata/nt309) and predicts its 4- and 8-server runs, which the fit
+// never saw: busbw of out-of-place rows of 32 MiB and more. The errors
+// pinned are the ones measured when this was written (docs/predict.md),
+// with a little room; a change to the fit or the cost model that makes
+// prediction of real clusters worse fails here.
+//
+// The default 2-server run is NCCL's NVLS tree, "an aberration" of two
+// servers by the maintainers' word in that thread, which runs above the
+// network's rate: fitted on it, 8 servers are over-predicted by a quarter.
+// Fitted on the same cluster's 2-server run with NCCL_ALGO=Ring, which the
+// maintainers recommend as the fabric's figure, the prediction holds.
+func TestPredictPublicScales(t *testing.T) {
+	tests := []struct {
+		fit, measured string
+		servers       int
+		median, worst float64 // percent, at most
+	}{
+		{"gj-aion_all_reduce_perf_2nodes_ring_min_ctas24.log", "gj-aion_all_reduce_perf_4nodes.log", 4, 5, 12},
+		{"gj-aion_all_reduce_perf_2nodes_ring_min_ctas24.log", "gj-aion_all_reduce_perf_8nodes.log", 8, 8, 16},
+		{"gj-aion_all_reduce_perf_2nodes.log", "gj-aion_all_reduce_perf_8nodes.log", 8, 30, 45},
+		{"qoofyk_all_reduce_perf_2nodes.log", "qoofyk_all_reduce_perf_4nodes.log", 4, 45, 75},
+	}
+	for _, tc := range tests {
+		t.Run(tc.fit+" to "+tc.measured, func(t *testing.T) {
+			f, err := ReadFile(filepath.Join("testdata/nt309", tc.fit), "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fit, err := FitFiles([]*File{f}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := ReadFile(filepath.Join("testdata/nt309", tc.measured), "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			measured := map[int64]float64{}
+			for _, s := range m.Samples { // out-of-place first, then in-place, per size
+				if _, seen := measured[s.Bytes]; !seen && s.Bytes >= 32<<20 {
+					measured[s.Bytes] = s.BusBW()
+				}
+			}
+			if w := m.Samples[0].World; w != (clustermodel.World{Servers: tc.servers, PerServer: 8}) {
+				t.Fatalf("measured log's world %v, want %d x 8", w, tc.servers)
+			}
+			sizes := make([]int64, 0, len(measured))
+			for b := range measured {
+				sizes = append(sizes, b)
+			}
+			slices.Sort(sizes)
+			rows, err := Predict(fit.Model, Query{World: clustermodel.World{Servers: tc.servers, PerServer: 8}, Ops: []coll.Op{coll.AllReduce}, Sizes: sizes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var errs []float64
+			for _, r := range rows {
+				errs = append(errs, 100*math.Abs(r.BusBW-measured[r.Bytes])/measured[r.Bytes])
+			}
+			med, _ := stats.Median(errs)
+			worst := slices.Max(errs)
+			t.Logf("%d sizes: median %.1f%%, worst %.1f%%", len(errs), med, worst)
+			if len(errs) < 8 || med > tc.median || worst > tc.worst {
+				t.Errorf("%d sizes: busbw median error %.1f%%, worst %.1f%%; measured when written: at most %.0f%% and %.0f%%", len(errs), med, worst, tc.median, tc.worst)
+			}
+		})
+	}
+}
