@@ -190,6 +190,7 @@ type shmEndpoint interface {
 	backends.CallTagger
 	backends.Recoverer
 	backends.LinkDropper
+	backends.Releaser
 }
 
 // wrap returns t, a rank's shm endpoint, running in virtual time on f.
@@ -220,6 +221,10 @@ type endpoint struct {
 	// issue is the earliest time the rank's next message can start: a
 	// gap after the one before.
 	issue time.Duration
+	// freeSends and freeRecvs are requests released for reuse
+	// (backends.Releaser), used by the rank's goroutine alone.
+	freeSends []*sendReq
+	freeRecvs []*recvReq
 }
 
 // Close implements backends.Transport.
