@@ -348,9 +348,10 @@ func straggler(busy []float64, total float64) (rank int, skew float64) {
 }
 
 // ctl is the rank's control channel (kit.Ctl): the world's Comm, each call
-// under the op timeout, quiet (no fault, and payload on).
+// under the op timeout, quiet (no fault, and payload on); in memory where
+// the world's ranks all run in this process and meet there (sim).
 func (r *rankRunner) ctl() kit.Ctl {
-	return kit.Ctl{Comm: r.comm, Timeout: r.plan.Timeout, Quiet: r.quiet}
+	return kit.Ctl{Comm: r.comm, Timeout: r.plan.Timeout, Quiet: r.quiet, Shared: kit.SharedOf(r.comm)}
 }
 
 // barrier synchronises the ranks under the op timeout; in virtual time it

@@ -3,7 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
@@ -50,4 +53,43 @@ func simScalePlan(op coll.Op, n int) Plan {
 	p.LinkGBps, p.LinkSource = sim.DefaultLinkModel.IntraGBps, "given" // as the command sets it on sim
 	p.Topology = Topology{PerServer: 8}
 	return p
+}
+
+// BenchmarkSimScale16k is the simulator's scale target: 16384 simulated
+// ranks of one server sweep allreduce over 11 sizes, 1 KiB to 1 GiB by 4,
+// without payload, as
+//
+//	hccl-test --backend sim --sim-data=false -p 16384 -b 1K -e 1G -f 4 -n 2 -w 1
+//
+// runs it (and, for a profile on a small machine, 2048 ranks). Besides
+// the time per sweep it reports the Go runtime's memory from the system
+// (MemStats Sys and HeapSys, in MB) after the sweeps and the process's
+// peak resident set (getrusage's maxrss, in MB): the peak of the whole
+// test binary, so run one sub-benchmark per process to read it for that
+// one (-bench 'SimScale16k/ranks=16384$').
+func BenchmarkSimScale16k(b *testing.B) {
+	for _, n := range []int{2048, 16384} {
+		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) {
+			p := simScalePlan(coll.AllReduce, n)
+			p.Topology = Topology{}
+			p.Timeout = 30 * time.Minute // a loaded machine is slow, not wrong
+			for b.Loop() {
+				var c capture
+				if _, err := Run(context.Background(), p, &c); err != nil {
+					b.Fatal(err)
+				}
+				if len(c.records) != 11 {
+					b.Fatalf("%d rows, want 11", len(c.records))
+				}
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			b.ReportMetric(float64(ms.Sys)/1e6, "sys-MB")
+			b.ReportMetric(float64(ms.HeapSys)/1e6, "heapsys-MB")
+			var ru syscall.Rusage
+			if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+				b.ReportMetric(float64(ru.Maxrss)/1e3, "maxrss-MB") // kilobytes on Linux
+			}
+		})
+	}
 }

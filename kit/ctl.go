@@ -3,9 +3,12 @@ package kit
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"slices"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 )
@@ -22,6 +25,30 @@ type Ctl struct {
 	// Quiet, when set, is called before each call and its result after
 	// it: it turns off what must not act on the harness's own calls.
 	Quiet func() (restore func())
+	// Shared, when set, serves the calls in memory instead of as
+	// collectives on Comm (backends.Rendezvous: sim, whose ranks all
+	// run in this process): no message, no virtual time, and a sweep of
+	// thousands of simulated ranks does not spend its time on its own
+	// barriers. It must span Comm's ranks, numbered as Comm numbers
+	// them: set it only on the world's Comm (SharedOf).
+	Shared backends.Rendezvous
+}
+
+// SharedOf returns what serves a control channel on the world's Comm in
+// memory, nil when its transport (or one it wraps) has no rendezvous.
+func SharedOf(world *coll.Comm) backends.Rendezvous {
+	if s, ok := backends.RendezvousOf(world.Transport()); ok {
+		return s
+	}
+	return nil
+}
+
+// meet is a call served by c.Shared within c.Timeout: every rank's v met
+// in memory and combined once.
+func (c Ctl) meet(ctx context.Context, v []float64, combine func(all [][]float64) ([]float64, error)) ([]float64, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	return c.Shared.Meet(ctx, v, combine)
 }
 
 func (c Ctl) run(ctx context.Context, a *coll.Args) error {
@@ -38,11 +65,24 @@ func (c Ctl) run(ctx context.Context, a *coll.Args) error {
 }
 
 // Barrier synchronises the ranks.
-func (c Ctl) Barrier(ctx context.Context) error { return c.run(ctx, nil) }
+func (c Ctl) Barrier(ctx context.Context) error {
+	if c.Shared != nil {
+		_, err := c.meet(ctx, nil, func([][]float64) ([]float64, error) { return nil, nil })
+		return err
+	}
+	return c.run(ctx, nil)
+}
 
 // GatherFloats gathers every rank's vector (all of the same length) at rank
 // 0, rank-major; other ranks get nil.
 func (c Ctl) GatherFloats(ctx context.Context, v []float64) ([]float64, error) {
+	if c.Shared != nil {
+		all, err := c.meet(ctx, v, gatherAll)
+		if err != nil || c.Comm.Rank() != 0 {
+			return nil, err
+		}
+		return all, nil // made for this call, and read by rank 0 alone
+	}
 	send := make([]byte, 8*len(v))
 	putFloats(send, v)
 	var recv []byte
@@ -62,6 +102,15 @@ func (c Ctl) GatherFloats(ctx context.Context, v []float64) ([]float64, error) {
 
 // BroadcastFloats sends rank 0's v to every rank.
 func (c Ctl) BroadcastFloats(ctx context.Context, v []float64) ([]float64, error) {
+	if c.Shared != nil {
+		out, err := c.meet(ctx, v, func(all [][]float64) ([]float64, error) {
+			if err := sameLengths(all); err != nil {
+				return nil, err
+			}
+			return all[0], nil
+		})
+		return slices.Clone(out), err
+	}
 	buf := make([]byte, 8*len(v))
 	putFloats(buf, v)
 	if err := c.run(ctx, &coll.Args{
@@ -75,6 +124,10 @@ func (c Ctl) BroadcastFloats(ctx context.Context, v []float64) ([]float64, error
 // AllReduceFloats combines every rank's v element by element with op and
 // returns the result, the same on every rank.
 func (c Ctl) AllReduceFloats(ctx context.Context, op dtype.ReduceOp, v []float64) ([]float64, error) {
+	if c.Shared != nil {
+		out, err := c.meet(ctx, v, func(all [][]float64) ([]float64, error) { return reduceAll(op, all) })
+		return slices.Clone(out), err
+	}
 	send := make([]byte, 8*len(v))
 	putFloats(send, v)
 	recv := make([]byte, len(send))
@@ -100,4 +153,52 @@ func getFloats(buf []byte) []float64 {
 		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
 	}
 	return out
+}
+
+// sameLengths checks that every rank gave as many values as rank 0.
+func sameLengths(all [][]float64) error {
+	for r, v := range all {
+		if len(v) != len(all[0]) {
+			return fmt.Errorf("harness call in memory: rank %d gave %d values, rank 0 %d", r, len(v), len(all[0]))
+		}
+	}
+	return nil
+}
+
+// gatherAll is every rank's values, rank-major.
+func gatherAll(all [][]float64) ([]float64, error) {
+	if err := sameLengths(all); err != nil {
+		return nil, err
+	}
+	out := make([]float64, 0, len(all)*len(all[0]))
+	for _, v := range all {
+		out = append(out, v...)
+	}
+	return out, nil
+}
+
+// reduceAll combines every rank's values element by element with op, in
+// rank order, with the reduction the collective applies to fp64 (an avg
+// divides the sum by the ranks).
+func reduceAll(op dtype.ReduceOp, all [][]float64) ([]float64, error) {
+	if err := sameLengths(all); err != nil {
+		return nil, err
+	}
+	if op == dtype.MulSum {
+		return nil, fmt.Errorf("harness call in memory: %v is no reduction of the harness's figures", op)
+	}
+	acc := make([]byte, 8*len(all[0]))
+	putFloats(acc, all[0])
+	if len(all) > 1 {
+		red := dtype.Reducer(dtype.FP64, op)
+		b := make([]byte, len(acc))
+		for _, v := range all[1:] {
+			putFloats(b, v)
+			red(acc, acc, b)
+		}
+	}
+	if op == dtype.Avg {
+		dtype.DivideBy(dtype.FP64, acc, len(all))
+	}
+	return getFloats(acc), nil
 }

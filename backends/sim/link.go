@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/freelist"
 )
 
 // pair holds the timings of the messages of one ordered pair of ranks that
@@ -18,20 +19,41 @@ type pair struct {
 	mu sync.Mutex // guards the fields below
 	// sent and recvd are the next numbers to hand out.
 	sent, recvd uint64
-	// at holds the timings of posted sends by number, each dropped when
-	// its receive completes.
-	at map[uint64]timing
+	// at holds the timings of posted sends from number base on, in
+	// order, from index head: a queue, as receives mostly complete in
+	// order, each slot freed when its receive completes (a map, with an
+	// entry made and deleted per message, cost the simulator's messages
+	// a tenth of their time).
+	at   []slot
+	head int
+	base uint64
+}
+
+// slot is the timing of one posted send, and whether its receive has
+// taken it.
+type slot struct {
+	t     timing
+	taken bool
 }
 
 // newPair returns the pair of two ranks that have not exchanged a
 // message yet.
-func newPair() *pair { return &pair{at: map[uint64]timing{}} }
+func newPair() *pair { return &pair{} }
 
 // post records the timing of the next send.
 func (p *pair) post(t timing) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.at[p.sent] = t
+	if p.head == len(p.at) {
+		// Every slot was taken: start over at the front.
+		p.at, p.base, p.head = p.at[:0], p.sent, 0
+	} else if p.head > 0 && p.head >= len(p.at)/2 && len(p.at) == cap(p.at) {
+		// Half the slots are taken: move the rest down rather than grow.
+		n := copy(p.at, p.at[p.head:])
+		clear(p.at[n:])
+		p.at, p.base, p.head = p.at[:n], p.base+uint64(p.head), 0
+	}
+	p.at = append(p.at, slot{t: t})
 	p.sent++
 }
 
@@ -43,12 +65,23 @@ func (p *pair) next() uint64 {
 	return p.recvd - 1
 }
 
-// take removes and returns the timing of send k.
+// take removes and returns the timing of send k; the zero timing if send
+// k was never posted (its receive failed first).
 func (p *pair) take(k uint64) timing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	t := p.at[k]
-	delete(p.at, k)
+	if k < p.base {
+		return timing{}
+	}
+	i := int(k - p.base)
+	if i < p.head || i >= len(p.at) || p.at[i].taken {
+		return timing{}
+	}
+	t := p.at[i].t
+	p.at[i] = slot{taken: true}
+	for p.head < len(p.at) && p.at[p.head].taken {
+		p.head++
+	}
 	return t
 }
 
@@ -58,6 +91,7 @@ func (p *pair) reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clear(p.at)
+	p.at, p.head, p.base = p.at[:0], 0, 0
 	p.sent, p.recvd = 0, 0
 }
 
@@ -93,7 +127,12 @@ func (e *endpoint) SendHeld(peer int, buf []byte, hold time.Duration) backends.R
 		at = e.book(peer, len(buf), max(hold, 0))
 	}
 	e.pairs.Out(peer).post(at) // before shm can match it
-	return &sendReq{shmRequest: e.shmEndpoint.Send(peer, buf).(shmRequest), e: e, left: at.left, pull: at.pull}
+	s := freelist.Pop(&e.freeSends)
+	if s == nil {
+		s = &sendReq{e: e}
+	}
+	s.shmRequest, s.left, s.pull = e.shmEndpoint.Send(peer, buf).(shmRequest), at.left, at.pull
+	return s
 }
 
 // Wait blocks until the receiver has taken the data, then advances the
@@ -141,7 +180,42 @@ func (e *endpoint) RecvReduce(peer int, dst, acc []byte, reduce dtype.ReduceFunc
 // recv numbers r, a receive from peer that shm posted.
 func (e *endpoint) recv(peer int, r backends.Request, reduce time.Duration) backends.Request {
 	p := e.pairs.In(peer)
-	return &recvReq{shmRequest: r.(shmRequest), e: e, p: p, k: p.next(), reduce: reduce}
+	q := freelist.Pop(&e.freeRecvs)
+	if q == nil {
+		q = &recvReq{e: e}
+	}
+	q.shmRequest, q.p, q.k, q.reduce, q.done = r.(shmRequest), p, p.next(), reduce, false
+	return q
+}
+
+// poolCap is how many free requests of each kind an endpoint keeps, as
+// shm's endpoints do: more than any algorithm waits on at once.
+const poolCap = 64
+
+// Release implements backends.Releaser: shm takes back its request, and
+// sim's around it is kept for the rank's next message. The caller is done
+// with the request (it waited on it, once); nothing else holds sim's.
+func (e *endpoint) Release(req backends.Request) {
+	switch r := req.(type) {
+	case *sendReq:
+		if r.e != e || r.shmRequest == nil {
+			return
+		}
+		e.shmEndpoint.Release(r.shmRequest)
+		r.shmRequest, r.pull = nil, nil
+		if len(e.freeSends) < poolCap {
+			e.freeSends = append(e.freeSends, r)
+		}
+	case *recvReq:
+		if r.e != e || r.shmRequest == nil || !r.done {
+			return
+		}
+		e.shmEndpoint.Release(r.shmRequest)
+		r.shmRequest, r.p = nil, nil
+		if len(e.freeRecvs) < poolCap {
+			e.freeRecvs = append(e.freeRecvs, r)
+		}
+	}
 }
 
 // Wait completes the receive in shm, then advances the receiver's clock to

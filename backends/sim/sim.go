@@ -39,6 +39,10 @@
 // (backends.LinkHolder): the port is busy that much longer, as on a
 // slower link, and the rank goes on.
 //
+// The harness's own calls (kit.Ctl: its barrier, gathering and combining)
+// meet in memory (backends.Rendezvous, meet.go), not as messages: they
+// take no virtual time and cost one pass over the ranks.
+//
 // Not modelled: the harness's bookkeeping takes no virtual time;
 // contention at the receiver (many senders into one rank arrive in
 // parallel, each at its own link's speed) and any topology beyond two
@@ -155,6 +159,8 @@ type fabric struct {
 	// pair of ranks that exchanged messages, made when first used (most
 	// algorithms use few of the n^2 pairs).
 	pairs *pairtab.Table[pair]
+	// meet is where the ranks meet for the harness's own calls.
+	meet *meeting
 }
 
 // newFabric returns the fabric of a world of size ranks on links.
@@ -165,7 +171,7 @@ func newFabric(size int, links LinkModel) (*fabric, error) {
 	if err := links.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	return &fabric{size: size, links: links.WithDefaults(), pairs: pairtab.New(size, newPair)}, nil
+	return &fabric{size: size, links: links.WithDefaults(), pairs: pairtab.New(size, newPair), meet: newMeeting(size)}, nil
 }
 
 // server returns the server rank r sits on.
@@ -184,6 +190,7 @@ type shmEndpoint interface {
 	backends.CallTagger
 	backends.Recoverer
 	backends.LinkDropper
+	backends.Releaser
 }
 
 // wrap returns t, a rank's shm endpoint, running in virtual time on f.
@@ -214,10 +221,17 @@ type endpoint struct {
 	// issue is the earliest time the rank's next message can start: a
 	// gap after the one before.
 	issue time.Duration
+	// freeSends and freeRecvs are requests released for reuse
+	// (backends.Releaser), used by the rank's goroutine alone.
+	freeSends []*sendReq
+	freeRecvs []*recvReq
 }
 
 // Close implements backends.Transport.
 func (e *endpoint) Close() error {
+	if !e.closed {
+		e.f.meet.leave(e.rank)
+	}
 	e.closed = true
 	return e.shmEndpoint.Close()
 }
