@@ -44,8 +44,7 @@ func hangReport(err error) error {
 			continue
 		}
 		calls = append(calls, ce)
-		if errors.Is(ce, backends.ErrTimeout) &&
-			(timedOut == nil || errors.Is(ce, inject.ErrInjected) && !errors.Is(timedOut, inject.ErrInjected)) {
+		if errors.Is(ce, backends.ErrTimeout) && (timedOut == nil || faultScore(ce) > faultScore(timedOut)) {
 			timedOut, timedOutErr = ce, p // an injected fault's own error first
 		}
 	}
@@ -104,6 +103,20 @@ func hangReport(err error) error {
 		report += "; " + n
 	}
 	return fmt.Errorf("%w; %s", first, report)
+}
+
+// faultScore ranks the calls a hang report may lead with: the call of the
+// rank a fault of --inject held, which tells it first-hand (2); another
+// call that fault failed, as a peer's receive from the held rank (1); any
+// other (0).
+func faultScore(ce *coll.CallError) int {
+	switch rank, ok := inject.HeldRank(ce); {
+	case ok && rank == ce.Rank:
+		return 2
+	case errors.Is(ce, inject.ErrInjected):
+		return 1
+	}
+	return 0
 }
 
 // maxHangDetails is how many ranks still in a timed-out op the hang report

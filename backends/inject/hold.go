@@ -17,7 +17,7 @@ func (w *transport) charge(d time.Duration, f Fault, what string) error {
 	w.held += d
 	if w.limit > 0 && w.held > w.limit {
 		return injected{fmt.Errorf("a hold of %v of %s, injected by --inject %v, takes the op past its time limit of %v: %w",
-			d, what, f, w.limit, backends.ErrTimeout)}
+			d, what, f, w.limit, backends.ErrTimeout), w.Rank()}
 	}
 	return nil
 }
@@ -39,7 +39,7 @@ func (w *transport) hold(d time.Duration, f Fault, what string) error {
 		ctx = context.Background()
 	}
 	if err := holdFor(ctx, d); err != nil {
-		return injected{fmt.Errorf("a hold of %v of %s, injected by --inject %v, ended early: %w", d, what, f, err)}
+		return injected{fmt.Errorf("a hold of %v of %s, injected by --inject %v, ended early: %w", d, what, f, err), w.Rank()}
 	}
 	return nil
 }

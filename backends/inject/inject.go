@@ -3,6 +3,7 @@ package inject
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -210,7 +211,7 @@ func (w *transport) hit(i int, f Fault) bool {
 // else by failing the transfer on this side.
 func (w *transport) fail(f Fault, peer int, buf []byte) backends.Request {
 	err := injected{fmt.Errorf("%w: injected failure of a send from rank %d to rank %d in %s (--inject %v)",
-		backends.ErrPeerGone, w.Rank(), peer, w.where(), f)}
+		backends.ErrPeerGone, w.Rank(), peer, w.where(), f), -1}
 	if d, ok := w.Transport.(backends.LinkDropper); ok {
 		d.DropLink(peer, err)
 		return w.Transport.Send(peer, buf)
@@ -237,8 +238,23 @@ type failed struct{ err error }
 
 func (f failed) Wait(context.Context) error { return f.err }
 
-// injected marks an error that a fault caused (ErrInjected).
-type injected struct{ error }
+// injected marks an error that a fault caused (ErrInjected), with the
+// rank whose transport the fault held (-1 where none did).
+type injected struct {
+	error
+	rank int
+}
+
+// HeldRank returns the rank whose own transport the fault of --inject
+// behind err held, when err is such a fault's: the rank the fault is on,
+// whose error says it first-hand (a peer's says it through a receive).
+func HeldRank(err error) (int, bool) {
+	var in injected
+	if errors.As(err, &in) && in.rank >= 0 {
+		return in.rank, true
+	}
+	return 0, false
+}
 
 func (e injected) Unwrap() error { return e.error }
 
