@@ -3,15 +3,12 @@ package plot
 import (
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"os"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Heatmap is a square matrix of pairs (host by host) for WriteHeatmap.
@@ -44,15 +41,7 @@ func WriteHeatmap(h *Heatmap, out string) error {
 		return fmt.Errorf("%s: %w", out, ErrNoData)
 	}
 	const side = 8 * vg.Inch
-	var c interface {
-		vg.CanvasSizer
-		io.WriterTo
-	}
-	if ext == ".png" {
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(side, side), vgimg.UseDPI(dpi))}
-	} else {
-		c = vgsvg.New(side, side)
-	}
+	c := newCanvas(ext, side, side)
 	heatmapPlot(h).Draw(draw.New(c))
 	f, err := os.Create(out)
 	if err != nil {

@@ -61,15 +61,7 @@ func Write(d *Data, out string) error {
 	if d == nil || len(d.Series) == 0 {
 		return fmt.Errorf("%s: %w", out, ErrNoData)
 	}
-	var c interface {
-		vg.CanvasSizer
-		io.WriterTo
-	}
-	if ext == ".png" {
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi))}
-	} else {
-		c = vgsvg.New(width, height)
-	}
+	c := newCanvas(ext, width, height)
 	if err := render(d, draw.New(c)); err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}
@@ -291,3 +283,18 @@ func (e extent) add(v float64) extent {
 
 // ranges are the extents of what the two panels plot.
 type ranges struct{ x, bw, tm extent }
+
+// canvas is an image being drawn that writes itself as its format.
+type canvas interface {
+	vg.CanvasSizer
+	io.WriterTo
+}
+
+// newCanvas returns a canvas of w by h for ext: PNG at dpi for ".png",
+// else SVG (the callers have checked ext).
+func newCanvas(ext string, w, h vg.Length) canvas {
+	if ext == ".png" {
+		return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))}
+	}
+	return vgsvg.New(w, h)
+}
