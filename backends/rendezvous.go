@@ -4,7 +4,7 @@ import "context"
 
 // Rendezvous is implemented by transports whose world's ranks all run in
 // this process and share its memory (sim): the harness's own control
-// calls (kit.Ctl's barrier, gathering, broadcasting and combining of a
+// calls (runctl.Ctl's barrier, gathering, broadcasting and combining of a
 // few figures) meet every rank's values in memory there, with no message,
 // rather than as collectives of messages, which on a simulated world of
 // thousands of ranks cost more than the measured ops (a recursive

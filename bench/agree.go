@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/runctl"
 )
 
 // agreedFields returns the fields of p that every rank must share, as
@@ -60,8 +60,8 @@ func (p Plan) agreedFields() []string {
 
 // agreePlan has the ranks of p's world agree on p's agreedFields.
 func agreePlan(ctx context.Context, p Plan, t backends.Transport) error {
-	if !kit.NeedsAgreement(p.Backend, p.Ranks) {
+	if !runctl.NeedsAgreement(p.Backend, p.Ranks) {
 		return nil
 	}
-	return kit.AgreeOn(ctx, t, p.Timeout, p.agreedFields())
+	return runctl.AgreeOn(ctx, t, p.Timeout, p.agreedFields())
 }

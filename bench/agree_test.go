@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/runctl"
 )
 
 // TestFirstDifference compares field lists as the ranks do.
@@ -24,7 +24,7 @@ func TestFirstDifference(t *testing.T) {
 		{"benchtime", p.agreedFields(), b.agreedFields(), "benchtime=300ms where rank 0 has benchtime=0s"},
 		{"shorter", []string{"a=1", "b=2"}, []string{"a=1"}, "(none) where rank 0 has b=2"},
 	} {
-		if got := kit.FirstDifference(tc.rank0, tc.mine); got != tc.want {
+		if got := runctl.FirstDifference(tc.rank0, tc.mine); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/fielderr"
 	"github.com/hccl-test/hccl-test/internal/listarg"
-	"github.com/hccl-test/hccl-test/kit"
 )
 
 // Several algorithms in one run. --algo auto,ring,rd measures every row
@@ -74,10 +74,10 @@ func (p Plan) validateAlgos() error {
 	same := func(a string) (string, error) { return a, nil }
 	// The list's errors are the text after its name: the field heads it.
 	if _, err := listarg.Parse("", p.Algo, ",", same); err != nil {
-		return kit.FieldErrorf("Algo", "%w", err)
+		return fielderr.FieldErrorf("Algo", "%w", err)
 	}
 	if p.asks(coll.Native) && !capsOf(p.Backend).Native {
-		return kit.FieldErrorf("Algo", " native: runs MPI's own collectives, so it needs %s mpi (a build with -tags mpi, under mpirun)", kit.Field("Backend"))
+		return fielderr.FieldErrorf("Algo", " native: runs MPI's own collectives, so it needs %s mpi (a build with -tags mpi, under mpirun)", fielderr.Field("Backend"))
 	}
 	if p.asks(coll.Native) {
 		if err := p.validateNative(capsOf(p.Backend)); err != nil {
@@ -87,7 +87,7 @@ func (p Plan) validateAlgos() error {
 	for _, op := range p.Ops {
 		for _, algo := range p.AlgosFor(op) {
 			if !coll.Supports(op, algo) {
-				return kit.FieldErrorf("Algo", " %q: does not serve %v (it has: %s)", algo, op, strings.Join(coll.Names(op), ", "))
+				return fielderr.FieldErrorf("Algo", " %q: does not serve %v (it has: %s)", algo, op, strings.Join(coll.Names(op), ", "))
 			}
 		}
 	}
@@ -100,8 +100,8 @@ func (p Plan) validateAlgos() error {
 func (p Plan) validateNative(c backends.Caps) error {
 	for _, dt := range p.DTypes {
 		if c.NativeDTypes != nil && !slices.Contains(c.NativeDTypes, dt) {
-			return kit.FieldErrorf("Algo", " native: %s's own collectives have no %v (they have: %s); use another %s or another %s",
-				p.Backend, dt, joinNames(c.NativeDTypes), kit.Field("DTypes"), kit.Field("Algo"))
+			return fielderr.FieldErrorf("Algo", " native: %s's own collectives have no %v (they have: %s); use another %s or another %s",
+				p.Backend, dt, joinNames(c.NativeDTypes), fielderr.Field("DTypes"), fielderr.Field("Algo"))
 		}
 	}
 	if !slices.ContainsFunc(p.Ops, coll.Op.Reduces) {
@@ -109,8 +109,8 @@ func (p Plan) validateNative(c backends.Caps) error {
 	}
 	for _, op := range p.RedOps {
 		if c.NativeRedOps != nil && !slices.Contains(c.NativeRedOps, op) {
-			return kit.FieldErrorf("Algo", " native: %s's own collectives have no %v reduction (they have: %s); use another %s or another %s",
-				p.Backend, op, joinNames(c.NativeRedOps), kit.Field("RedOps"), kit.Field("Algo"))
+			return fielderr.FieldErrorf("Algo", " native: %s's own collectives have no %v reduction (they have: %s); use another %s or another %s",
+				p.Backend, op, joinNames(c.NativeRedOps), fielderr.Field("RedOps"), fielderr.Field("Algo"))
 		}
 	}
 	return nil

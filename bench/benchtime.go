@@ -9,7 +9,9 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/runctl"
 )
 
 // --benchtime, as go test's -benchtime: a row runs at least Sweep.Iters
@@ -34,12 +36,12 @@ const maxBenchRounds = 10
 func (p Plan) validateBenchTime() error {
 	switch {
 	case p.BenchTime < 0:
-		return kit.FieldErrorf("BenchTime", " %v: must not be negative", p.BenchTime)
+		return fielderr.FieldErrorf("BenchTime", " %v: must not be negative", p.BenchTime)
 	case p.BenchTime > MaxBenchTime:
-		return kit.FieldErrorf("BenchTime", " %v: at most %v of timed work per row", p.BenchTime, MaxBenchTime)
+		return fielderr.FieldErrorf("BenchTime", " %v: at most %v of timed work per row", p.BenchTime, MaxBenchTime)
 	case p.BenchTime > 0 && capsOf(p.Backend).Simulated:
-		return kit.FieldErrorf("BenchTime", " %v: the %s backend's virtual time does not vary from one iteration to the next; use %s for a count",
-			p.BenchTime, p.Backend, kit.Field("Iters"))
+		return fielderr.FieldErrorf("BenchTime", " %v: the %s backend's virtual time does not vary from one iteration to the next; use %s for a count",
+			p.BenchTime, p.Backend, fielderr.Field("Iters"))
 	}
 	return nil
 }
@@ -87,14 +89,14 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 			}
 			var used time.Duration
 			if p.CPUTime {
-				used = kit.ProcessCPU()
+				used = runctl.ProcessCPU()
 			}
 			d, err := call(ops)
 			if err != nil {
 				return nil, err
 			}
 			if p.CPUTime {
-				cpu += kit.ProcessCPU() - used
+				cpu += runctl.ProcessCPU() - used
 			}
 			if p.Blocking == BlockingIterBarrier {
 				waited += r.waited(comm) - roundWaited
@@ -177,5 +179,5 @@ func (p Plan) addSamples(e *MemoryEstimate, add func(name, flag string, perRank 
 	one := 8 * int64(p.maxRowIters()+sampleExtras)
 	add("timing samples", flag, 2*one)
 	e.Parts = append(e.Parts, MemPart{Name: "gathered timings (rank 0)", Flag: flag,
-		Bytes: kit.SatMul(2*one, int64(p.Ranks))})
+		Bytes: limits.SatMul(2*one, int64(p.Ranks))})
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/payload"
 	"github.com/hccl-test/hccl-test/results"
 )
 
@@ -54,7 +55,7 @@ func TestBenchTimeValidate(t *testing.T) {
 		p.Backend, p.Ranks, p.BenchTime = tc.backend, 2, tc.d
 		p.LinkGBps, p.LinkSource = 10, "given"
 		err := p.Validate()
-		var fe *kit.FieldError
+		var fe *fielderr.FieldError
 		if tc.bad != (err != nil) || (tc.bad && (!errors.As(err, &fe) || fe.Field != "BenchTime")) {
 			t.Errorf("%s --benchtime %v: Validate() = %v, want bad %v naming BenchTime", tc.backend, tc.d, err, tc.bad)
 		}
@@ -114,7 +115,7 @@ func TestRunBenchTime(t *testing.T) {
 // its count.
 func TestProbeMinTime(t *testing.T) {
 	var rec results.Record
-	onProbeRanks(t, nil, func(ctx context.Context, r *rankRunner, bp *kit.BufferPool) error {
+	onProbeRanks(t, nil, func(ctx context.Context, r *rankRunner, bp *payload.BufferPool) error {
 		got, err := r.probeRow(ctx, bp, probeRowOf8, "rd", 1, 3)
 		if r.comm.Rank() == 0 {
 			rec = got
@@ -137,7 +138,7 @@ var probeRowOf8 = Row{Op: coll.AllReduce, DType: dtype.Uint8, RedOp: dtype.Sum, 
 // unless it is nil) and a pool of 64-byte buffers, and fails t if any rank
 // fails.
 func onProbeRanks(t *testing.T, wrap func(backends.Transport) backends.Transport,
-	f func(ctx context.Context, r *rankRunner, bp *kit.BufferPool) error) {
+	f func(ctx context.Context, r *rankRunner, bp *payload.BufferPool) error) {
 	t.Helper()
 	p := smallPlan()
 	p.Backend, p.Ranks = "shm", 2
@@ -149,11 +150,11 @@ func onProbeRanks(t *testing.T, wrap func(backends.Transport) backends.Transport
 		if wrap != nil {
 			tr = wrap(tr)
 		}
-		r := &rankRunner{plan: p, comm: coll.NewComm(tr), bufs: &kit.BufferPool{}}
+		r := &rankRunner{plan: p, comm: coll.NewComm(tr), bufs: &payload.BufferPool{}}
 		if err := r.makeGroups(); err != nil {
 			return err
 		}
-		var bp kit.BufferPool
+		var bp payload.BufferPool
 		defer bp.Free()
 		if err := bp.Alloc(64); err != nil {
 			return err
@@ -194,7 +195,7 @@ func (s *stallingTransport) Send(peer int, buf []byte) backends.Request {
 func TestTimeProbeTakesMedian(t *testing.T) {
 	var got float64
 	stalling := func(tr backends.Transport) backends.Transport { return &stallingTransport{Transport: tr} }
-	onProbeRanks(t, stalling, func(ctx context.Context, r *rankRunner, bp *kit.BufferPool) error {
+	onProbeRanks(t, stalling, func(ctx context.Context, r *rankRunner, bp *payload.BufferPool) error {
 		secs, err := r.timeProbe(ctx, bp, probeRowOf8, "rd", 1, 3*stallEvery)
 		if err != nil {
 			return err

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 )
 
 // untilEnd holds what a run's ranks allocated outside the Go heap that a
@@ -16,7 +16,7 @@ import (
 // "unexpected fault address", a Go stack trace of 429 lines).
 type untilEnd struct {
 	mu    sync.Mutex // guards pools and ranks
-	pools []*kit.BufferPool
+	pools []*payload.BufferPool
 	// ranks keeps each rank's harness, and so its communicators, whose
 	// scratch space is unmapped when the communicator is collected
 	// (coll.Comm's scratchMem), reachable until the transport has ended.
@@ -24,7 +24,7 @@ type untilEnd struct {
 }
 
 // add hands bp to the run, to be freed once its transport has ended.
-func (u *untilEnd) add(bp *kit.BufferPool) {
+func (u *untilEnd) add(bp *payload.BufferPool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.pools = append(u.pools, bp)
@@ -54,7 +54,7 @@ func (u *untilEnd) free() {
 // call succeeded (every request on it finished), else once the run's
 // transport has ended, since a request that failed on its context may
 // still be filled (untilEnd). A rankRunner outside a run frees it at once.
-func (r *rankRunner) release(bp *kit.BufferPool, err error) {
+func (r *rankRunner) release(bp *payload.BufferPool, err error) {
 	if err == nil || r.untilEnd == nil {
 		bp.Free()
 		return

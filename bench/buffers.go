@@ -1,9 +1,9 @@
 package bench
 
-import "github.com/hccl-test/hccl-test/kit"
+import "github.com/hccl-test/hccl-test/payload"
 
 // bufferNeed returns the size of each of the two buffers that one rank of
-// a group of n ranks allocates (kit.BufferPool.Ensure) for every row of p:
+// a group of n ranks allocates (payload.BufferPool.Ensure) for every row of p:
 // the largest row's send or receive side, as the collective's descriptor
 // lays it out (coll.Op.BufferBytes), and the bytes -u moves its start by.
 // The memory estimate (Memory) counts the same figure.
@@ -11,7 +11,7 @@ func (p Plan) bufferNeed(n int) int64 {
 	var need int64
 	for _, op := range p.Ops {
 		for _, dt := range p.DTypes {
-			_, bytes := kit.RowCount(op, dt, n, p.MaxBytes)
+			_, bytes := payload.RowCount(op, dt, n, p.MaxBytes)
 			s, r := op.BufferBytes(n, bytes)
 			need = max(need, s, r)
 		}

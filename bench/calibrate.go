@@ -11,8 +11,10 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/estimate"
+	"github.com/hccl-test/hccl-test/payload"
 	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/runctl"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -35,7 +37,7 @@ import (
 // calMin.
 const (
 	calSmall  = 8
-	calLarge  = kit.CalLarge
+	calLarge  = estimate.CalLarge
 	calReduce = 1 << 20
 	calMin    = 64 << 10
 	calBudget = 256 << 20
@@ -46,7 +48,7 @@ const (
 // calSizes returns the sizes of the ring step and of the reductions that
 // calibrate on a world of ranks ranks.
 func calSizes(ranks int) (large, reduce int64) {
-	large = kit.ShareBudget(calBudget, ranks, calMin, calLarge)
+	large = runctl.ShareBudget(calBudget, ranks, calMin, calLarge)
 	return large, min(large, calReduce)
 }
 
@@ -57,24 +59,24 @@ func (p Plan) needsModel() bool {
 }
 
 // calibrate measures the model's constants on every rank alike.
-func (r *rankRunner) calibrate(ctx context.Context) (_ *kit.Calibration, err error) {
+func (r *rankRunner) calibrate(ctx context.Context) (_ *estimate.Calibration, err error) {
 	n := r.comm.Size()
 	if n == 1 {
-		return &kit.Calibration{Base: coll.DefaultModel}, nil // nothing to choose between
+		return &estimate.Calibration{Base: coll.DefaultModel}, nil // nothing to choose between
 	}
 	// The sweep's buffers, allocated and touched already, when they are
 	// large enough; else two of the ring step's size for the calibration alone.
 	stepBytes, reduceBytes := calSizes(n)
 	bp := r.bufs
 	if int64(len(bp.A)) < stepBytes || int64(len(bp.B)) < stepBytes {
-		own := &kit.BufferPool{}
+		own := &payload.BufferPool{}
 		bp = own
 		defer func() { r.release(own, err) }()
 		if err := bp.Alloc(int(stepBytes)); err != nil {
 			return nil, err
 		}
-		kit.Touch(bp.A)
-		kit.Touch(bp.B)
+		payload.Touch(bp.A)
+		payload.Touch(bp.B)
 	}
 	timeRow := func(row Row, algo string) (float64, error) {
 		return r.timeProbe(ctx, bp, row, algo, calWarmup, calIters)
@@ -108,7 +110,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (_ *kit.Calibration, err err
 	if fit, err = r.broadcastFloats(ctx, fit); err != nil {
 		return nil, err
 	}
-	c := &kit.Calibration{Base: coll.Model{Alpha: fit[0], Beta: fit[1], Gamma: coll.DefaultModel.Gamma},
+	c := &estimate.Calibration{Base: coll.Model{Alpha: fit[0], Beta: fit[1], Gamma: coll.DefaultModel.Gamma},
 		DTypes: dts, Gamma: map[dtype.DType]float64{}}
 	c.Base = withTransport(c.Base, r.comm.Transport())
 	for i, dt := range dts {
@@ -123,7 +125,7 @@ func (r *rankRunner) calibrate(ctx context.Context) (_ *kit.Calibration, err err
 // model's constants are costs of a call as it usually goes; an inflated
 // alpha made auto prefer fewer, larger steps (tcp, 2 ranks, 1 MiB: oneshot
 // where rhd measured 2.5 times as fast).
-func (r *rankRunner) timeProbe(ctx context.Context, bufs *kit.BufferPool, row Row, algo string, warmup, iters int) (float64, error) {
+func (r *rankRunner) timeProbe(ctx context.Context, bufs *payload.BufferPool, row Row, algo string, warmup, iters int) (float64, error) {
 	rec, err := r.probeRow(ctx, bufs, row, algo, warmup, iters)
 	return rec.P50US * 1e-6, err
 }
@@ -134,7 +136,7 @@ func (r *rankRunner) timeProbe(ctx context.Context, bufs *kit.BufferPool, row Ro
 // too, as --benchtime does (benchtime.go), so that a probe of small
 // messages (calibration's alpha) is not a handful of samples that a few
 // scheduler wake-ups decide.
-func (r *rankRunner) probeRow(ctx context.Context, bufs *kit.BufferPool, row Row, algo string, warmup, iters int) (results.Record, error) {
+func (r *rankRunner) probeRow(ctx context.Context, bufs *payload.BufferPool, row Row, algo string, warmup, iters int) (results.Record, error) {
 	probe := *r
 	probe.bufs = bufs
 	probe.gate = nil // faults act on measured ops only, not on probes

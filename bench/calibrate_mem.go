@@ -6,7 +6,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/estimate"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -31,7 +31,7 @@ const (
 // calibrateMemory adds to c the constants measured from memory, when the
 // sweep's buffers (already allocated) are large enough; it leaves c as it
 // is otherwise. Every rank takes part, as in calibrate.
-func (r *rankRunner) calibrateMemory(ctx context.Context, c *kit.Calibration) error {
+func (r *rankRunner) calibrateMemory(ctx context.Context, c *estimate.Calibration) error {
 	size := int64(min(len(r.bufs.A), len(r.bufs.B), calMem))
 	if r.plan.NoPayload || r.plan.MaxBytes < calMemMin || size < calMemMin {
 		return nil
@@ -57,7 +57,7 @@ func (r *rankRunner) calibrateMemory(ctx context.Context, c *kit.Calibration) er
 	if fit, err = r.broadcastFloats(ctx, fit); err != nil {
 		return err
 	}
-	c.Mem = &kit.MemConstants{Bytes: size, Beta: fit[0], Gamma: map[dtype.DType]float64{}}
+	c.Mem = &estimate.MemConstants{Bytes: size, Beta: fit[0], Gamma: map[dtype.DType]float64{}}
 	for i, dt := range c.DTypes {
 		c.Mem.Gamma[dt] = fit[1+i]
 	}

@@ -10,8 +10,10 @@ import (
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/fielderr"
 	"github.com/hccl-test/hccl-test/internal/ticks"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/runctl"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // Virtual time. A backend that simulates its links (--backend sim) keeps a
@@ -23,13 +25,13 @@ import (
 
 // now returns this rank's time: its virtual clock when the world's
 // transport (or the transport it wraps, such as --inject's) has one, else
-// the wall-clock time since kit.Epoch. Group communicators run over the world's
+// the wall-clock time since runctl.Epoch. Group communicators run over the world's
 // transport, so one clock serves every domain.
 func (r *rankRunner) now() time.Duration {
 	if c, ok := r.comm.Clock(); ok {
 		return c.Now()
 	}
-	return time.Since(kit.Epoch)
+	return time.Since(runctl.Epoch)
 }
 
 // stamp is a reading of the clock that times a row's iterations, which
@@ -142,9 +144,9 @@ func (p Plan) simDescription() string {
 // says and that injects faults f, and returns the link model they ask for,
 // nil when the backend is not sim: what hccl-test scenario runs a simulated
 // world on.
-func (l Links) SimLinkModel(backend string, topo Topology, f kit.Faults) (*sim.LinkModel, error) {
+func (l Links) SimLinkModel(backend string, topo Topology, f world.Faults) (*sim.LinkModel, error) {
 	if l.LinkInterGBps > 0 && !topo.TwoLevel() {
-		return nil, kit.FieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", kit.Field("Topology"))
+		return nil, fielderr.FieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", fielderr.Field("Topology"))
 	}
 	if err := l.validateSim(backend, topo, f); err != nil {
 		return nil, err
@@ -158,42 +160,42 @@ func (p Plan) validateSim() error { return p.Links.validateSim(p.Backend, p.Topo
 
 // validateSim is Plan.validateSim for links l of a world on backend whose
 // ranks sit on servers as topo says and that injects faults f.
-func (l Links) validateSim(backend string, topo Topology, f kit.Faults) error {
+func (l Links) validateSim(backend string, topo Topology, f world.Faults) error {
 	c := capsOf(backend)
 	if l.NoPayload && !c.NoPayload {
-		return kit.FieldErrorf("NoPayload", ": only %s sim can run without payload", kit.Field("Backend"))
+		return fielderr.FieldErrorf("NoPayload", ": only %s sim can run without payload", fielderr.Field("Backend"))
 	}
 	if !c.Simulated {
 		switch {
 		case l.SimAlpha != 0 || l.SimInterAlpha != 0:
-			return kit.FieldErrorf("SimAlpha", ": only %s sim simulates links", kit.Field("Backend"))
+			return fielderr.FieldErrorf("SimAlpha", ": only %s sim simulates links", fielderr.Field("Backend"))
 		case l.SimReduceGBps != 0:
-			return kit.FieldErrorf("SimReduceGBps", ": only %s sim simulates reductions", kit.Field("Backend"))
+			return fielderr.FieldErrorf("SimReduceGBps", ": only %s sim simulates reductions", fielderr.Field("Backend"))
 		case l.SimCopyGBps != 0:
-			return kit.FieldErrorf("SimCopyGBps", ": only %s sim simulates copies", kit.Field("Backend"))
+			return fielderr.FieldErrorf("SimCopyGBps", ": only %s sim simulates copies", fielderr.Field("Backend"))
 		case l.SimGap != 0:
-			return kit.FieldErrorf("SimGap", ": only %s sim simulates links", kit.Field("Backend"))
+			return fielderr.FieldErrorf("SimGap", ": only %s sim simulates links", fielderr.Field("Backend"))
 		case l.SimPull:
-			return kit.FieldErrorf("SimPull", ": only %s sim simulates links", kit.Field("Backend"))
+			return fielderr.FieldErrorf("SimPull", ": only %s sim simulates links", fielderr.Field("Backend"))
 		}
 		return nil
 	}
 	switch {
 	case l.SimAlpha < 0 || l.SimInterAlpha < 0:
-		return kit.FieldErrorf("SimAlpha", " intra=%v,inter=%v: must not be negative", l.SimAlpha, l.SimInterAlpha)
+		return fielderr.FieldErrorf("SimAlpha", " intra=%v,inter=%v: must not be negative", l.SimAlpha, l.SimInterAlpha)
 	case l.SimGap < 0:
-		return kit.FieldErrorf("SimGap", " %v: must not be negative", l.SimGap)
+		return fielderr.FieldErrorf("SimGap", " %v: must not be negative", l.SimGap)
 	case l.SimReduceGBps < 0 || math.IsNaN(l.SimReduceGBps) || math.IsInf(l.SimReduceGBps, 0):
-		return kit.FieldErrorf("SimReduceGBps", " %v: must be a positive bandwidth", l.SimReduceGBps)
+		return fielderr.FieldErrorf("SimReduceGBps", " %v: must be a positive bandwidth", l.SimReduceGBps)
 	case l.SimCopyGBps < 0 || math.IsNaN(l.SimCopyGBps) || math.IsInf(l.SimCopyGBps, 0):
-		return kit.FieldErrorf("SimCopyGBps", " %v: must be a positive bandwidth", l.SimCopyGBps)
+		return fielderr.FieldErrorf("SimCopyGBps", " %v: must be a positive bandwidth", l.SimCopyGBps)
 	case l.SimInterAlpha > 0 && !topo.TwoLevel():
-		return kit.FieldErrorf("SimInterAlpha", ": a link between servers needs %s with more than one server", kit.Field("Topology"))
+		return fielderr.FieldErrorf("SimInterAlpha", ": a link between servers needs %s with more than one server", fielderr.Field("Topology"))
 	}
 	if l.NoPayload {
 		for _, fault := range f.Inject {
 			if fault.Kind == inject.Corrupt {
-				return kit.FieldErrorf("InjectText", " %q: corrupt changes the bytes of messages, and with %s they have none", f.InjectText, kit.Field("NoPayload"))
+				return fielderr.FieldErrorf("InjectText", " %q: corrupt changes the bytes of messages, and with %s they have none", f.InjectText, fielderr.Field("NoPayload"))
 			}
 		}
 	}

@@ -4,11 +4,11 @@ import (
 	"fmt"
 
 	"github.com/hccl-test/hccl-test/coll"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 )
 
 // coldRegionBytes is the memory one rank takes for the rotated buffer
-// sets of --cache cold (kit.ColdRegion), 0 with a warm cache or without
+// sets of --cache cold (payload.ColdRegion), 0 with a warm cache or without
 // payload.
 func (p Plan) coldRegionBytes() int64 {
 	if p.Cache != CacheCold || p.NoPayload {
@@ -18,7 +18,7 @@ func (p Plan) coldRegionBytes() int64 {
 	for _, g := range p.groupList() {
 		half = max(half, p.bufferNeed(p.GroupSize(g)))
 	}
-	return kit.ColdRegionBytes(kit.LLCBytes(), 2*half, p.HostedRanksOrAll())
+	return payload.ColdRegionBytes(payload.LLCBytes(), 2*half, p.HostedRanksOrAll())
 }
 
 // allocCold allocates this rank's cold-cache region, once per sweep.
@@ -27,7 +27,7 @@ func (r *rankRunner) allocCold() error {
 	if size <= 0 {
 		return nil
 	}
-	r.llc = kit.LLCBytes()
+	r.llc = payload.LLCBytes()
 	if err := r.bufs.Cold.Alloc(size); err != nil {
 		return fmt.Errorf("allocating the buffer sets of --cache cold (%d bytes): %w", size, err)
 	}
@@ -48,9 +48,9 @@ func rowHalf(row Row, n int) int64 {
 }
 
 // bufferSets returns the buffer sets that row's iterations rotate through
-// on rank `rank` of n, each the calls of one iteration (kit.BufferPool's
+// on rank `rank` of n, each the calls of one iteration (payload.BufferPool's
 // Buckets): with a warm cache the one pool, with a cold one as many sets
-// cut from the cold region as kit.ColdSets asks for the row, as many as
+// cut from the cold region as payload.ColdSets asks for the row, as many as
 // the region holds.
 //
 // With -u every set starts Unalign elements of the row's data type past
@@ -61,7 +61,7 @@ func (r *rankRunner) bufferSets(row Row, rank, n int) [][]*coll.Args {
 		return [][]*coll.Args{unaligned(r.bufs, off).Buckets(row, rank, n)}
 	}
 	half := max(rowHalf(row, n)+int64(off), 1)
-	k := kit.ColdSets(r.llc, 2*half, r.plan.HostedRanksOrAll())
+	k := payload.ColdSets(r.llc, 2*half, r.plan.HostedRanksOrAll())
 	k = max(min(k, r.bufs.Cold.Sets(half)), 1)
 	sets := make([][]*coll.Args, k)
 	for i := range sets {
@@ -72,6 +72,6 @@ func (r *rankRunner) bufferSets(row Row, rank, n int) [][]*coll.Args {
 
 // unaligned returns the view of bp's two buffers that starts off bytes
 // past theirs (-u).
-func unaligned(bp *kit.BufferPool, off int) *kit.BufferPool {
-	return &kit.BufferPool{A: bp.A[off:], B: bp.B[off:]}
+func unaligned(bp *payload.BufferPool, off int) *payload.BufferPool {
+	return &payload.BufferPool{A: bp.A[off:], B: bp.B[off:]}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 )
 
 // TestRunColdCacheEveryCollective: with --cache cold every collective,
@@ -34,13 +34,13 @@ func TestRunColdCacheEveryCollective(t *testing.T) {
 }
 
 // TestColdCacheSets: a small row rotates through many disjoint sets, up
-// to kit.MaxColdSets; a row whose one set is larger than twice the cache
+// to payload.MaxColdSets; a row whose one set is larger than twice the cache
 // takes one; a warm cache, one set of the pool.
 func TestColdCacheSets(t *testing.T) {
 	p := smallPlan()
 	p.Cache = CacheCold
 	p.MaxBytes = 1 << 20
-	r := &rankRunner{plan: p, bufs: &kit.BufferPool{}, llc: 1 << 20}
+	r := &rankRunner{plan: p, bufs: &payload.BufferPool{}, llc: 1 << 20}
 	if err := r.bufs.Cold.Alloc(p.coldRegionBytes()); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestColdCacheSets(t *testing.T) {
 		llc       int64
 		want, max int
 	}{
-		{bytes: 1024, llc: 1 << 20, want: kit.MaxColdSets},
+		{bytes: 1024, llc: 1 << 20, want: payload.MaxColdSets},
 		{bytes: 64 << 10, llc: 1 << 20, want: 6}, // 2 MiB over 3 ranks x 128 KiB
 		{bytes: 1 << 20, llc: 64 << 10, want: 1}, // one set is more than the cache twice
 	} {
@@ -69,7 +69,7 @@ func TestColdCacheSets(t *testing.T) {
 			seen[a] = true
 		}
 	}
-	warm := &rankRunner{plan: smallPlan(), bufs: &kit.BufferPool{}}
+	warm := &rankRunner{plan: smallPlan(), bufs: &payload.BufferPool{}}
 	if err := warm.bufs.Ensure(context.Background(), 4096, false); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestColdCacheSets(t *testing.T) {
 }
 
 // TestMemoryCountsColdSets: the estimate counts the cold-cache sets with
-// --cache cold, at most kit.MaxColdSets of the largest row's and about
+// --cache cold, at most payload.MaxColdSets of the largest row's and about
 // twice the cache, and nothing with a warm cache or without payload.
 func TestMemoryCountsColdSets(t *testing.T) {
 	cold := func(e MemoryEstimate) int64 {
@@ -99,11 +99,11 @@ func TestMemoryCountsColdSets(t *testing.T) {
 	p.Cache = CacheCold
 	need := 2 * p.bufferNeed(p.Ranks)
 	got := cold(p.Memory())
-	if want := int64(p.Ranks) * kit.MaxColdSets * need; got != want {
+	if want := int64(p.Ranks) * payload.MaxColdSets * need; got != want {
 		t.Errorf("-e 4K cold: %d bytes of cold sets, want %d (64 sets a rank)", got, want)
 	}
 	p.MaxBytes = 64 << 20
-	llc := kit.LLCBytes()
+	llc := payload.LLCBytes()
 	if got, bound := cold(p.Memory()), 2*llc+int64(p.Ranks)*2*p.bufferNeed(p.Ranks)+int64(p.Ranks); got <= 0 || got > bound {
 		t.Errorf("-e 64M cold: %d bytes of cold sets, want up to %d (twice the cache and a set a rank)", got, bound)
 	}

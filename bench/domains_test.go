@@ -7,7 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // TestRunGroups sweeps every collective inside the tp groups and then the
@@ -19,7 +19,7 @@ func TestRunGroups(t *testing.T) {
 	p.DTypes, p.RedOps = []dtype.DType{dtype.Int32}, []dtype.ReduceOp{dtype.Sum}
 	p.Placements = []Placement{OutOfPlace, InPlace}
 	var err error
-	if p.Layout, err = kit.ParseLayout("tp=4,dp=2", 8); err != nil {
+	if p.Layout, err = world.ParseLayout("tp=4,dp=2", 8); err != nil {
 		t.Fatal(err)
 	}
 	p.Groups = []string{"tp", "dp"}

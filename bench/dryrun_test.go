@@ -7,8 +7,8 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 func TestDryRun(t *testing.T) {
@@ -39,7 +39,7 @@ func TestDryRunDomains(t *testing.T) {
 	p := DefaultPlan()
 	p.MinBytes, p.MaxBytes = 1024, 4096
 	var err error
-	if p.Layout, err = kit.ParseLayout("tp=4,dp=2", 8); err != nil {
+	if p.Layout, err = world.ParseLayout("tp=4,dp=2", 8); err != nil {
 		t.Fatal(err)
 	}
 	p.Groups, p.Fusion = []string{"tp", "dp"}, []int{4, 16}

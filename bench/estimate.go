@@ -7,7 +7,9 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/estimate"
+	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/units"
 )
@@ -26,21 +28,21 @@ func (p Plan) Memory() MemoryEstimate {
 	hosted := int64(p.HostedRanksOrAll())
 	e := MemoryEstimate{Hosted: int(hosted)}
 	add := func(name, flag string, perRank int64) {
-		e.Parts = append(e.Parts, MemPart{Name: name, Flag: flag, Bytes: kit.SatMul(perRank, hosted)})
+		e.Parts = append(e.Parts, MemPart{Name: name, Flag: flag, Bytes: limits.SatMul(perRank, hosted)})
 	}
 	var bufs, scratch, saved, premul int64
 	for _, g := range p.groupList() {
 		need := p.bufferNeed(p.GroupSize(g))
-		bufs = max(bufs, kit.SatMul(2, need))
+		bufs = max(bufs, limits.SatMul(2, need))
 		// Each communicator reserves scratch space for its largest row
 		// (coll.Comm.Reserve), and with --retry keeps a copy of the input;
 		// with mulsum, the multiplied input (coll.Comm.ReservePreMul).
-		scratch = kit.SatAdd(scratch, kit.SatMul(2, need))
+		scratch = limits.SatAdd(scratch, limits.SatMul(2, need))
 		if p.Retry > 0 {
-			saved = kit.SatAdd(saved, need)
+			saved = limits.SatAdd(saved, need)
 		}
 		if p.sweepsMulSum() {
-			premul = kit.SatAdd(premul, need)
+			premul = limits.SatAdd(premul, need)
 		}
 	}
 	if p.NoPayload {
@@ -56,7 +58,7 @@ func (p Plan) Memory() MemoryEstimate {
 	}
 	if p.calibrates() {
 		if large, _ := calSizes(p.Ranks); p.NoPayload || bufs < 2*large {
-			add("kit.Calibration", "algo", 2*large)
+			add("estimate.Calibration", "algo", 2*large)
 		}
 	}
 	p.addSamples(&e, add)
@@ -64,7 +66,7 @@ func (p Plan) Memory() MemoryEstimate {
 	if p.Runs > 1 {
 		rows += recordBytes * p.rowCount()
 	}
-	e.Parts = append(e.Parts, kit.OverheadParts(p.Backend, p.Ranks, int(hosted), p.PerProcess, p.peersPerRank(), rows)...)
+	e.Parts = append(e.Parts, estimate.OverheadParts(p.Backend, p.Ranks, int(hosted), p.PerProcess, p.peersPerRank(), rows)...)
 	return e
 }
 
@@ -110,30 +112,30 @@ func (p Plan) checkMemory() error {
 	// field and its value head the message; hint (with hintArgs, fields
 	// among them) ends it.
 	var (
-		field    kit.Field
+		field    fielderr.Field
 		value    any
 		hint     string
 		hintArgs []any
 	)
-	smaller := kit.ShortField("MaxBytes")
+	smaller := fielderr.ShortField("MaxBytes")
 	switch big.Flag {
 	case "maxbytes":
 		field, value, hint, hintArgs = "MaxBytes", p.MaxBytes, "use a smaller %s", []any{smaller}
 		if capsOf(p.Backend).NoPayload {
-			hint, hintArgs = hint+", or %s", append(hintArgs, kit.Field("NoPayload"))
+			hint, hintArgs = hint+", or %s", append(hintArgs, fielderr.Field("NoPayload"))
 		}
 	case "link-bw":
-		field, value, hint, hintArgs = "LinkGBps", "auto", "give the link's bandwidth (e.g. %s hccs)", []any{kit.Field("LinkGBps")}
+		field, value, hint, hintArgs = "LinkGBps", "auto", "give the link's bandwidth (e.g. %s hccs)", []any{fielderr.Field("LinkGBps")}
 	case "algo":
-		field, value, hint, hintArgs = "Algo", p.AlgoString(), "name an algorithm (e.g. %s ring)", []any{kit.Field("Algo")}
+		field, value, hint, hintArgs = "Algo", p.AlgoString(), "name an algorithm (e.g. %s ring)", []any{fielderr.Field("Algo")}
 	case "retry":
-		field, value, hint, hintArgs = "Retry", p.Retry, "use a smaller %s or no %s", []any{smaller, kit.Field("Retry")}
+		field, value, hint, hintArgs = "Retry", p.Retry, "use a smaller %s or no %s", []any{smaller, fielderr.Field("Retry")}
 	case "cache":
-		field, value, hint, hintArgs = "Cache", p.Cache, "use %s warm or a smaller %s", []any{kit.Field("Cache"), smaller}
+		field, value, hint, hintArgs = "Cache", p.Cache, "use %s warm or a smaller %s", []any{fielderr.Field("Cache"), smaller}
 	case "iters":
-		field, value, hint, hintArgs = "Iters", p.Iters, "use a smaller %s or fewer ranks", []any{kit.ShortField("Iters")}
+		field, value, hint, hintArgs = "Iters", p.Iters, "use a smaller %s or fewer ranks", []any{fielderr.ShortField("Iters")}
 	case "benchtime":
-		field, value, hint, hintArgs = "BenchTime", p.BenchTime, "use %s, or fewer ranks (a row runs up to %d iterations)", []any{kit.ShortField("Iters"), maxIters}
+		field, value, hint, hintArgs = "BenchTime", p.BenchTime, "use %s, or fewer ranks (a row runs up to %d iterations)", []any{fielderr.ShortField("Iters"), maxIters}
 	default:
 		field, value, hint, hintArgs = "Ranks", p.Ranks, "use fewer ranks or a smaller %s", []any{smaller}
 	}
@@ -142,7 +144,7 @@ func (p Plan) checkMemory() error {
 		by = p.Limits.Memory.Name
 	}
 	args := append([]any{value, units.HumanSize(need), e.Hosted, big.Name, units.HumanSize(p.MemLimit), by}, hintArgs...)
-	return kit.FieldErrorf(field, " %v: the run needs about %s of memory for %d ranks on this machine (%s the most), more than the %s %s: "+hint, args...)
+	return fielderr.FieldErrorf(field, " %v: the run needs about %s of memory for %d ranks on this machine (%s the most), more than the %s %s: "+hint, args...)
 }
 
 // sweepsMulSum reports whether the plan reduces with mulsum, whose

@@ -46,7 +46,7 @@ func TestMemoryEstimateCovers(t *testing.T) {
 		name string
 		edit func(*Plan)
 	}{
-		{"probe and kit.Calibration", func(p *Plan) { p.MinBytes, p.MaxBytes = 1<<10, 1<<10 }},
+		{"probe and estimate.Calibration", func(p *Plan) { p.MinBytes, p.MaxBytes = 1<<10, 1<<10 }},
 		{"large buffers", func(p *Plan) { p.MinBytes, p.MaxBytes, p.LinkSource, p.LinkGBps = 1<<20, 16<<20, "given", 10 }},
 		{"scratch of a fine sweep", func(p *Plan) {
 			p.Ops, p.Algo, p.LinkSource, p.LinkGBps = []coll.Op{coll.AllToAll}, "bruck", "given", 10
@@ -102,15 +102,15 @@ func TestMemoryParts(t *testing.T) {
 	if got, want := part(e, "link probe"), int64(512*2*(1<<20)); got != want {
 		t.Errorf("-p 512: link probe %d, want %d (1 MiB twice a rank)", got, want)
 	}
-	if got := part(e, "kit.Calibration"); got != 512*2*(256<<10) {
-		t.Errorf("-p 512: kit.Calibration %d, want 256 KiB twice a rank", got)
+	if got := part(e, "estimate.Calibration"); got != 512*2*(256<<10) {
+		t.Errorf("-p 512: estimate.Calibration %d, want 256 KiB twice a rank", got)
 	}
 	if e.Total() > 4<<30 {
-		t.Errorf("-p 512 -e 1K needs %s: the probe and kit.Calibration should shrink", units.HumanSize(e.Total()))
+		t.Errorf("-p 512 -e 1K needs %s: the probe and estimate.Calibration should shrink", units.HumanSize(e.Total()))
 	}
 	p.LinkSource, p.LinkGBps, p.Algo = "given", 10, "ring"
-	if e := p.Memory(); part(e, "link probe") != 0 || part(e, "kit.Calibration") != 0 {
-		t.Errorf("a given link and algorithm still count a probe or kit.Calibration: %s", e)
+	if e := p.Memory(); part(e, "link probe") != 0 || part(e, "estimate.Calibration") != 0 {
+		t.Errorf("a given link and algorithm still count a probe or estimate.Calibration: %s", e)
 	}
 	for _, tc := range []struct {
 		ranks int
@@ -167,7 +167,7 @@ func TestDryRunMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "# memory: about " + units.HumanSize(p.Memory().Total()/512) + " per rank, " + units.HumanSize(p.Memory().Total()) + " for the 512 ranks on this machine: "
-	for _, w := range []string{want, "link probe 1.0GiB", "kit.Calibration 256.0MiB", "sweep buffers", "links", "ranks' goroutines"} {
+	for _, w := range []string{want, "link probe 1.0GiB", "estimate.Calibration 256.0MiB", "sweep buffers", "links", "ranks' goroutines"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("dry run lacks %q:\n%s", w, b.String())
 		}

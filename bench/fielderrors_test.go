@@ -8,14 +8,14 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
 )
 
 // testFlags is a stand-in for the command's tables of flags (cmd's
 // fieldFlags and fieldShortFlags), for the fields the checks below name.
-var testFlags = kit.Names{
-	Long: func(f kit.Field) string {
-		return map[kit.Field]string{
+var testFlags = fielderr.Names{
+	Long: func(f fielderr.Field) string {
+		return map[fielderr.Field]string{
 			"Backend": "--backend", "Ranks": "--ranks", "Topology": "--topology",
 			"MaxBytes": "--maxbytes", "Iters": "--iters", "BenchTime": "--benchtime",
 			"Algo": "--algo", "InjectText": "--inject", "Retry": "--retry",
@@ -25,13 +25,13 @@ var testFlags = kit.Names{
 			"SimGap": "--sim-gap", "SimPull": "--sim-pull", "NoPayload": "--sim-data=false",
 		}[f]
 	},
-	Short: func(f kit.Field) string { return map[kit.Field]string{"MaxBytes": "-e", "Iters": "-n"}[f] },
+	Short: func(f fielderr.Field) string { return map[fielderr.Field]string{"MaxBytes": "-e", "Iters": "-n"}[f] },
 }
 
 // TestChecksNameFields runs Plan.Validate over bad plans, one for each
 // check of the algorithms, the sim's settings and the memory estimate, and
 // checks that the error names fields, never a flag: its text has no "--",
-// a *kit.FieldError names the field at fault, and shown with the
+// a *fielderr.FieldError names the field at fault, and shown with the
 // command's flags it reads as the refusal always has.
 func TestChecksNameFields(t *testing.T) {
 	onShm := func(edit func(p *Plan)) func(p *Plan) {
@@ -44,7 +44,7 @@ func TestChecksNameFields(t *testing.T) {
 	tests := []struct {
 		name  string
 		edit  func(p *Plan)
-		field kit.Field
+		field fielderr.Field
 		flags string // the text with flags; "A…B" for one that starts with A and ends with B
 	}{
 		{"algo listed twice", func(p *Plan) { p.Algo = "ring,rd,ring" }, "Algo", `--algo "ring,rd,ring": ring is listed twice`},
@@ -95,11 +95,11 @@ func TestChecksNameFields(t *testing.T) {
 			if strings.Contains(err.Error(), "--") {
 				t.Errorf("%q names a flag", err.Error())
 			}
-			var fe *kit.FieldError
+			var fe *fielderr.FieldError
 			if !errors.As(err, &fe) || fe.Field != tc.field {
-				t.Errorf("%v: no *kit.FieldError naming %s (got %v)", err, tc.field, fe)
+				t.Errorf("%v: no *fielderr.FieldError naming %s (got %v)", err, tc.field, fe)
 			}
-			got := kit.FormatFields(err, testFlags)
+			got := fielderr.FormatFields(err, testFlags)
 			start, end, cut := strings.Cut(tc.flags, "…")
 			if !cut && got != tc.flags || cut && (!strings.HasPrefix(got, start) || !strings.HasSuffix(got, end)) {
 				t.Errorf("with flags:\n got %q\nwant %q", got, tc.flags)

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/payload"
 )
 
 // fusionSplit is how one bucket count of --fusion meets the sweep: whether
@@ -33,10 +34,10 @@ func (p Plan) fusionSplits() []fusionSplit {
 				n := p.GroupSize(g)
 				for _, op := range p.Ops {
 					for _, dt := range p.DTypes {
-						if whole, _ := kit.RowCount(op, dt, n, size); whole == 0 {
+						if whole, _ := payload.RowCount(op, dt, n, size); whole == 0 {
 							continue // no row at all at this size
 						}
-						if c, _ := kit.RowCount(op, dt, n, size/int64(b)); c > 0 {
+						if c, _ := payload.RowCount(op, dt, n, size/int64(b)); c > 0 {
 							fs.held = true
 						} else {
 							short = true
@@ -59,8 +60,8 @@ func (p Plan) fusionSplits() []fusionSplit {
 func (p Plan) validateFusion() error {
 	for _, fs := range p.fusionSplits() {
 		if !fs.held {
-			return kit.FieldErrorf("Fusion", " %d: no size of the sweep (at most %d bytes) splits into %d buckets of whole elements; give fewer buckets or a larger %s",
-				fs.buckets, fs.maxBytes, fs.buckets, kit.Field("MaxBytes"))
+			return fielderr.FieldErrorf("Fusion", " %d: no size of the sweep (at most %d bytes) splits into %d buckets of whole elements; give fewer buckets or a larger %s",
+				fs.buckets, fs.maxBytes, fs.buckets, fielderr.Field("MaxBytes"))
 		}
 	}
 	return nil

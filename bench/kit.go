@@ -1,29 +1,33 @@
 package bench
 
-import "github.com/hccl-test/hccl-test/kit"
+import (
+	"github.com/hccl-test/hccl-test/estimate"
+	"github.com/hccl-test/hccl-test/payload"
+	"github.com/hccl-test/hccl-test/world"
+)
 
-// The plan's types that the shared kit defines, under the names the
+// The plan's types that the shared packages define, under the names the
 // plan's fields and methods have always had: a Plan holds Placements, a
 // Layout and a Topology, and yields Rows and a MemoryEstimate.
 type (
-	// Row is one measurement of a plan (kit.Row).
-	Row = kit.Row
+	// Row is one measurement of a plan (payload.Row).
+	Row = payload.Row
 	// Placement says whether a collective writes over its input
-	// (kit.Placement).
-	Placement = kit.Placement
-	// Layout splits the world into communication domains (kit.Layout).
-	Layout = kit.Layout
-	// Topology is how the ranks sit on servers (kit.Topology).
-	Topology = kit.Topology
+	// (payload.Placement).
+	Placement = payload.Placement
+	// Layout splits the world into communication domains (world.Layout).
+	Layout = world.Layout
+	// Topology is how the ranks sit on servers (world.Topology).
+	Topology = world.Topology
 	// MemoryEstimate is every byte a run will allocate on this machine
-	// (kit.MemoryEstimate).
-	MemoryEstimate = kit.MemoryEstimate
-	// MemPart is one part of what a run allocates (kit.MemPart).
-	MemPart = kit.MemPart
+	// (estimate.MemoryEstimate).
+	MemoryEstimate = estimate.MemoryEstimate
+	// MemPart is one part of what a run allocates (estimate.MemPart).
+	MemPart = estimate.MemPart
 )
 
-// The placements of a row (kit.OutOfPlace, kit.InPlace).
+// The placements of a row (payload.OutOfPlace, payload.InPlace).
 const (
-	OutOfPlace = kit.OutOfPlace
-	InPlace    = kit.InPlace
+	OutOfPlace = payload.OutOfPlace
+	InPlace    = payload.InPlace
 )

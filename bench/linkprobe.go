@@ -7,7 +7,8 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
+	"github.com/hccl-test/hccl-test/runctl"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -24,7 +25,7 @@ import (
 // the world's size, hosted here or not.
 const (
 	probeMax    = 32 << 20
-	probeMin    = kit.ProbeMin
+	probeMin    = runctl.ProbeMin
 	probeBudget = 1 << 30
 	probeWarmup = 3
 	probeIters  = 10
@@ -35,42 +36,42 @@ const (
 
 // probeSize returns the probe's message size on a world of ranks ranks.
 func probeSize(ranks int) int64 {
-	return kit.ShareBudget(probeBudget, ranks, probeMin, probeMax)
+	return runctl.ShareBudget(probeBudget, ranks, probeMin, probeMax)
 }
 
 // probeLink measures the link on this backend, repeating the probe until
-// it agrees with itself (kit.Settle), and returns the figure, on every
+// it agrees with itself (runctl.Settle), and returns the figure, on every
 // rank alike (rank 0's readings, broadcast after each repetition).
-func (r *rankRunner) probeLink(ctx context.Context) (_ kit.Settled, err error) {
+func (r *rankRunner) probeLink(ctx context.Context) (_ runctl.Settled, err error) {
 	n := r.comm.Size()
 	if n == 1 {
-		return kit.Settled{}, nil // no link to measure with a single rank
+		return runctl.Settled{}, nil // no link to measure with a single rank
 	}
-	bp := &kit.BufferPool{}
+	bp := &payload.BufferPool{}
 	defer func() { r.release(bp, err) }()
 	size := probeSize(n)
 	if err := bp.Alloc(int(size)); err != nil {
-		return kit.Settled{}, err
+		return runctl.Settled{}, err
 	}
 	row := Row{Op: coll.SendRecv, DType: dtype.Uint8, Root: -1, Place: OutOfPlace, Count: int(size), Bytes: size}
 	start := time.Now()
-	return kit.Settle(func(rep int) (kit.Reading, error) {
+	return runctl.Settle(func(rep int) (runctl.Reading, error) {
 		warmup := probeWarmup
 		if rep > 0 {
 			warmup = 1 // the buffers are touched, the algorithm's scratch in place
 		}
 		rec, err := r.probeRow(ctx, bp, row, coll.Auto, warmup, probeIters)
 		if err != nil {
-			return kit.Reading{}, err
+			return runctl.Reading{}, err
 		}
 		// Every rank needs the figure and the time, to stop at the same
 		// repetition; rank 0 computed them. Spread them with a broadcast
 		// so all ranks agree.
 		out, err := r.broadcastFloats(ctx, []float64{rec.BusBW, time.Since(start).Seconds()})
 		if err != nil {
-			return kit.Reading{}, err
+			return runctl.Reading{}, err
 		}
-		return kit.Reading{Value: out[0], Elapsed: time.Duration(out[1] * float64(time.Second))}, nil
+		return runctl.Reading{Value: out[0], Elapsed: time.Duration(out[1] * float64(time.Second))}, nil
 	})
 }
 

@@ -10,8 +10,9 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/runctl"
 )
 
 // measureRow times one row on this rank: warm-up iterations, a barrier, the
@@ -31,18 +32,18 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	sets := r.bufferSets(row, rank, n)
 	buckets := sets[0]
 	next := 0
-	pattern := kit.PatternFor(row, n)
+	pattern := payload.PatternFor(row, n)
 	if !p.NoPayload { // without payload there is nothing to fill, nor memory
 		for _, set := range sets {
 			for _, args := range set {
-				kit.FillInputs(args, pattern, rank)
+				payload.FillInputs(args, pattern, rank)
 			}
 		}
 	}
 
 	algo := ""
 	reruns := r.comm.Reruns()
-	wd := kit.NewWatchdog(ctx, p.Timeout)
+	wd := runctl.NewWatchdog(ctx, p.Timeout)
 	defer wd.Stop()
 	// A re-run (--retry) gets the whole time limit again. Re-runs of the
 	// barrier and the gathering below may arm it too; the row's watchdog
@@ -148,7 +149,7 @@ type checkRun struct {
 // checkRuns makes c.runs checked runs of the row on this rank, outside
 // the timed region: each on the buffer set nextSet names, its receive
 // side poisoned and its inputs filled anew, with the pattern shifted by
-// the run's index so that each run checks other values (kit.FillShifted),
+// the run's index so that each run checks other values (payload.FillShifted),
 // then one op (call). It returns the elements this rank found wrong in the
 // first run where any rank found one, or 0: after each run but the last
 // the ranks agree whether any found one, and stop there, as nccl-tests'
@@ -158,8 +159,8 @@ func (r *rankRunner) checkRuns(ctx context.Context, c checkRun, nextSet func() [
 	for run := range c.runs {
 		checked := nextSet()
 		for _, args := range checked {
-			kit.Poison(args.Recv)
-			kit.FillShifted(args, c.pattern, c.rank, run)
+			payload.Poison(args.Recv)
+			payload.FillShifted(args, c.pattern, c.rank, run)
 		}
 		if _, err := call(1); err != nil {
 			if c.runs > 1 {
@@ -169,7 +170,7 @@ func (r *rankRunner) checkRuns(ctx context.Context, c checkRun, nextSet func() [
 		}
 		var wrong int64
 		for _, args := range checked {
-			wrong += kit.CountWrongShifted(args, c.row, c.pattern, c.rank, c.n, run)
+			wrong += payload.CountWrongShifted(args, c.row, c.pattern, c.rank, c.n, run)
 		}
 		if run == c.runs-1 {
 			return wrong, nil
@@ -347,11 +348,11 @@ func straggler(busy []float64, total float64) (rank int, skew float64) {
 	return rank, max(busy[rank], 1e-6) / max(least, 1e-6)
 }
 
-// ctl is the rank's control channel (kit.Ctl): the world's Comm, each call
+// ctl is the rank's control channel (runctl.Ctl): the world's Comm, each call
 // under the op timeout, quiet (no fault, and payload on); in memory where
 // the world's ranks all run in this process and meet there (sim).
-func (r *rankRunner) ctl() kit.Ctl {
-	return kit.Ctl{Comm: r.comm, Timeout: r.plan.Timeout, Quiet: r.quiet, Shared: kit.SharedOf(r.comm)}
+func (r *rankRunner) ctl() runctl.Ctl {
+	return runctl.Ctl{Comm: r.comm, Timeout: r.plan.Timeout, Quiet: r.quiet, Shared: runctl.SharedOf(r.comm)}
 }
 
 // barrier synchronises the ranks under the op timeout; in virtual time it

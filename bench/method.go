@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
 	"github.com/hccl-test/hccl-test/results"
 )
 
@@ -222,21 +222,21 @@ const MaxUnalign = 1 << 20
 // MaxCheckIters bounds -c.
 const MaxCheckIters = 10_000
 
-// Validate reports the first thing wrong with m as a *kit.FieldError.
+// Validate reports the first thing wrong with m as a *fielderr.FieldError.
 func (m Method) Validate() error {
 	switch {
 	case m.Average < AverageMax || m.Average > AverageMin:
-		return kit.FieldErrorf("Average", " %d: want 0 to 3", m.Average.Flag())
+		return fielderr.FieldErrorf("Average", " %d: want 0 to 3", m.Average.Flag())
 	case m.AggIters < 0 || m.AggIters > MaxAggIters:
-		return kit.FieldErrorf("AggIters", " %d: want 1 to %d ops per iteration", m.AggIters, MaxAggIters)
+		return fielderr.FieldErrorf("AggIters", " %d: want 1 to %d ops per iteration", m.AggIters, MaxAggIters)
 	case m.Blocking < BlockingNone || m.Blocking > BlockingIterBarrier:
-		return kit.FieldErrorf("Blocking", " %d: want 0 to 3", int(m.Blocking))
+		return fielderr.FieldErrorf("Blocking", " %d: want 0 to 3", int(m.Blocking))
 	case m.CheckIters < 0:
 		return m.ValidateCheckIters()
 	case m.CheckIters > MaxCheckIters:
-		return kit.FieldErrorf("CheckIters", " %d: want 0 to %d checked runs per row", m.CheckIters, MaxCheckIters)
+		return fielderr.FieldErrorf("CheckIters", " %d: want 0 to %d checked runs per row", m.CheckIters, MaxCheckIters)
 	case m.Unalign < 0 || m.Unalign > MaxUnalign:
-		return kit.FieldErrorf("Unalign", " %d: want 0 to %d elements", m.Unalign, MaxUnalign)
+		return fielderr.FieldErrorf("Unalign", " %d: want 0 to %d elements", m.Unalign, MaxUnalign)
 	}
 	return nil
 }
@@ -246,7 +246,7 @@ func (m Method) Validate() error {
 // reads the count, to refuse it before what it reads later.
 func (m Method) ValidateCheckIters() error {
 	if m.CheckIters < 0 {
-		return kit.FieldErrorf("CheckIters", " %d: want 0 (don't check) or the checked runs per row (1 or more)", m.CheckIters)
+		return fielderr.FieldErrorf("CheckIters", " %d: want 0 (don't check) or the checked runs per row (1 or more)", m.CheckIters)
 	}
 	return nil
 }
@@ -258,7 +258,7 @@ func (m Method) ValidateCheckIters() error {
 // none.
 func (p Plan) validateCPUTime() error {
 	if p.CPUTime && capsOf(p.Backend).Simulated {
-		return kit.FieldErrorf("CPUTime", ": the %s backend's times are virtual, and its CPU time is the simulator's", p.Backend)
+		return fielderr.FieldErrorf("CPUTime", ": the %s backend's times are virtual, and its CPU time is the simulator's", p.Backend)
 	}
 	return nil
 }

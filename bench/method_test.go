@@ -14,7 +14,8 @@ import (
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/payload"
 )
 
 // TestParseAverage: -a's numbers name nccl-tests' combinations, and back.
@@ -260,7 +261,7 @@ func TestUnalignOffsetsBuffers(t *testing.T) {
 	if q.MemoryNeeded() <= p.MemoryNeeded() {
 		t.Errorf("estimate %d not above %d without -u", q.MemoryNeeded(), p.MemoryNeeded())
 	}
-	r := &rankRunner{plan: q, bufs: &kit.BufferPool{}}
+	r := &rankRunner{plan: q, bufs: &payload.BufferPool{}}
 	r.bufs.A, r.bufs.B = make([]byte, q.bufferNeed(4)), make([]byte, q.bufferNeed(4))
 	for _, place := range []Placement{OutOfPlace, InPlace} {
 		row := Row{Op: coll.AllReduce, DType: dtype.FP16, RedOp: dtype.Sum, Root: -1, Place: place, Count: 2048, Bytes: 4096}
@@ -314,7 +315,7 @@ func TestMethodValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		edit  func(p *Plan)
-		field kit.Field
+		field fielderr.Field
 	}{
 		{"average", func(p *Plan) { p.Average = 9 }, "Average"},
 		{"agg negative", func(p *Plan) { p.AggIters = -1 }, "AggIters"},
@@ -330,7 +331,7 @@ func TestMethodValidate(t *testing.T) {
 		p.MinBytes, p.MaxBytes = 1024, 1024
 		tc.edit(&p)
 		err := p.Validate()
-		var fe *kit.FieldError
+		var fe *fielderr.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.field {
 			t.Errorf("%s: %v, want an error naming %s", tc.name, err, tc.field)
 		}

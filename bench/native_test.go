@@ -8,7 +8,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
 )
 
 // nativeBackend stands in for mpi's declaration: own collectives for fp32
@@ -33,8 +33,8 @@ func init() { backends.Register(nativeBackend{}) }
 // one line that names both; a reduction matters only for collectives that
 // reduce.
 func TestValidateNative(t *testing.T) {
-	names := kit.Names{Long: func(f kit.Field) string {
-		return map[kit.Field]string{"Algo": "--algo", "DTypes": "--datatype", "RedOps": "--redop"}[f]
+	names := fielderr.Names{Long: func(f fielderr.Field) string {
+		return map[fielderr.Field]string{"Algo": "--algo", "DTypes": "--datatype", "RedOps": "--redop"}[f]
 	}}
 	tests := []struct {
 		name   string
@@ -64,7 +64,7 @@ func TestValidateNative(t *testing.T) {
 				}
 				return
 			}
-			var fe *kit.FieldError
+			var fe *fielderr.FieldError
 			if !errors.As(err, &fe) {
 				t.Fatalf("error %v, want a field error", err)
 			}

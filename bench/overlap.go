@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/coll"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/runctl"
 )
 
 // --overlap measures each row a second time, with every iteration
@@ -23,7 +24,7 @@ import (
 // while it computes the next (a Comm runs one collective at a time).
 //
 // The compute's unit is calibrated with as many loads running at once as
-// this process hosts ranks (kit.ComputeUnitFor), so that the compute takes
+// this process hosts ranks (payload.ComputeUnitFor), so that the compute takes
 // about the time asked for under the load of the measured row, where every
 // rank computes at once, not on an idle machine.
 //
@@ -104,7 +105,7 @@ func combineOverlap(all []float64, n, iters int) overlapResult {
 // compute: the compute alone, then p.Warmup untimed and p.Iters timed
 // overlapped iterations, each under the op watchdog wd. Rank 0 gathers
 // every rank's times and returns the result; other ranks return zero.
-func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *kit.Watchdog, algo string,
+func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *runctl.Watchdog, algo string,
 	buckets []*coll.Args, own []float64) (overlapResult, error) {
 	p := r.plan
 	k := r.overlapCompute()
@@ -168,7 +169,7 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *ki
 		return overlapResult{}, err
 	}
 	o := combineOverlap(all, r.comm.Size(), p.Iters)
-	o.shared = kit.ComputeShared(p.HostedRanksOrAll())
+	o.shared = payload.ComputeShared(p.HostedRanksOrAll())
 	return o, nil
 }
 
@@ -183,7 +184,7 @@ func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *ki
 // In virtual time the compute runs beside the collective on the rank's
 // clock: the collective is waited for first, and the clock then held to
 // where the compute, begun with the collective, would end.
-func overlapOne(wd *kit.Watchdog, comm *coll.Comm, algo string, args *coll.Args, k overlapCompute, units int,
+func overlapOne(wd *runctl.Watchdog, comm *coll.Comm, algo string, args *coll.Args, k overlapCompute, units int,
 	timeout time.Duration) error {
 	wd.ArmNow()
 	var begun time.Duration
@@ -231,16 +232,16 @@ func overlapOne(wd *kit.Watchdog, comm *coll.Comm, algo string, args *coll.Args,
 // wall clock, or on a backend in virtual time (sim) holds of the rank's
 // clock, in units of a nanosecond.
 type overlapCompute struct {
-	load  *kit.ComputeLoad // nil in virtual time
-	clock kit.VirtualClock
+	load  *payload.ComputeLoad // nil in virtual time
+	clock runctl.VirtualClock
 }
 
 // overlapCompute returns the compute for this rank's backend.
 func (r *rankRunner) overlapCompute() overlapCompute {
-	if v, ok := kit.VirtualClockOf(r.comm.Transport()); ok {
+	if v, ok := runctl.VirtualClockOf(r.comm.Transport()); ok {
 		return overlapCompute{clock: v}
 	}
-	return overlapCompute{load: kit.NewComputeLoad(kit.ComputeUnitFor(computeRanks(r.plan)))}
+	return overlapCompute{load: payload.NewComputeLoad(payload.ComputeUnitFor(computeRanks(r.plan)))}
 }
 
 // computeRanks returns how many ranks of this process compute at once: every

@@ -8,8 +8,9 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // TestRunOverlap sweeps a few collectives on shm with a fixed compute
@@ -38,7 +39,7 @@ func TestRunOverlap(t *testing.T) {
 			if tc.layout != "" {
 				p.Ranks = 4
 				var err error
-				if p.Layout, err = kit.ParseLayout(tc.layout, p.Ranks); err != nil {
+				if p.Layout, err = world.ParseLayout(tc.layout, p.Ranks); err != nil {
 					t.Fatal(err)
 				}
 				p.Groups = []string{"tp", "dp"}
@@ -65,7 +66,7 @@ func TestRunOverlap(t *testing.T) {
 					}
 					continue
 				}
-				shared := kit.ComputeShared(p.HostedRanksOrAll())
+				shared := payload.ComputeShared(p.HostedRanksOrAll())
 				if !(r.ComputeUS > 0) || !(r.TotalUS > 0) || math.IsNaN(r.OverlapEff) != shared || math.IsInf(r.OverlapEff, 0) {
 					t.Errorf("%s %d B in %d buckets: compute %v total %v eff %v (cores shared: %v)", name, r.Bytes, r.Buckets, r.ComputeUS, r.TotalUS, r.OverlapEff, shared)
 				}

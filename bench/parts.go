@@ -9,8 +9,9 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
 	"github.com/hccl-test/hccl-test/units"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // Sweep is what a plan measures: the collectives, data types, reductions
@@ -73,7 +74,7 @@ type Cache int
 const (
 	// CacheWarm reuses one buffer set every iteration, as nccl-tests does.
 	CacheWarm Cache = iota
-	// CacheCold rotates through kit.ColdSets buffer sets, as rccl-tests'
+	// CacheCold rotates through payload.ColdSets buffer sets, as rccl-tests'
 	// cache flush does, so that an iteration's data comes from memory.
 	CacheCold
 )
@@ -108,32 +109,32 @@ const (
 	BytesSet
 )
 
-// Validate reports the first thing wrong with s as a *kit.FieldError,
+// Validate reports the first thing wrong with s as a *fielderr.FieldError,
 // every rule of the sweep's own in one order. The root, whose range
 // depends on the world and its domains, and the counts of sizes and rows
 // are left to Plan.Validate.
-func (s Sweep) Validate() error { return kit.FirstError(s.validateSizes, s.validatePlacements) }
+func (s Sweep) Validate() error { return fielderr.FirstError(s.validateSizes, s.validatePlacements) }
 
 // validateSizes checks what is swept and how often.
 func (s Sweep) validateSizes() error {
-	return kit.FirstError(s.validateWhat, s.ValidateSteps, s.validateStepValues, s.ValidateRuns, s.validateIters)
+	return fielderr.FirstError(s.validateWhat, s.ValidateSteps, s.validateStepValues, s.ValidateRuns, s.validateIters)
 }
 
 // validateWhat checks that there is something to sweep, and its sizes.
 func (s Sweep) validateWhat() error {
 	switch {
 	case len(s.Ops) == 0:
-		return kit.FieldErrorf("Ops", ": no collective given")
+		return fielderr.FieldErrorf("Ops", ": no collective given")
 	case len(s.DTypes) == 0:
-		return kit.FieldErrorf("DTypes", ": no data type given")
+		return fielderr.FieldErrorf("DTypes", ": no data type given")
 	case len(s.RedOps) == 0:
-		return kit.FieldErrorf("RedOps", ": no reduction given")
+		return fielderr.FieldErrorf("RedOps", ": no reduction given")
 	case s.MinBytes < 0:
-		return kit.FieldErrorf("MinBytes", " %d: must not be negative", s.MinBytes)
+		return fielderr.FieldErrorf("MinBytes", " %d: must not be negative", s.MinBytes)
 	case s.MaxBytes > units.MaxSize:
-		return kit.FieldErrorf("MaxBytes", " %d: larger than the limit of %d", s.MaxBytes, int64(units.MaxSize))
+		return fielderr.FieldErrorf("MaxBytes", " %d: larger than the limit of %d", s.MaxBytes, int64(units.MaxSize))
 	case s.MinBytes > s.MaxBytes:
-		return kit.FieldErrorf("MinBytes", " %d is larger than %s %d", s.MinBytes, kit.Field("MaxBytes"), s.MaxBytes)
+		return fielderr.FieldErrorf("MinBytes", " %d is larger than %s %d", s.MinBytes, fielderr.Field("MaxBytes"), s.MaxBytes)
 	}
 	return nil
 }
@@ -145,9 +146,9 @@ func (s Sweep) validateWhat() error {
 func (s Sweep) ValidateSteps() error {
 	switch {
 	case s.StepsSet&FactorSet != 0 && s.StepsSet&BytesSet != 0:
-		return kit.FieldErrorf("StepFactor", " and %s: give one of them, not both", kit.Field("StepBytes"))
+		return fielderr.FieldErrorf("StepFactor", " and %s: give one of them, not both", fielderr.Field("StepBytes"))
 	case s.StepsSet&BytesSet != 0 && s.StepBytes == 0:
-		return kit.FieldErrorf("StepBytes", " %d: the size would never grow", s.StepBytes)
+		return fielderr.FieldErrorf("StepBytes", " %d: the size would never grow", s.StepBytes)
 	}
 	return nil
 }
@@ -156,11 +157,11 @@ func (s Sweep) ValidateSteps() error {
 func (s Sweep) validateStepValues() error {
 	switch {
 	case s.StepBytes < 0:
-		return kit.FieldErrorf("StepBytes", " %d: must not be negative", s.StepBytes)
+		return fielderr.FieldErrorf("StepBytes", " %d: must not be negative", s.StepBytes)
 	case s.StepBytes == 0 && !(s.StepFactor > 1):
-		return kit.FieldErrorf("StepFactor", " %v: must be a number greater than 1", s.StepFactor)
+		return fielderr.FieldErrorf("StepFactor", " %v: must be a number greater than 1", s.StepFactor)
 	case math.IsInf(s.StepFactor, 0) || math.IsNaN(s.StepFactor):
-		return kit.FieldErrorf("StepFactor", " %v: must be a finite number", s.StepFactor)
+		return fielderr.FieldErrorf("StepFactor", " %v: must be a finite number", s.StepFactor)
 	}
 	return nil
 }
@@ -171,7 +172,7 @@ func (s Sweep) validateStepValues() error {
 // ValidateSteps.
 func (s Sweep) ValidateRuns() error {
 	if s.Runs < 1 && s.Runs != RunsForever {
-		return kit.FieldErrorf("Runs", " %d: must be at least 1", s.Runs)
+		return fielderr.FieldErrorf("Runs", " %d: must be at least 1", s.Runs)
 	}
 	return nil
 }
@@ -181,15 +182,15 @@ func (s Sweep) ValidateRuns() error {
 func (s Sweep) validateIters() error {
 	switch {
 	case s.Iters < 1:
-		return kit.FieldErrorf("Iters", " %d: need at least 1 timed iteration", s.Iters)
+		return fielderr.FieldErrorf("Iters", " %d: need at least 1 timed iteration", s.Iters)
 	case s.Iters > maxIters:
-		return kit.FieldErrorf("Iters", " %d: at most %d timed iterations per row", s.Iters, maxIters)
+		return fielderr.FieldErrorf("Iters", " %d: at most %d timed iterations per row", s.Iters, maxIters)
 	case s.Warmup > maxIters:
-		return kit.FieldErrorf("Warmup", " %d: at most %d per row", s.Warmup, maxIters)
+		return fielderr.FieldErrorf("Warmup", " %d: at most %d per row", s.Warmup, maxIters)
 	case s.Runs > maxIters:
-		return kit.FieldErrorf("Runs", " %d: at most %d", s.Runs, maxIters)
+		return fielderr.FieldErrorf("Runs", " %d: at most %d", s.Runs, maxIters)
 	case s.Warmup < 0:
-		return kit.FieldErrorf("Warmup", " %d: must not be negative", s.Warmup)
+		return fielderr.FieldErrorf("Warmup", " %d: must not be negative", s.Warmup)
 	}
 	return nil
 }
@@ -197,7 +198,7 @@ func (s Sweep) validateIters() error {
 // validatePlacements checks that there is a placement to measure.
 func (s Sweep) validatePlacements() error {
 	if len(s.Placements) == 0 {
-		return kit.FieldErrorf("Placements", ": none given")
+		return fielderr.FieldErrorf("Placements", ": none given")
 	}
 	return nil
 }
@@ -229,20 +230,20 @@ type Domains struct {
 	OverlapAuto bool
 }
 
-// Validate reports the first thing wrong with d as a *kit.FieldError. That
+// Validate reports the first thing wrong with d as a *fielderr.FieldError. That
 // Groups have a Layout to split, and the checks against the sweep (what
 // re-runs or runs natively in a group, what fusion can split), are left to
 // Plan.Validate.
-func (d Domains) Validate() error { return kit.FirstError(d.validateGroups, d.validateRanges) }
+func (d Domains) Validate() error { return fielderr.FirstError(d.validateGroups, d.validateRanges) }
 
 // validateGroups checks the kinds of Groups.
 func (d Domains) validateGroups() error {
 	for i, g := range d.Groups {
 		switch {
-		case !slices.Contains(kit.GroupKinds, g):
-			return kit.FieldErrorf("Groups", " %q: unknown kind (want %s)", g, strings.Join(kit.GroupKinds, " "))
+		case !slices.Contains(world.GroupKinds, g):
+			return fielderr.FieldErrorf("Groups", " %q: unknown kind (want %s)", g, strings.Join(world.GroupKinds, " "))
 		case slices.Contains(d.Groups[:i], g):
-			return kit.FieldErrorf("Groups", " %s: given twice", g)
+			return fielderr.FieldErrorf("Groups", " %s: given twice", g)
 		}
 	}
 	return nil
@@ -252,11 +253,11 @@ func (d Domains) validateGroups() error {
 func (d Domains) validateRanges() error {
 	for _, b := range d.Fusion {
 		if b < 1 || b > MaxBuckets {
-			return kit.FieldErrorf("Fusion", " %d: want bucket counts from 1 to %d", b, MaxBuckets)
+			return fielderr.FieldErrorf("Fusion", " %d: want bucket counts from 1 to %d", b, MaxBuckets)
 		}
 	}
 	if d.Overlap < 0 || d.Overlap > time.Minute {
-		return kit.FieldErrorf("Overlap", " %v: want a duration from 0 to 1m, or auto", d.Overlap)
+		return fielderr.FieldErrorf("Overlap", " %v: want a duration from 0 to 1m, or auto", d.Overlap)
 	}
 	return nil
 }
@@ -304,11 +305,11 @@ type Links struct {
 }
 
 // Validate reports the first thing wrong with l's bandwidths as a
-// *kit.FieldError. Whether a link between servers has servers, and the
+// *fielderr.FieldError. Whether a link between servers has servers, and the
 // simulated links, are left to Plan.Validate.
 func (l Links) Validate() error {
 	if l.LinkGBps < 0 || math.IsNaN(l.LinkGBps) {
-		return kit.FieldErrorf("LinkGBps", " %v: must be positive", l.LinkGBps)
+		return fielderr.FieldErrorf("LinkGBps", " %v: must be positive", l.LinkGBps)
 	}
 	return nil
 }
@@ -354,7 +355,7 @@ type Outputs struct {
 // is not a finite number of GB/s, 0 or more.
 func (o Outputs) Validate() error {
 	if math.IsNaN(o.MinBusBW) || math.IsInf(o.MinBusBW, 0) || o.MinBusBW < 0 {
-		return kit.FieldErrorf("MinBusBW", " %v: want a positive number of GB/s", o.MinBusBW)
+		return fielderr.FieldErrorf("MinBusBW", " %v: want a positive number of GB/s", o.MinBusBW)
 	}
 	return nil
 }

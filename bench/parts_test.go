@@ -6,18 +6,19 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/coll"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // TestPartsValidateAlone: the parts check themselves with nothing else
-// set, and each check names the field at fault (kit's TestWorldFaultsValidate
+// set, and each check names the field at fault (world's TestWorldFaultsValidate
 // checks the World and Faults parts).
 func TestPartsValidateAlone(t *testing.T) {
 	world := DefaultPlan().World
 	tests := []struct {
 		name  string
 		check func() error
-		field kit.Field // "" for valid
+		field fielderr.Field // "" for valid
 	}{
 		{"default world", world.Validate, ""},
 		{"default sweep", DefaultPlan().Sweep.Validate, ""},
@@ -28,12 +29,12 @@ func TestPartsValidateAlone(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.check()
-			var fe *kit.FieldError
+			var fe *fielderr.FieldError
 			switch {
 			case tc.field == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
 			case tc.field != "" && !errors.As(err, &fe):
-				t.Fatalf("got %v, want a *kit.FieldError for %s", err, tc.field)
+				t.Fatalf("got %v, want a *fielderr.FieldError for %s", err, tc.field)
 			case tc.field != "" && fe.Field != tc.field:
 				t.Fatalf("got %v naming %s, want %s", err, fe.Field, tc.field)
 			}
@@ -47,13 +48,13 @@ func TestPartsValidateAlone(t *testing.T) {
 // domains, the Root between the sizes and the timeouts.
 func TestValidatePrecedence(t *testing.T) {
 	grouped := func(p *Plan) {
-		p.Layout, _ = kit.ParseLayout("tp=4,dp=2", p.Ranks)
+		p.Layout, _ = world.ParseLayout("tp=4,dp=2", p.Ranks)
 		p.Groups = []string{"tp"}
 	}
 	tests := []struct {
 		name  string
 		edit  func(*Plan)
-		field kit.Field
+		field fielderr.Field
 	}{
 		{"iters before timeout", func(p *Plan) { p.Timeout, p.Iters = 0, 0 }, "Iters"},
 		{"root before timeout", func(p *Plan) { p.Timeout, p.Root = 0, 9 }, "Root"},
@@ -75,7 +76,7 @@ func TestValidatePrecedence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := DefaultPlan()
 			tc.edit(&p)
-			var fe *kit.FieldError
+			var fe *fielderr.FieldError
 			if err := p.Validate(); !errors.As(err, &fe) || fe.Field != tc.field {
 				t.Fatalf("Validate() = %v, want an error naming %s", err, tc.field)
 			}

@@ -12,11 +12,14 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/runctl"
+	"github.com/hccl-test/hccl-test/world"
 )
 
-// Version is the tool's version, printed in every header (kit.Version).
-const Version = kit.Version
+// Version is the tool's version, printed in every header (runctl.Version).
+const Version = runctl.Version
 
 // ParsePlacements returns the placements that --placement names: out, in or
 // both.
@@ -39,14 +42,14 @@ const LinkAuto = "auto"
 // where it runs (World), what it measures (Sweep), the faults it injects
 // (Faults), the domains it runs in (Domains), the links it is measured
 // against (Links), what it reports (Outputs) and how a row is measured
-// (Method). World and Faults are the
-// kit's, shared with the step scenarios. The parts are embedded, so p.Ranks
+// (Method). World and Faults are
+// package world's, shared with the step scenarios. The parts are embedded, so p.Ranks
 // is p.World.Ranks. DefaultPlan gives the defaults; Validate says
 // what is wrong with a plan before any rank starts.
 type Plan struct {
-	kit.World
+	world.World
 	Sweep
-	kit.Faults
+	world.Faults
 	Domains
 	Links
 	Outputs
@@ -59,7 +62,7 @@ func (p Plan) config() backends.Config { return p.World.Config(p.simLinks(), p.R
 // DefaultPlan returns the defaults of the command line.
 func DefaultPlan() Plan {
 	return Plan{
-		World: kit.World{
+		World: world.World{
 			Backend: "shm", Ranks: 8, Timeout: 2 * time.Minute,
 			ConnectTimeout: 2 * time.Minute, LaunchedRank: -1,
 		},
@@ -74,7 +77,7 @@ func DefaultPlan() Plan {
 }
 
 // Validate reports the first thing wrong with p as an error that names
-// the fields at fault (a *kit.FieldError, or an error wrapping one; FormatFields
+// the fields at fault (a *fielderr.FieldError, or an error wrapping one; FormatFields
 // shows them as a command's flags). It runs every rule of every part's own
 // Validate and the rules that span parts, in the one order of rules: that
 // order says which of two wrong settings is reported.
@@ -144,16 +147,16 @@ func (p Plan) validateRoot() error {
 	case p.Root >= -1 && p.Root < n:
 		return nil
 	case len(p.Groups) > 0:
-		return kit.FieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d) (a rank of the group, %s %s)",
-			p.Root, n, kit.Field("Groups"), strings.Join(p.Groups, ","))
+		return fielderr.FieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d) (a rank of the group, %s %s)",
+			p.Root, n, fielderr.Field("Groups"), strings.Join(p.Groups, ","))
 	}
-	return kit.FieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d)", p.Root, n)
+	return fielderr.FieldErrorf("Root", " %d: must be -1 (every root) or a rank in [0, %d)", p.Root, n)
 }
 
 // validateInterLink checks that a link between servers has servers.
 func (p Plan) validateInterLink() error {
 	if p.LinkInterGBps > 0 && !p.Topology.TwoLevel() && !p.TopologyAuto {
-		return kit.FieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", kit.Field("Topology"))
+		return fielderr.FieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", fielderr.Field("Topology"))
 	}
 	return nil
 }
@@ -167,7 +170,7 @@ func (p Plan) validateInject() error { return p.Inject.Validate(p.Ranks, p.Check
 func (p Plan) validateRetryBackend() error {
 	if p.Retry > 0 && !capsOf(p.Backend).Recovers {
 		can := backends.NamesWith(func(c backends.Caps) bool { return c.Recovers })
-		return kit.FieldErrorf("Retry", " %d: the %s backend cannot run a failed call again (use %s)", p.Retry, p.Backend, strings.Join(can, " or "))
+		return fielderr.FieldErrorf("Retry", " %d: the %s backend cannot run a failed call again (use %s)", p.Retry, p.Backend, strings.Join(can, " or "))
 	}
 	return nil
 }
@@ -175,8 +178,8 @@ func (p Plan) validateRetryBackend() error {
 // validateGroupLayout checks that Domains.Groups have a layout to split.
 func (p Plan) validateGroupLayout() error {
 	if len(p.Groups) > 0 && !p.Layout.Split() {
-		return kit.FieldErrorf("Groups", " %s: needs %s to say how the world splits (e.g. %s tp=%d)",
-			strings.Join(p.Groups, ","), kit.Field("Layout"), kit.Field("Layout"), p.Ranks)
+		return fielderr.FieldErrorf("Groups", " %s: needs %s to say how the world splits (e.g. %s tp=%d)",
+			strings.Join(p.Groups, ","), fielderr.Field("Layout"), fielderr.Field("Layout"), p.Ranks)
 	}
 	return nil
 }
@@ -190,9 +193,9 @@ func (p Plan) validateGroupRuns() error {
 	}
 	switch {
 	case p.Retry > 0:
-		return kit.FieldErrorf("Retry", " with %s: re-execution covers the whole world only", kit.Field("Groups"))
+		return fielderr.FieldErrorf("Retry", " with %s: re-execution covers the whole world only", fielderr.Field("Groups"))
 	case p.asks(coll.Native):
-		return kit.FieldErrorf("Algo", " native with %s: MPI's collectives run on the whole world only", kit.Field("Groups"))
+		return fielderr.FieldErrorf("Algo", " native with %s: MPI's collectives run on the whole world only", fielderr.Field("Groups"))
 	}
 	return nil
 }
@@ -214,7 +217,7 @@ func (p Plan) MemoryNeeded() int64 {
 	var need int64
 	for _, part := range p.Memory().Parts {
 		if part.Flag == "maxbytes" || part.Flag == "retry" {
-			need = kit.SatAdd(need, part.Bytes)
+			need = limits.SatAdd(need, part.Bytes)
 		}
 	}
 	return need

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/results"
 )
 
@@ -29,8 +30,8 @@ func (p Plan) validateCounts() error {
 		if exact {
 			about = ""
 		}
-		return kit.FieldErrorf("MinBytes", " %d %s %d: the sweep has %s%d sizes, at most %d (use a larger %s or %s)",
-			p.MinBytes, kit.Field("MaxBytes"), p.MaxBytes, about, n, MaxSizes, kit.Field("StepFactor"), kit.Field("StepBytes"))
+		return fielderr.FieldErrorf("MinBytes", " %d %s %d: the sweep has %s%d sizes, at most %d (use a larger %s or %s)",
+			p.MinBytes, fielderr.Field("MaxBytes"), p.MaxBytes, about, n, MaxSizes, fielderr.Field("StepFactor"), fielderr.Field("StepBytes"))
 	}
 	if rows := p.rowCount(); rows > MaxRows {
 		return fmt.Errorf("the plan has %d rows (%s), at most %d: sweep fewer sizes, collectives, data types, reductions or roots",
@@ -111,12 +112,12 @@ func (p Plan) rowCount() int64 {
 					distinct[unit] = c
 				}
 				for _, k := range c {
-					perRun = kit.SatAdd(perRun, kit.SatMul(k, shapes))
+					perRun = limits.SatAdd(perRun, limits.SatMul(k, shapes))
 				}
 			}
 		}
 	}
-	return kit.SatMul(perRun, int64(max(p.Runs, 1)))
+	return limits.SatMul(perRun, int64(max(p.Runs, 1)))
 }
 
 // distinctRows returns, for each of buckets, how many rows one shape has

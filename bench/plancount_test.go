@@ -8,7 +8,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // TestRowCountMatchesRows checks that counting rows by arithmetic gives what
@@ -33,7 +33,7 @@ func TestRowCountMatchesRows(t *testing.T) {
 		{"algorithms and runs", func(p *Plan) { p.Algo, p.Runs, p.MinBytes, p.MaxBytes = "ring,rd", 3, 8, 1<<20 }},
 		{"groups", func(p *Plan) {
 			all(p)
-			p.Layout, _ = kit.ParseLayout("tp=4,dp=2", 8)
+			p.Layout, _ = world.ParseLayout("tp=4,dp=2", 8)
 			p.Groups, p.Root, p.MinBytes, p.MaxBytes = []string{"tp", "dp"}, -1, 1, 1<<12
 		}},
 	}

@@ -14,8 +14,11 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/estimate"
+	"github.com/hccl-test/hccl-test/payload"
 	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/runctl"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // Run executes plan p: it starts the ranks on the plan's backend, measures
@@ -46,7 +49,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 			return err
 		}
 		ft, gate := inject.WrapGated(t, p.Inject, p.Seed)
-		r := &rankRunner{plan: p, comm: coll.NewComm(ft), bufs: &kit.BufferPool{}, gate: gate, untilEnd: &later}
+		r := &rankRunner{plan: p, comm: coll.NewComm(ft), bufs: &payload.BufferPool{}, gate: gate, untilEnd: &later}
 		later.keep(r)
 		later.add(r.bufs)
 		if err := r.makeGroups(); err != nil {
@@ -57,7 +60,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 			if hr, ok := t.(backends.HostReporter); ok {
 				hosts = hr.Hosts()
 			}
-			top, err := kit.TopologyFromHosts(hosts)
+			top, err := world.TopologyFromHosts(hosts)
 			if err != nil {
 				return err
 			}
@@ -72,7 +75,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 			r.comm.SetRetry(coll.Retry{Max: p.Retry, Hold: p.RetryHold, Interval: p.RetryInterval, Rearm: r.rearmOp})
 		}
 		r.measuredWithoutPayload()
-		defer kit.Track(r.comm)()
+		defer runctl.Track(r.comm)()
 		prepErr := r.prepare(ctx)
 		var emit func(results.Record) error
 		if t.Rank() == 0 {
@@ -111,14 +114,14 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 type rankRunner struct {
 	plan Plan
 	comm *coll.Comm
-	bufs *kit.BufferPool
+	bufs *payload.BufferPool
 	// untilEnd frees what a transport may still write into once the run
 	// has ended; nil outside Run.
 	untilEnd *untilEnd
 	llc      int64 // the last-level cache's bytes, read with --cache cold
 	linkGBps float64
-	linkFig  kit.Settled      // the link probe's repetitions, with --link-bw auto
-	cal      *kit.Calibration // nil unless the plan needs the cost model
+	linkFig  runctl.Settled        // the link probe's repetitions, with --link-bw auto
+	cal      *estimate.Calibration // nil unless the plan needs the cost model
 	// rearm restarts the time limit of the op in progress before it is
 	// run again (--retry); nil outside a row.
 	rearm func()
@@ -217,7 +220,7 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		}
 	}
 	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
-		r.cal = kit.SimCalibration(*links, r.plan.DTypes)
+		r.cal = estimate.SimCalibration(*links, r.plan.DTypes)
 	} else if r.plan.needsModel() && r.comm.Size() > 1 {
 		cal, err := r.calibrate(ctx)
 		if err == nil {
@@ -265,7 +268,7 @@ func (r *rankRunner) header() results.Header {
 	}
 	if p.LinkSource == LinkAuto {
 		h.LinkGBps, h.LinkSource = r.linkGBps, r.probeDescription()
-		h.LLCBytes = kit.LLCBytes()
+		h.LLCBytes = payload.LLCBytes()
 		if r.comm.Size() > 1 {
 			h.LinkLoGBps, h.LinkHiGBps, h.LinkUncertain = r.linkFig.Lo, r.linkFig.Hi, !r.linkFig.Agreed
 		}
@@ -298,7 +301,7 @@ func (r *rankRunner) header() results.Header {
 	case p.Overlap > 0:
 		h.Overlap = fmt.Sprintf("each collective started without blocking, then %v of synthetic compute, then waited for", p.Overlap)
 	}
-	if h.Overlap != "" && kit.ComputeShared(p.HostedRanksOrAll()) {
+	if h.Overlap != "" && payload.ComputeShared(p.HostedRanksOrAll()) {
 		h.Overlap += fmt.Sprintf("; eff shown as -: the %d ranks here outnumber the %d cores, so compute and communication share CPUs and overlap cannot be measured",
 			p.HostedRanksOrAll(), runtime.NumCPU())
 	}
@@ -328,7 +331,7 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 		for _, row := range rows {
 			started := time.Now()
 			if r.cal != nil {
-				m := kit.DomainModel(r.cal.Model(row.DType, row.Bytes), row.Group, r.plan.crossesServers(row.Group))
+				m := world.DomainModel(r.cal.Model(row.DType, row.Bytes), row.Group, r.plan.crossesServers(row.Group))
 				r.groups[row.Group].SetModel(m)
 			}
 			rec, err := r.measureRow(ctx, row)

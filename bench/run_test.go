@@ -16,7 +16,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 	"github.com/hccl-test/hccl-test/results"
 )
 
@@ -165,24 +165,24 @@ func TestCountWrongCatchesCorruption(t *testing.T) {
 				row.RedOp = dtype.Max
 			}
 			row.Bytes = int64(row.Count * op.Blocks(n) * 2)
-			pat := kit.PatternFor(row, n)
+			pat := payload.PatternFor(row, n)
 			w := shm.NewWorld(n)
 			done := make(chan [2]int64, n)
 			for r := range n {
 				go func() {
-					bp := &kit.BufferPool{}
+					bp := &payload.BufferPool{}
 					bp.A, bp.B = make([]byte, 4*row.Bytes), make([]byte, 4*row.Bytes)
 					a := bp.Args(row, r, n)
-					kit.FillInputs(a, pat, r)
-					kit.Poison(a.Recv)
+					payload.FillInputs(a, pat, r)
+					payload.Poison(a.Recv)
 					_, err := coll.NewComm(w.Endpoint(r)).Run(context.Background(), coll.Auto, a)
 					if err != nil {
 						t.Error(err)
 					}
-					clean := kit.CountWrong(a, row, pat, r, n)
+					clean := payload.CountWrong(a, row, pat, r, n)
 					a.Recv[2*100] ^= 1
 					a.Recv[2*650+1] ^= 0x40
-					done <- [2]int64{clean, kit.CountWrong(a, row, pat, r, n)}
+					done <- [2]int64{clean, payload.CountWrong(a, row, pat, r, n)}
 				}()
 			}
 			for range n {

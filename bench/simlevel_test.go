@@ -12,7 +12,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // TestSimTwoLevelCosts: on 2 simulated servers of 4 ranks, with a link
@@ -164,7 +164,7 @@ func TestSimDomainModel(t *testing.T) {
 	p.LinkGBps, p.LinkInterGBps, p.SimInterAlpha = 50, 10, 10*time.Microsecond
 	p.Algo, p.Stats = coll.Auto, true
 	var err error
-	if p.Layout, err = kit.ParseLayout("tp=4,dp=2", p.Ranks); err != nil {
+	if p.Layout, err = world.ParseLayout("tp=4,dp=2", p.Ranks); err != nil {
 		t.Fatal(err)
 	}
 	p.Groups = []string{"tp", "dp"}

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/units"
 )
@@ -101,7 +101,7 @@ func (p Plan) groupRows(group string) []Row {
 				for _, root := range roots {
 					last := int64(-1)
 					for _, size := range sizes {
-						count, bytes := kit.RowCount(op, dt, n, size)
+						count, bytes := payload.RowCount(op, dt, n, size)
 						if bytes == last {
 							continue
 						}
@@ -109,7 +109,7 @@ func (p Plan) groupRows(group string) []Row {
 						for _, buckets := range p.bucketList() {
 							c, b := count, bytes
 							if buckets > 1 {
-								if c, b = kit.RowCount(op, dt, n, size/int64(buckets)); c == 0 {
+								if c, b = payload.RowCount(op, dt, n, size/int64(buckets)); c == 0 {
 									continue
 								}
 								b *= int64(buckets)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 )
 
 func TestSizes(t *testing.T) {
@@ -61,9 +61,9 @@ func TestRowCount(t *testing.T) {
 		{coll.SendRecv, dtype.BF16, 2, 3, 1, 2},
 	}
 	for _, tc := range tests {
-		c, b := kit.RowCount(tc.op, tc.dt, tc.n, tc.size)
+		c, b := payload.RowCount(tc.op, tc.dt, tc.n, tc.size)
 		if c != tc.wantCount || b != tc.wantBytes {
-			t.Errorf("kit.RowCount(%v, %v, %d, %d) = %d, %d; want %d, %d", tc.op, tc.dt, tc.n, tc.size, c, b, tc.wantCount, tc.wantBytes)
+			t.Errorf("payload.RowCount(%v, %v, %d, %d) = %d, %d; want %d, %d", tc.op, tc.dt, tc.n, tc.size, c, b, tc.wantCount, tc.wantBytes)
 		}
 	}
 }

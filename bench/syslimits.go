@@ -3,8 +3,10 @@ package bench
 import (
 	"fmt"
 
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/units"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // addressSpaceMargin is what a run's address space grows by past its
@@ -24,13 +26,13 @@ func (p Plan) AddressSpace() int64 {
 	if c := capsOf(p.Backend); !c.InProcess && !c.SharedMemory {
 		need /= int64(max(p.Processes().Processes, 1))
 	}
-	return kit.SatAdd(need, max(need/4, addressSpaceMargin))
+	return limits.SatAdd(need, max(need/4, addressSpaceMargin))
 }
 
 // Processes returns what the run takes of the limits on tasks and
-// descriptors (kit.ProcessNeedsOf).
-func (p Plan) Processes() kit.ProcessNeeds {
-	return kit.ProcessNeedsOf(p.Backend, p.Ranks, p.HostedRanksOrAll(), p.PerProcess, p.peersPerRank(), p.LaunchedRank >= 0)
+// descriptors (world.ProcessNeedsOf).
+func (p Plan) Processes() world.ProcessNeeds {
+	return world.ProcessNeedsOf(p.Backend, p.Ranks, p.HostedRanksOrAll(), p.PerProcess, p.peersPerRank(), p.LaunchedRank >= 0)
 }
 
 // checkLimits refuses a plan that needs more than a limit of the system
@@ -40,8 +42,8 @@ func (p Plan) checkLimits() error {
 	l := p.Limits
 	if as := l.AddressSpace; as.Set {
 		if need := p.AddressSpace(); need > as.Room {
-			return kit.FieldErrorf("MaxBytes", " %v: a process of the run needs about %s of address space (%d ranks on this machine), more than the %s %s: raise ulimit -v or use a smaller %s",
-				p.MaxBytes, units.HumanSize(need), p.HostedRanksOrAll(), units.HumanSize(max(as.Room, 0)), as.Name, kit.ShortField("MaxBytes"))
+			return fielderr.FieldErrorf("MaxBytes", " %v: a process of the run needs about %s of address space (%d ranks on this machine), more than the %s %s: raise ulimit -v or use a smaller %s",
+				p.MaxBytes, units.HumanSize(need), p.HostedRanksOrAll(), units.HumanSize(max(as.Room, 0)), as.Name, fielderr.ShortField("MaxBytes"))
 		}
 	}
 	n := p.Processes()
@@ -50,11 +52,11 @@ func (p Plan) checkLimits() error {
 		if n.Processes > 1 {
 			procs = fmt.Sprintf("%d processes", n.Processes)
 		}
-		return kit.FieldErrorf("Ranks", " %d: the run starts about %d threads in %s, more than the %d %s: raise ulimit -u or use fewer ranks or a smaller GOMAXPROCS",
+		return fielderr.FieldErrorf("Ranks", " %d: the run starts about %d threads in %s, more than the %d %s: raise ulimit -u or use fewer ranks or a smaller GOMAXPROCS",
 			p.Ranks, n.Threads, procs, max(t.Room, 0), t.Name)
 	}
 	if f := l.Files; f.Set && n.Files > f.Room {
-		return kit.FieldErrorf("Ranks", " %d: the run opens about %d files in one process, more than the %d %s: raise ulimit -n or use fewer ranks",
+		return fielderr.FieldErrorf("Ranks", " %d: the run opens about %d files in one process, more than the %d %s: raise ulimit -n or use fewer ranks",
 			p.Ranks, n.Files, max(f.Room, 0), f.Name)
 	}
 	return nil

@@ -5,7 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // TestValidateOrder pins the order of Plan.Validate's rules, each part's
@@ -68,7 +69,7 @@ func TestPartsHoldTheirRules(t *testing.T) {
 			"Retry 11: want 0 (off) to 10 re-runs per op"},
 		{"min busbw", func(p *Plan) { p.MinBusBW = -1 }, func(p Plan) error { return p.Outputs.Validate() },
 			"MinBusBW -1: want a positive number of GB/s"},
-		{"group kind", func(p *Plan) { p.Layout, _ = kit.ParseLayout("tp=4,dp=2", p.Ranks); p.Groups = []string{"xx"} }, func(p Plan) error { return p.Domains.Validate() },
+		{"group kind", func(p *Plan) { p.Layout, _ = world.ParseLayout("tp=4,dp=2", p.Ranks); p.Groups = []string{"xx"} }, func(p Plan) error { return p.Domains.Validate() },
 			`Groups "xx": unknown kind (want ` + kindList() + `)`},
 		{"blocking", func(p *Plan) { p.Blocking = 9 }, func(p Plan) error { return p.Method.Validate() },
 			"Blocking 9: want 0 to 3"},
@@ -94,7 +95,7 @@ func TestPartsHoldTheirRules(t *testing.T) {
 // kindList is the kinds of domain a Groups error lists.
 func kindList() string {
 	s := ""
-	for i, k := range kit.GroupKinds {
+	for i, k := range world.GroupKinds {
 		if i > 0 {
 			s += " "
 		}
@@ -111,7 +112,7 @@ func TestValidateWinner(t *testing.T) {
 	tests := []struct {
 		name  string
 		edit  func(*Plan)
-		field kit.Field
+		field fielderr.Field
 	}{
 		{"ranks before runs", func(p *Plan) { p.Ranks, p.Runs = 0, 0 }, "Ranks"},
 		{"sizes before steps set", func(p *Plan) { p.MinBytes, p.MaxBytes, p.StepsSet = 5, 4, BytesSet }, "MinBytes"},
@@ -130,7 +131,7 @@ func TestValidateWinner(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := DefaultPlan()
 			tc.edit(&p)
-			var fe *kit.FieldError
+			var fe *fielderr.FieldError
 			if err := p.Validate(); !errors.As(err, &fe) || fe.Field != tc.field {
 				t.Fatalf("Validate() = %v, want an error naming %s", err, tc.field)
 			}

@@ -12,8 +12,8 @@ import (
 	"github.com/hccl-test/hccl-test/clustermodel"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/internal/limits"
-	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // Sample is one measured row that fit uses: a collective of Bytes (as the
@@ -168,7 +168,7 @@ func logWorld(path string, i, n, ranks int, listings []rankListing, topo string)
 	}
 	var fromHosts *clustermodel.World
 	if l != nil {
-		t, err := kit.TopologyFromHosts(l.hosts)
+		t, err := world.TopologyFromHosts(l.hosts)
 		if err != nil {
 			return clustermodel.World{}, fmt.Errorf("%s:%d: the rank lines: %s", path, l.line, strings.TrimPrefix(err.Error(), "--topology auto: "))
 		}
@@ -195,7 +195,7 @@ func logWorld(path string, i, n, ranks int, listings []rankListing, topo string)
 
 // worldOf is the world of topology t over n ranks (one server when t has
 // one level).
-func worldOf(t kit.Topology, n int) clustermodel.World {
+func worldOf(t world.Topology, n int) clustermodel.World {
 	if t.Servers <= 1 {
 		return clustermodel.World{Servers: 1, PerServer: n}
 	}
@@ -226,7 +226,7 @@ func parseWorld(s string, ranks int) (clustermodel.World, error) {
 		}
 		return w, checkWorld(w)
 	}
-	t, err := kit.ParseTopology(s, ranks)
+	t, err := world.ParseTopology(s, ranks)
 	if err != nil {
 		return clustermodel.World{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/units"
 )
 
 // BenchFmt writes records in the Go benchmark format
@@ -253,19 +254,7 @@ func nameValue(s string) string {
 // at least 1 with at most two decimals ("1KiB", "1.5MiB", "3GiB"), else in
 // bytes ("1000B"). Different sizes never format alike, and benchstat sorts
 // them by value with `-row /size@num`.
-func FormatBinarySize(bytes int64) string {
-	for _, u := range []struct {
-		shift uint
-		name  string
-	}{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
-		unit := int64(1) << u.shift
-		// Exact in two decimals: bytes*100 is a multiple of the unit.
-		if bytes >= unit && (bytes%unit)*100%unit == 0 {
-			return strconv.FormatFloat(float64(bytes)/float64(unit), 'f', -1, 64) + u.name
-		}
-	}
-	return strconv.FormatInt(bytes, 10) + "B"
-}
+func FormatBinarySize(bytes int64) string { return units.FormatSize(bytes) }
 
 // roundSig rounds v to n significant decimal digits, so that the file reads
 // "412000 ns/op" rather than "412000.00000000006 ns/op".

@@ -3,16 +3,16 @@ package scenario
 import (
 	"fmt"
 
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/runctl"
 )
 
 // scenarioFields are the fields of a scenario run that every rank must
-// share (kit.AgreeOn; a sweep's plan has its own): the scenario as read, step by step, and the
+// share (runctl.AgreeOn; a sweep's plan has its own): the scenario as read, step by step, and the
 // faults.
 func scenarioFields(sc *Scenario, o Options) []string {
 	f := func(name string, v any) string { return fmt.Sprintf("%s=%v", name, v) }
 	out := []string{
-		f("version", kit.Version),
+		f("version", runctl.Version),
 		f("backend", o.Backend),
 		f("ranks", sc.Ranks),
 		f("groups", sc.Layout.Sizes),

@@ -11,7 +11,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/internal/hugemem"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // collectingBackend is shm that, once every rank has returned and before
@@ -75,7 +75,7 @@ func TestScratchOutlivesTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), sc, Options{World: kit.World{Backend: "collect-after-ranks", Timeout: 30 * time.Second}}, io.Discard); err != nil {
+	if _, err := Run(context.Background(), sc, Options{World: world.World{Backend: "collect-after-ranks", Timeout: 30 * time.Second}}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	collecting.Lock()

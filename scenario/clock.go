@@ -8,7 +8,9 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/estimate"
+	"github.com/hccl-test/hccl-test/runctl"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // A scenario on a backend in virtual time (sim) runs as it does elsewhere,
@@ -30,7 +32,7 @@ func (r *scenRank) now() time.Duration {
 	if r.virtual() {
 		return r.clock.Now()
 	}
-	return time.Since(kit.Epoch)
+	return time.Since(runctl.Epoch)
 }
 
 // compute runs a compute phase of d: a hold of the clock in virtual time,
@@ -47,17 +49,17 @@ func (r *scenRank) compute(ctx context.Context, d time.Duration) error {
 // model auto chooses with: the simulated links' own figures, as in a
 // sweep. Elsewhere it returns one level and nil: the Comms keep the
 // default model.
-func scenSim(sc *Scenario, o Options) (kit.Topology, *kit.Calibration) {
+func scenSim(sc *Scenario, o Options) (world.Topology, *estimate.Calibration) {
 	if c, _ := backends.CapsOf(o.Backend); !c.Simulated {
-		return kit.Topology{}, nil
+		return world.Topology{}, nil
 	}
 	var links sim.LinkModel
 	if o.Links != nil {
 		links = *o.Links
 	}
-	var top kit.Topology
+	var top world.Topology
 	if p := links.PerServer; p > 0 && p < sc.Ranks && sc.Ranks%p == 0 {
-		top = kit.Topology{Servers: sc.Ranks / p, PerServer: p}
+		top = world.Topology{Servers: sc.Ranks / p, PerServer: p}
 	}
 	var dts []dtype.DType
 	for _, st := range sc.Steps {
@@ -65,5 +67,5 @@ func scenSim(sc *Scenario, o Options) (kit.Topology, *kit.Calibration) {
 			dts = append(dts, st.DType)
 		}
 	}
-	return top, kit.SimCalibration(links, dts)
+	return top, estimate.SimCalibration(links, dts)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/coll"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // TestCombineSlowestRank: a run's step figures are one rank's iterations,
@@ -29,7 +29,7 @@ func TestCombineSlowestRank(t *testing.T) {
 	for rk := range 2 {
 		wg.Go(func() {
 			r := &scenRank{rank: rk, domains: []string{"tp"}, world: coll.NewComm(w.Endpoint(rk))}
-			r.o.World = kit.World{Timeout: 10 * time.Second}
+			r.o.World = world.World{Timeout: 10 * time.Second}
 			k := scenSampleLen(1)
 			samples := make([]float64, iters*k)
 			for i, s := range steps[rk] {

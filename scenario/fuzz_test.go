@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 )
 
 // FuzzParseScenario checks that Parse never panics, returns a
@@ -109,7 +109,7 @@ func checkScenario(t *testing.T, sc *Scenario) {
 		case s.Overlap && (i == 0 || !sc.Steps[i-1].IsCompute() || sc.Steps[i-1].Overlap):
 			t.Fatalf("step %d: overlapped, but not right after a compute phase", i+1)
 		}
-		if c, b := kit.RowCount(s.Op, s.DType, n, s.Bytes); c != s.Elems || b != s.Bytes {
+		if c, b := payload.RowCount(s.Op, s.DType, n, s.Bytes); c != s.Elems || b != s.Bytes {
 			t.Fatalf("step %d: %d bytes as %d elements, not whole elements (%d, %d)", i+1, s.Bytes, s.Elems, c, b)
 		}
 	}

@@ -96,7 +96,7 @@ func separated(lo, hi []float64) int {
 // Two things come first. The intervals must hold their medians with at
 // least verdictMinConfidence (5 rounds, 10 iterations, give 93.75%; 2
 // rounds, 50%: two runs on a starved host separated by chance). And every
-// domain's beta probes must have agreed (kit.Settle): the holds that slow
+// domain's beta probes must have agreed (runctl.Settle): the holds that slow
 // a domain are made from its beta, and a beta read under load makes them
 // anything (a 4-rank tcp run read tp's alpha at 195 ms). virtual: the
 // run is in virtual time (sim), whose rounds repeat exactly.

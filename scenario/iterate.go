@@ -9,13 +9,14 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
+	"github.com/hccl-test/hccl-test/runctl"
 )
 
 // iterate runs the step once on this rank and adds its times, in seconds,
 // to s (laid out as scenSampleLen says). With wrong non-nil it checks
 // every collective call and adds its wrong elements to wrong[step].
-func (r *scenRank) iterate(wd *kit.Watchdog, comms []*coll.Comm, s, wrong []float64) error {
+func (r *scenRank) iterate(wd *runctl.Watchdog, comms []*coll.Comm, s, wrong []float64) error {
 	start := r.now()
 	for _, a := range r.actions {
 		var c *scenColl
@@ -51,7 +52,7 @@ func (r *scenRank) iterate(wd *kit.Watchdog, comms []*coll.Comm, s, wrong []floa
 // overlapped runs collective c overlapped with a compute phase of d and
 // adds the times to s: the compute's, the collective's from start to end,
 // and the time the step waited for it after the compute.
-func (r *scenRank) overlapped(wd *kit.Watchdog, comm *coll.Comm, c *scenColl, d time.Duration, s, wrong []float64) error {
+func (r *scenRank) overlapped(wd *runctl.Watchdog, comm *coll.Comm, c *scenColl, d time.Duration, s, wrong []float64) error {
 	t0 := r.now()
 	if r.virtual() {
 		err := r.calls(wd, comm, c, wrong)
@@ -88,11 +89,11 @@ func (r *scenRank) overlapped(wd *kit.Watchdog, comm *coll.Comm, c *scenColl, d 
 // calls runs collective c its number of times per step, each under the
 // time limit; with wrong non-nil each on fresh inputs and poisoned output,
 // checked after.
-func (r *scenRank) calls(wd *kit.Watchdog, comm *coll.Comm, c *scenColl, wrong []float64) error {
+func (r *scenRank) calls(wd *runctl.Watchdog, comm *coll.Comm, c *scenColl, wrong []float64) error {
 	for k := range c.step.Calls {
 		if wrong != nil {
-			kit.Poison(c.args.Recv)
-			kit.FillInputs(c.args, c.pattern, c.rank)
+			payload.Poison(c.args.Recv)
+			payload.FillInputs(c.args, c.pattern, c.rank)
 		}
 		if c.model != nil {
 			comm.SetModel(*c.model)
@@ -107,7 +108,7 @@ func (r *scenRank) calls(wd *kit.Watchdog, comm *coll.Comm, c *scenColl, wrong [
 			return err
 		}
 		if wrong != nil {
-			wrong[c.index] += float64(kit.CountWrong(c.args, c.row, c.pattern, c.rank, c.n))
+			wrong[c.index] += float64(payload.CountWrong(c.args, c.row, c.pattern, c.rank, c.n))
 		}
 	}
 	return nil

@@ -12,7 +12,8 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
+	"github.com/hccl-test/hccl-test/runctl"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -44,11 +45,11 @@ const (
 )
 
 // scenLoad is one rank's synthetic compute: the load of --overlap
-// (kit.ComputeLoad, multiply-adds over a small array of its own), calibrated
+// (payload.ComputeLoad, multiply-adds over a small array of its own), calibrated
 // with every rank computing at once. It is work, not a sleep, so that it
 // competes with communication for the CPU as real compute does.
 type scenLoad struct {
-	k kit.ComputeLoad
+	k payload.ComputeLoad
 	// perSec is how many units a second the rank runs when every rank
 	// computes at once, as calibrated.
 	perSec float64
@@ -67,7 +68,7 @@ func (l *scenLoad) rate(window time.Duration) float64 {
 }
 
 // run computes for about d, as calibrated, in slices between which other
-// goroutines run (kit.ComputeLoad.RunSliced); it stops early if ctx ends.
+// goroutines run (payload.ComputeLoad.RunSliced); it stops early if ctx ends.
 func (l *scenLoad) run(ctx context.Context, d time.Duration) error {
 	l.k.PerUnit = 1 / l.perSec
 	if err := l.k.RunSliced(ctx, int(d.Seconds()*l.perSec+0.5), nil); err != nil {
@@ -123,40 +124,40 @@ func (r *scenRank) probe(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		// Repeated until the betas agree (kit.Settle): one repetition on
+		// Repeated until the betas agree (runctl.Settle): one repetition on
 		// a loaded host read a twentieth of another's, and the slowed
 		// runs' holds are made from these figures. Alpha is the least
 		// of the repetitions' small exchanges.
 		alpha := math.Inf(1)
 		start := time.Now()
-		measure := func(int) (kit.Reading, error) {
+		measure := func(int) (runctl.Reading, error) {
 			small, err := r.probeTime(ctx, comm, gate, send[:scenProbeSmall], recv[:scenProbeSmall], scenProbeIters)
 			if err != nil {
-				return kit.Reading{}, fmt.Errorf("measuring %s links with %d-byte exchanges: %w", dom, scenProbeSmall, err)
+				return runctl.Reading{}, fmt.Errorf("measuring %s links with %d-byte exchanges: %w", dom, scenProbeSmall, err)
 			}
 			large, err := r.probeTime(ctx, comm, gate, send, recv, scenProbeLargeIters)
 			if err != nil {
-				return kit.Reading{}, fmt.Errorf("measuring %s links with %s exchanges: %w", dom, units.FormatSize(size), err)
+				return runctl.Reading{}, fmt.Errorf("measuring %s links with %s exchanges: %w", dom, units.FormatSize(size), err)
 			}
 			// Every rank must stop at the same repetition: the
 			// slowest rank's clock counts.
 			el, err := r.allreduce(ctx, dtype.Max, []float64{time.Since(start).Seconds()})
 			if err != nil {
-				return kit.Reading{}, err
+				return runctl.Reading{}, err
 			}
 			alpha = min(alpha, small)
 			beta := float64(size-scenProbeSmall) / max(large-small, large/10)
-			return kit.Reading{Value: beta, Elapsed: time.Duration(el[0] * float64(time.Second))}, nil
+			return runctl.Reading{Value: beta, Elapsed: time.Duration(el[0] * float64(time.Second))}, nil
 		}
-		var fig kit.Settled
+		var fig runctl.Settled
 		if r.virtual() {
 			// Virtual time reads the same every time: once is enough.
 			one, err := measure(0)
 			if err != nil {
 				return err
 			}
-			fig = kit.Settled{Value: one.Value, Lo: one.Value, Hi: one.Value, Reps: 1, Agreed: true, Took: one.Elapsed}
-		} else if fig, err = kit.Settle(measure); err != nil {
+			fig = runctl.Settled{Value: one.Value, Lo: one.Value, Hi: one.Value, Reps: 1, Agreed: true, Took: one.Elapsed}
+		} else if fig, err = runctl.Settle(measure); err != nil {
 			return err
 		}
 		r.alpha[d], r.beta[d], r.betaFig[d] = alpha, fig.Value, fig
@@ -167,7 +168,7 @@ func (r *scenRank) probe(ctx context.Context) error {
 // scenProbeSize returns the large probe exchange's size on a world of
 // ranks ranks.
 func scenProbeSize(ranks int) int64 {
-	return kit.ShareBudget(scenProbeBudget, ranks, kit.ProbeMin, scenProbeLarge)
+	return runctl.ShareBudget(scenProbeBudget, ranks, runctl.ProbeMin, scenProbeLarge)
 }
 
 // probeTime times iters ring exchanges of len(send) bytes in comm, after
@@ -178,7 +179,7 @@ func (r *scenRank) probeTime(ctx context.Context, comm *coll.Comm, gate *inject.
 	if err := r.barrier(ctx); err != nil {
 		return 0, err
 	}
-	wd := kit.NewWatchdog(ctx, r.o.Timeout)
+	wd := runctl.NewWatchdog(ctx, r.o.Timeout)
 	defer wd.Stop()
 	gate.Open(wd.Context(), r.o.Timeout)
 	defer gate.Close()
@@ -210,10 +211,10 @@ func (r *scenRank) probeTime(ctx context.Context, comm *coll.Comm, gate *inject.
 // failing.
 const scenHarnessWait = 10
 
-// ctl is the harness's own control channel (kit.Ctl) over the world
+// ctl is the harness's own control channel (runctl.Ctl) over the world
 // without faults, each call within scenHarnessWait time limits.
-func (r *scenRank) ctl() kit.Ctl {
-	return kit.Ctl{Comm: r.world, Timeout: scenHarnessWait * r.o.Timeout}
+func (r *scenRank) ctl() runctl.Ctl {
+	return runctl.Ctl{Comm: r.world, Timeout: scenHarnessWait * r.o.Timeout}
 }
 
 // barrier synchronises the world.

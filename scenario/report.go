@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/runctl"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -229,7 +229,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		p("#   measured once: virtual time reads the same every time\n")
 	} else {
 		p("#   repeated until the best %d betas agree within %.0f%% (at most %d times and %v): beta their median, alpha the least\n",
-			kit.SettleBest, 100*kit.SettleAgree, kit.SettleMaxReps, kit.SettleMaxTime)
+			runctl.SettleBest, 100*runctl.SettleAgree, runctl.SettleMaxReps, runctl.SettleMaxTime)
 	}
 	for _, d := range rep.Domains {
 		if d.Links && !d.BetaAgreed {

@@ -15,7 +15,10 @@ import (
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/estimate"
+	"github.com/hccl-test/hccl-test/payload"
+	"github.com/hccl-test/hccl-test/runctl"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // Options are the command line's choices for running a scenario.
@@ -26,11 +29,11 @@ type Options struct {
 	// make a rank process run the same scenario). Its Ranks is not read:
 	// the world has the scenario's ranks (Scenario.Ranks, which the
 	// command's -p and a launcher's size reach through Overrides).
-	kit.World
+	world.World
 	// Faults are applied to every run, the baseline included (Inject,
 	// InjectText as given, Seed for their random choices). A scenario runs
 	// no call again: Retry and its pauses are not read.
-	kit.Faults
+	world.Faults
 	JSON bool // write one JSON object instead of the text
 	// Links is the link model of a simulated world (--backend sim), nil
 	// for the default one and on other backends.
@@ -73,8 +76,8 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 		kept   []*scenRank
 	)
 	err = b.Run(ctx, o.config(sc.Ranks), func(ctx context.Context, t backends.Transport) error {
-		if kit.NeedsAgreement(o.Backend, sc.Ranks) {
-			if err := kit.AgreeOn(ctx, t, o.Timeout, scenarioFields(sc, o)); err != nil {
+		if runctl.NeedsAgreement(o.Backend, sc.Ranks) {
+			if err := runctl.AgreeOn(ctx, t, o.Timeout, scenarioFields(sc, o)); err != nil {
 				return err
 			}
 		}
@@ -141,8 +144,8 @@ type scenRank struct {
 	// alpha (seconds) and beta (bytes per second) of each domain's links,
 	// as probed.
 	alpha, beta []float64
-	// betaFig is how each domain's repeated beta probes went (kit.Settle).
-	betaFig []kit.Settled
+	// betaFig is how each domain's repeated beta probes went (runctl.Settle).
+	betaFig []runctl.Settled
 	actions []scenAction
 	colls   []*scenColl // by step; nil for compute phases
 	load    scenLoad
@@ -157,9 +160,9 @@ type scenRank struct {
 	untrack []func() // for the status report on SIGQUIT
 	// clock is the rank's virtual clock on a backend in virtual time
 	// (clock.go), zero on the wall clock.
-	clock kit.VirtualClock
+	clock runctl.VirtualClock
 	// top is the simulated servers (--topology on sim), zero elsewhere.
-	top kit.Topology
+	top world.Topology
 }
 
 // scenAction is one thing an iteration does: a compute phase, a
@@ -176,7 +179,7 @@ type scenColl struct {
 	index   int // in sc.Steps
 	dom     int // in domains
 	args    *coll.Args
-	row     kit.Row
+	row     payload.Row
 	pattern dtype.Pattern
 	rank, n int // in its group
 	// model is what auto chooses with on sim (the simulated links' own
@@ -191,13 +194,13 @@ func newScenRank(sc *Scenario, o Options, t backends.Transport) (*scenRank, erro
 	r := &scenRank{sc: sc, o: o, t: t, rank: t.Rank(), domains: sc.Domains(), colls: make([]*scenColl, len(sc.Steps))}
 	r.comms = make([][]*coll.Comm, 1+len(r.domains))
 	r.gates = make([]*inject.Gate, 1+len(r.domains))
-	if v, ok := kit.VirtualClockOf(t); ok {
+	if v, ok := runctl.VirtualClockOf(t); ok {
 		r.clock = v
 	}
-	var cal *kit.Calibration
+	var cal *estimate.Calibration
 	r.top, cal = scenSim(sc, o)
 	r.alpha, r.beta = make([]float64, len(r.domains)), make([]float64, len(r.domains))
-	r.betaFig = make([]kit.Settled, len(r.domains))
+	r.betaFig = make([]runctl.Settled, len(r.domains))
 	for _, d := range r.domains {
 		r.links = append(r.links, sc.GroupSize(d) > 1)
 	}
@@ -220,14 +223,14 @@ func newScenRank(sc *Scenario, o Options, t backends.Transport) (*scenRank, erro
 		}
 		n := sc.GroupSize(st.Group)
 		rank := slices.Index(r.members(st.Group), r.rank)
-		row := kit.Row{Op: st.Op, DType: st.DType, RedOp: st.RedOp, Root: st.Root, Place: kit.OutOfPlace,
+		row := payload.Row{Op: st.Op, DType: st.DType, RedOp: st.RedOp, Root: st.Root, Place: payload.OutOfPlace,
 			Count: st.Elems, Bytes: st.Bytes, Group: st.Group, GroupSize: n}
 		send, recv := st.Op.BufferBytes(n, st.Bytes)
-		var bp kit.BufferPool
+		var bp payload.BufferPool
 		if o.NoPayload {
 			// Address space that nothing touches, as a sweep's without
 			// payload.
-			mem, err := kit.NoPayloadBuffers.Get(int(send + recv))
+			mem, err := payload.NoPayloadBuffers.Get(int(send + recv))
 			if err != nil {
 				return nil, fmt.Errorf("step %d: buffers without payload: %w", i+1, err)
 			}
@@ -236,16 +239,16 @@ func newScenRank(sc *Scenario, o Options, t backends.Transport) (*scenRank, erro
 			bp.A, bp.B = make([]byte, send), make([]byte, recv)
 		}
 		c := &scenColl{step: st, index: i, dom: slices.Index(r.domains, st.Group), args: bp.Args(row, rank, n),
-			row: row, pattern: kit.PatternFor(row, n), rank: rank, n: n}
+			row: row, pattern: payload.PatternFor(row, n), rank: rank, n: n}
 		if !o.NoPayload {
-			kit.FillInputs(c.args, c.pattern, rank)
+			payload.FillInputs(c.args, c.pattern, rank)
 		}
 		if cal != nil {
 			kind := st.Group
 			if kind == WorldDomain {
 				kind = "" // the world's Comm knows the servers
 			}
-			m := kit.DomainModel(cal.Model(st.DType, st.Bytes), kind, r.top.Crosses(sc.Layout, sc.Ranks, kind))
+			m := world.DomainModel(cal.Model(st.DType, st.Bytes), kind, r.top.Crosses(sc.Layout, sc.Ranks, kind))
 			c.model = &m
 		}
 		r.colls[i] = c
@@ -297,7 +300,7 @@ func scenRoundsOf(iters int) int { return (iters + scenRoundIters - 1) / scenRou
 // written.
 func (r *scenRank) run(ctx context.Context) (*Report, error) {
 	r.world = coll.NewComm(r.t)
-	r.untrack = append(r.untrack, kit.Track(r.world))
+	r.untrack = append(r.untrack, runctl.Track(r.world))
 	defer func() {
 		for _, u := range r.untrack {
 			u()
@@ -383,7 +386,7 @@ func (r *scenRank) runComms(d int) ([]*coll.Comm, error) {
 		}
 		c.SetNoPayload(r.o.NoPayload)
 		comms[i] = c
-		r.untrack = append(r.untrack, kit.Track(c))
+		r.untrack = append(r.untrack, runctl.Track(c))
 	}
 	r.comms[d+1] = comms
 	return comms, nil
@@ -401,7 +404,7 @@ func (r *scenRank) runPhase(ctx context.Context, d, iters, warmup int, check boo
 	if err := r.barrier(ctx); err != nil {
 		return nil, err
 	}
-	wd := kit.NewWatchdog(ctx, r.o.Timeout)
+	wd := runctl.NewWatchdog(ctx, r.o.Timeout)
 	defer wd.Stop()
 	gate := r.gates[d+1]
 	gate.Open(wd.Context(), r.o.Timeout)

@@ -2,8 +2,8 @@
 // it runs one training or inference step, compute phases and collectives
 // in several communication domains, on every rank, and says which
 // domain's links the step is most sensitive to. It stands beside the sweep
-// (package bench), not inside it: both run on the shared kit (package
-// kit), and neither imports the other.
+// (package bench), not inside it: both run on the packages they share
+// (world, payload, runctl, estimate), and neither imports the other.
 package scenario
 
 import (
@@ -20,7 +20,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // A scenario (hccl-test scenario FILE) is one training or inference step
@@ -52,7 +52,7 @@ const MaxFileBytes = scenMaxFileBytes
 type Scenario struct {
 	Name   string
 	Ranks  int
-	Layout kit.Layout // Sizes nil when the file gives no groups
+	Layout world.Layout // Sizes nil when the file gives no groups
 	// Kinds lists the domains the file's groups name, in GroupKinds order.
 	Kinds      []string
 	Iterations int // timed iterations of the step, per run
@@ -154,7 +154,7 @@ func Parse(data []byte, ov Overrides) (*Scenario, error) {
 		return nil, fmt.Errorf("%s: want 1 to %d ranks", ranksFrom, scenMaxRanks)
 	}
 	if f.Groups != "" {
-		l, kinds, err := kit.ParseLayoutOf("groups", f.Groups, sc.Ranks, ranksFrom)
+		l, kinds, err := world.ParseLayoutOf("groups", f.Groups, sc.Ranks, ranksFrom)
 		if err != nil {
 			return nil, err
 		}

@@ -15,8 +15,8 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // goodScenario is the README's dense example, which every parse case below
@@ -216,7 +216,7 @@ func TestScenarioCriticalDomain(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			o := Options{World: kit.World{Backend: "shm", Timeout: 30 * time.Second}, Faults: kit.Faults{Inject: spec, InjectText: text, Seed: 1}}
+			o := Options{World: world.World{Backend: "shm", Timeout: 30 * time.Second}, Faults: world.Faults{Inject: spec, InjectText: text, Seed: 1}}
 			rep, err := Run(context.Background(), sc, o, &out)
 			if err != nil {
 				t.Fatal(err)
@@ -255,7 +255,7 @@ func TestScenarioJSONAndOneRank(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), sc, Options{World: kit.World{Backend: "shm", Timeout: 10 * time.Second}, JSON: true}, &out)
+	rep, err := Run(context.Background(), sc, Options{World: world.World{Backend: "shm", Timeout: 10 * time.Second}, JSON: true}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,8 +287,8 @@ func TestScenarioCorruptionCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), sc, Options{World: kit.World{Backend: "shm", Timeout: 10 * time.Second},
-		Faults: kit.Faults{Inject: spec, InjectText: "corrupt=p:1", Seed: 1}}, &out)
+	rep, err := Run(context.Background(), sc, Options{World: world.World{Backend: "shm", Timeout: 10 * time.Second},
+		Faults: world.Faults{Inject: spec, InjectText: "corrupt=p:1", Seed: 1}}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,8 +314,8 @@ func TestScenarioUncheckedCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), sc, Options{World: kit.World{Backend: "shm", Timeout: 10 * time.Second},
-		Faults: kit.Faults{Inject: spec, InjectText: "corrupt=op:1@rank=0", Seed: 1}}, &out)
+	rep, err := Run(context.Background(), sc, Options{World: world.World{Backend: "shm", Timeout: 10 * time.Second},
+		Faults: world.Faults{Inject: spec, InjectText: "corrupt=op:1@rank=0", Seed: 1}}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}

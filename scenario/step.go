@@ -10,8 +10,9 @@ import (
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/payload"
 	"github.com/hccl-test/hccl-test/units"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // parseStep reads and checks step i (from 0) of the file.
@@ -125,7 +126,7 @@ func (sc *Scenario) checkGroup(st *Step, g string) error {
 	case kind == "":
 		return fmt.Errorf("group: missing (want %s)", sc.groupChoices())
 	case kind == WorldDomain:
-	case !slices.Contains(kit.GroupKinds, kind):
+	case !slices.Contains(world.GroupKinds, kind):
 		return fmt.Errorf("group %q: unknown (want %s)", g, sc.groupChoices())
 	case !slices.Contains(sc.Kinds, kind):
 		return fmt.Errorf("group %q: not among the file's groups (want %s)", g, sc.groupChoices())
@@ -158,7 +159,7 @@ func (st *Step) checkSize(raw json.RawMessage, n int) error {
 	if size > scenMaxStepBytes {
 		return fmt.Errorf("size %q: at most %s per collective", text, units.HumanSize(scenMaxStepBytes))
 	}
-	st.Elems, st.Bytes = kit.RowCount(st.Op, st.DType, n, size)
+	st.Elems, st.Bytes = payload.RowCount(st.Op, st.DType, n, size)
 	if st.Elems == 0 {
 		return fmt.Errorf("size %q: less than one %v element per block (%v on %d ranks moves at least %d bytes)",
 			text, st.DType, st.Op, n, st.Op.Blocks(n)*st.DType.Size())

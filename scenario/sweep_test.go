@@ -12,9 +12,9 @@ import (
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/scenario"
+	"github.com/hccl-test/hccl-test/world"
 
 	_ "github.com/hccl-test/hccl-test/backends/shm" // registers shm for the package's tests
 	_ "github.com/hccl-test/hccl-test/backends/sim" // registers sim for the package's tests
@@ -48,7 +48,7 @@ func TestScenarioOnSim(t *testing.T) {
 	}
 	links := simScenarioLinks
 	var out bytes.Buffer
-	rep, err := scenario.Run(context.Background(), sc, scenario.Options{World: kit.World{Backend: sim.Name, Timeout: 20 * time.Second}, Links: &links}, &out)
+	rep, err := scenario.Run(context.Background(), sc, scenario.Options{World: world.World{Backend: sim.Name, Timeout: 20 * time.Second}, Links: &links}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestScenarioOnSim(t *testing.T) {
 		p := simPlan(bytes)
 		p.Ranks, p.Algo, p.Iters = 2, coll.Auto, 20
 		if servers > 1 {
-			p.Topology = kit.Topology{Servers: 2, PerServer: 1}
+			p.Topology = world.Topology{Servers: 2, PerServer: 1}
 			p.SimInterAlpha, p.LinkInterGBps = links.InterAlpha, links.InterGBps
 		}
 		rec := runOneRow(t, p)
@@ -106,7 +106,7 @@ func TestScenarioOnSimWithoutPayload(t *testing.T) {
 	var out bytes.Buffer
 	for i, none := range []bool{false, true} {
 		out.Reset()
-		o := scenario.Options{World: kit.World{Backend: sim.Name, Timeout: 20 * time.Second}, Links: &links, NoPayload: none}
+		o := scenario.Options{World: world.World{Backend: sim.Name, Timeout: 20 * time.Second}, Links: &links, NoPayload: none}
 		if reps[i], err = scenario.Run(context.Background(), sc, o, &out); err != nil {
 			t.Fatal(err)
 		}

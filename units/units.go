@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/hccl-test/hccl-test/internal/limits"
-	"github.com/hccl-test/hccl-test/results"
 )
 
 // MaxSize is the largest message size a plan accepts (limits.MaxSize):
@@ -23,9 +22,24 @@ const MaxSize = limits.MaxSize
 // result is rounded down to a whole byte.
 func ParseSize(s string) (int64, error) { return limits.Size(s) }
 
-// FormatSize returns a short exact binary form of n for names and labels
-// (1KiB, 1.5MiB, 3GiB, or 1000B), the form the result files use.
-func FormatSize(n int64) string { return results.FormatBinarySize(n) }
+// FormatSize returns a short exact binary form of a size for names and
+// labels, the form the result files use (results.FormatBinarySize): in the
+// largest of KiB, MiB, GiB and TiB in which it is at least 1 with at most
+// two decimals ("1KiB", "1.5MiB", "3GiB"), else in bytes ("1000B").
+// Different sizes never format alike.
+func FormatSize(bytes int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		unit := int64(1) << u.shift
+		// Exact in two decimals: bytes*100 is a multiple of the unit.
+		if bytes >= unit && (bytes%unit)*100%unit == 0 {
+			return strconv.FormatFloat(float64(bytes)/float64(unit), 'f', -1, 64) + u.name
+		}
+	}
+	return strconv.FormatInt(bytes, 10) + "B"
+}
 
 // HumanSize returns n in binary units rounded for people to read: 23.1GiB.
 func HumanSize(n int64) string {

@@ -39,7 +39,7 @@
 // (backends.LinkHolder): the port is busy that much longer, as on a
 // slower link, and the rank goes on.
 //
-// The harness's own calls (kit.Ctl: its barrier, gathering and combining)
+// The harness's own calls (runctl.Ctl: its barrier, gathering and combining)
 // meet in memory (backends.Rendezvous, meet.go), not as messages: they
 // take no virtual time and cost one pass over the ranks.
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // parseDomains reads --groups (already in p.LayoutText), --group, --fusion
@@ -16,7 +16,7 @@ import (
 // Plan.Validate.
 func parseDomains(p *bench.Plan, groups, fusion, overlap string) error {
 	if p.LayoutText != "" {
-		l, err := kit.ParseLayout(p.LayoutText, p.Ranks)
+		l, err := world.ParseLayout(p.LayoutText, p.Ranks)
 		if err != nil {
 			return err
 		}

@@ -1,14 +1,14 @@
 package main
 
-import "github.com/hccl-test/hccl-test/kit"
+import "github.com/hccl-test/hccl-test/fielderr"
 
 // fieldFlags is how the command line sets each field of bench.Plan that an
-// error may name: bench and kit name fields (kit.FieldError), and every error
+// error may name: bench and world name fields (fielderr.FieldError), and every error
 // the command prints shows them as these flags (oneLine), so that a
 // refusal reads "--maxbytes 2097152: ..." as the user typed it. A field
 // missing here is shown by its Go name (TestFieldFlagsCoverPlan keeps the
 // table whole).
-var fieldFlags = map[kit.Field]string{
+var fieldFlags = map[fielderr.Field]string{
 	// World
 	"Backend":        "--backend",
 	"Ranks":          "--ranks",
@@ -80,23 +80,23 @@ var fieldFlags = map[kit.Field]string{
 }
 
 // fieldShortFlags is the short form of the flags that have one, for the
-// hints that name a field by it (kit.ShortField): "use a smaller -e".
-var fieldShortFlags = map[kit.Field]string{
+// hints that name a field by it (fielderr.ShortField): "use a smaller -e".
+var fieldShortFlags = map[fielderr.Field]string{
 	"MaxBytes": "-e",
 	"Iters":    "-n",
 }
 
 // fieldFlag returns the flag that sets field, or "" for a field the
 // command line does not set.
-func fieldFlag(field kit.Field) string { return fieldFlags[field] }
+func fieldFlag(field fielderr.Field) string { return fieldFlags[field] }
 
 // fieldShortFlag returns the short form of the flag that sets field, or ""
 // for a field whose flag has none.
-func fieldShortFlag(field kit.Field) string { return fieldShortFlags[field] }
+func fieldShortFlag(field fielderr.Field) string { return fieldShortFlags[field] }
 
-// flagText returns err's text with the fields its kit.FieldErrors name
+// flagText returns err's text with the fields its fielderr.FieldErrors name
 // shown as their flags, and those a hint names by a short form
-// (kit.ShortField) as that.
+// (fielderr.ShortField) as that.
 func flagText(err error) string {
-	return kit.FormatFields(err, kit.Names{Long: fieldFlag, Short: fieldShortFlag})
+	return fielderr.FormatFields(err, fielderr.Names{Long: fieldFlag, Short: fieldShortFlag})
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hccl-test/hccl-test/bench"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/fielderr"
 )
 
 // internalFields are the fields of bench.Plan that no flag sets: the
@@ -25,7 +25,7 @@ func TestFieldFlagsCoverPlan(t *testing.T) {
 	if _, _, err := parseFlags([]string{"--help"}, &help); err != errHelpShown {
 		t.Fatalf("--help: %v", err)
 	}
-	fields := map[kit.Field]bool{}
+	fields := map[fielderr.Field]bool{}
 	plan := reflect.TypeOf(bench.Plan{})
 	for i := 0; i < plan.NumField(); i++ {
 		part := plan.Field(i)
@@ -35,8 +35,8 @@ func TestFieldFlagsCoverPlan(t *testing.T) {
 		}
 		for j := 0; j < part.Type.NumField(); j++ {
 			name := part.Type.Field(j).Name
-			fields[kit.Field(name)] = true
-			flag, ok := fieldFlags[kit.Field(name)]
+			fields[fielderr.Field(name)] = true
+			flag, ok := fieldFlags[fielderr.Field(name)]
 			switch {
 			case internalFields[name]:
 				if ok {

@@ -13,8 +13,8 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/internal/sigquit"
-	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
+	"github.com/hccl-test/hccl-test/runctl"
 
 	_ "github.com/hccl-test/hccl-test/backends/proc" // registers --backend proc
 	_ "github.com/hccl-test/hccl-test/backends/shm"  // registers --backend shm
@@ -152,7 +152,7 @@ func runWith(args []string, set *outputSet) int {
 		return exitStopped
 	case set.stopped() != nil:
 		return exitStopped
-	case errors.Is(err, kit.ErrPlanMismatch), errors.Is(err, backends.ErrDisagree):
+	case errors.Is(err, runctl.ErrPlanMismatch), errors.Is(err, backends.ErrDisagree):
 		// The command lines disagree: bad input, though found only once
 		// the ranks could compare them.
 		fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))

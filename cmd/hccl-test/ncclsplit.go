@@ -79,7 +79,7 @@ func parseNCCLSplit(getenv func(string) string) (*ncclSplit, error) {
 // groups turns the split of a world of n ranks into a --groups layout and
 // the --group to run in: "" and "" when every rank has one color (no
 // split). Every color must have as many ranks, and the ranks of a color
-// must be a kit.Layout group: b ranks a stride a apart, in blocks of a x b
+// must be a world.Layout group: b ranks a stride a apart, in blocks of a x b
 // (tp=a,cp=b,dp=c and --group cp, or the simpler forms of it), which
 // MOD, DIV, masks of contiguous bits and most ORs give.
 func (s *ncclSplit) groups(n int) (layout, group string, err error) {

@@ -3,17 +3,18 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/hccl-test/hccl-test/internal/syslimits"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/hccl-test/hccl-test/internal/syslimits"
+
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
-	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // errHelpShown reports that --help was asked for and printed.
@@ -156,7 +157,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	case strings.EqualFold(*topology, "auto"):
 		p.TopologyAuto = true
 	case *topology != "":
-		if p.Topology, err = kit.ParseTopology(*topology, p.Ranks); err != nil {
+		if p.Topology, err = world.ParseTopology(*topology, p.Ranks); err != nil {
 			return p, o, err
 		}
 	}

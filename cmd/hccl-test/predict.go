@@ -14,8 +14,8 @@ import (
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/internal/listarg"
 	"github.com/hccl-test/hccl-test/internal/outfile"
-	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/predict"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // predictCommand is `hccl-test predict`.
@@ -176,7 +176,7 @@ func predictWorld(s string) (clustermodel.World, error) {
 	if n > clustermodel.MaxRanks {
 		return clustermodel.World{}, fmt.Errorf("--topology %q: %d ranks, beyond the limit of %d", s, n, clustermodel.MaxRanks)
 	}
-	t, err := kit.ParseTopology(s, n)
+	t, err := world.ParseTopology(s, n)
 	if err != nil {
 		return clustermodel.World{}, err
 	}

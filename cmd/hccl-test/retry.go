@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/internal/listarg"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // hcclRetry is operator re-execution as HCCL's environment configures it.
@@ -80,13 +80,13 @@ func parseRetryParams(r hcclRetry, params string) (hcclRetry, error) {
 		}
 		switch key {
 		case "MaxCnt":
-			if n < 1 || n > kit.MaxRetry {
+			if n < 1 || n > world.MaxRetry {
 				return bad(fmt.Sprintf("MaxCnt %d out of range", n))
 			}
 			r.max = int(n)
 		case "HoldTime", "IntervalTime":
 			d := time.Duration(n) * time.Millisecond
-			if d > kit.MaxRetryPause {
+			if d > world.MaxRetryPause {
 				return bad(fmt.Sprintf("%s %d out of range", key, n))
 			}
 			if key == "HoldTime" {

@@ -3,21 +3,24 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/hccl-test/hccl-test/internal/syslimits"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/hccl-test/hccl-test/internal/syslimits"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/bench"
+	"github.com/hccl-test/hccl-test/fielderr"
 	"github.com/hccl-test/hccl-test/internal/boundedfile"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/runctl"
 	"github.com/hccl-test/hccl-test/scenario"
 	"github.com/hccl-test/hccl-test/units"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // scenarioCommand is `hccl-test scenario`.
@@ -78,7 +81,7 @@ func runScenario(args []string, set *outputSet) int {
 		return exitStopped
 	case set.stopped() != nil:
 		return exitStopped
-	case errors.Is(err, kit.ErrPlanMismatch), errors.Is(err, backends.ErrDisagree):
+	case errors.Is(err, runctl.ErrPlanMismatch), errors.Is(err, backends.ErrDisagree):
 		fmt.Fprintf(stderr, "%s scenario: %s\n", programName, oneLine(err))
 		return exitUsage
 	case err != nil:
@@ -112,12 +115,12 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)
 	fs.SortFlags = false
-	o := scenario.Options{World: kit.World{Backend: "shm", Timeout: 2 * time.Minute, LaunchedRank: -1}}
+	o := scenario.Options{World: world.World{Backend: "shm", Timeout: 2 * time.Minute, LaunchedRank: -1}}
 	env, err := readEnv(os.LookupEnv, os.Environ(), envScenario)
 	if err != nil {
 		return scenarioRun{}, err
 	}
-	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " ")+"; under mpirun, mpiexec, srun or torchrun, without --backend, "+kit.LaunchedBackend+": the launched processes are one world")
+	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " ")+"; under mpirun, mpiexec, srun or torchrun, without --backend, "+world.LaunchedBackend+": the launched processes are one world")
 	fs.VarP(newCount(&o.Ranks, 0), "ranks", "p", "number of ranks, in place of the file's")
 	iters := new(int)
 	fs.VarP(newCount(iters, 0), "iters", "n", "timed iterations of the step per run, in place of the file's")
@@ -157,7 +160,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	}
 	// The world's size is the file's, known below; the rest of the world and
 	// the faults are checked as a sweep's.
-	if err := kit.FirstError(o.World.ValidateTimeouts, o.World.ValidateMaster, o.Faults.Validate, func() error { return parseFaults(&o.Faults) }); err != nil {
+	if err := fielderr.FirstError(o.World.ValidateTimeouts, o.World.ValidateMaster, o.Faults.Validate, func() error { return parseFaults(&o.Faults) }); err != nil {
 		return scenarioRun{}, err
 	}
 	// A rank started by a launcher (or by the tcp backend itself) takes the
@@ -220,10 +223,10 @@ func scenarioLinks(o scenario.Options, topology, link string, simf simFlags) (*s
 			return nil, false, fmt.Errorf("--link-bw: only --backend sim takes it in a scenario, for the simulated links")
 		}
 	}
-	var topo kit.Topology
+	var topo world.Topology
 	var err error
 	if topology != "" {
-		if topo, err = kit.ParseTopology(topology, o.Ranks); err != nil {
+		if topo, err = world.ParseTopology(topology, o.Ranks); err != nil {
 			return nil, false, err
 		}
 	}

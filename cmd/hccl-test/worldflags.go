@@ -8,11 +8,11 @@ import (
 	"github.com/hccl-test/hccl-test/backends/inject"
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/internal/limits"
-	"github.com/hccl-test/hccl-test/kit"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // worldFlagHelp is the help of the flags that set the parts both commands
-// share, kit.World and kit.Faults: the sweep and the scenario command
+// share, world.World and world.Faults: the sweep and the scenario command
 // define the same flags into the same fields, each in its own words.
 type worldFlagHelp struct {
 	timeout, connect, master, bind string // --timeout, --connect-timeout, --master, --bind
@@ -23,7 +23,7 @@ type worldFlagHelp struct {
 // on fs, each set straight into w. --timeout's default is w.Timeout and
 // --connect-timeout's tcp's, each replaced by its variable of env when that
 // is set (env.go); the flag wins over both.
-func addLaunchFlags(fs *pflag.FlagSet, w *kit.World, env environment, h worldFlagHelp) {
+func addLaunchFlags(fs *pflag.FlagSet, w *world.World, env environment, h worldFlagHelp) {
 	w.ConnectTimeout = tcp.DefaultConnectTimeout
 	if env.execTimeout > 0 {
 		w.Timeout = env.execTimeout
@@ -43,7 +43,7 @@ func addLaunchFlags(fs *pflag.FlagSet, w *kit.World, env environment, h worldFla
 
 // addFaultFlags defines --inject and --seed on fs, set into f.InjectText
 // and f.Seed; parseFaults reads f.Inject from them once fs is parsed.
-func addFaultFlags(fs *pflag.FlagSet, f *kit.Faults, h worldFlagHelp) {
+func addFaultFlags(fs *pflag.FlagSet, f *world.Faults, h worldFlagHelp) {
 	fs.StringVar(&f.InjectText, "inject", "", h.inject+inject.Grammar)
 	fs.Uint64Var(&f.Seed, "seed", 1, "seed of --inject's random choices")
 	arg(fs, "inject", "SPEC")
@@ -51,7 +51,7 @@ func addFaultFlags(fs *pflag.FlagSet, f *kit.Faults, h worldFlagHelp) {
 }
 
 // parseFaults parses the faults of --inject into f.Inject.
-func parseFaults(f *kit.Faults) error {
+func parseFaults(f *world.Faults) error {
 	var err error
 	f.Inject, err = inject.Parse(f.InjectText)
 	return err
