@@ -109,10 +109,15 @@ def main(argv):
     elif len(argv) == 13 and argv[1] == "report" and argv[10] in COLUMNS and argv[11] in AGGS:
         report(*argv[2:])
     else:
-        print(__doc__.strip().splitlines()[0] + ": see the usage at its top", file=sys.stderr)
+        print("usage: predict-report.py best|median STAT IN OUT, or report BIN MODEL TOPOLOGY MINBYTES MAXBYTES "
+              "PREDICTED MEASURED VALMIN STAT AGG TITLE (STAT: mean, p50 or min; see the file's top)", file=sys.stderr)
         return 2
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except (OSError, KeyError, ValueError, subprocess.CalledProcessError) as e:
+        print(f"predict-report.py: {e}", file=sys.stderr)
+        sys.exit(2)
