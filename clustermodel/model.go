@@ -108,9 +108,9 @@ type Op struct {
 	// a burst of other work slowed.
 	LargeP75Pct float64 `json:"large_p75_pct"`
 	// GrowthPct is the error added per doubling of the world beyond the
-	// fitted ones, in percent: measured by fitting the smaller worlds
-	// and predicting the largest, where the logs hold two or more; 0
-	// when they do not (the band's default then applies).
+	// fitted ones, in percent: measured by leaving one scale out (fit the
+	// other worlds, predict one that lies beyond them); 0 where no world
+	// could be left out so (the band's default then applies).
 	GrowthPct float64 `json:"growth_pct"`
 }
 
@@ -265,8 +265,11 @@ func (m *Model) Op(name string) (Op, bool) {
 }
 
 // Largest returns the largest fitted world, and the most servers of any.
-func (m *Model) Largest() (w World, servers int) {
-	for _, x := range m.Fitted.Worlds {
+func (m *Model) Largest() (w World, servers int) { return m.Fitted.Largest() }
+
+// Largest returns the span's largest world, and the most servers of any.
+func (s Span) Largest() (w World, servers int) {
+	for _, x := range s.Worlds {
 		if x.Ranks() >= w.Ranks() {
 			w = x
 		}

@@ -134,52 +134,52 @@ func describeLevels(m *clustermodel.Model, single, multi, reducing []Sample) {
 	_ = reducing
 }
 
-// fitGrowth measures how fast the model's error grows as it extrapolates:
-// where the rows hold two or more numbers of ranks, it fits the rows of
-// the smaller worlds and predicts those of the largest, and sets each
-// op's GrowthPct to the median error of its large rows there, per doubling
-// of ranks.
+// fitGrowth measures how fast the model's error grows as it extrapolates,
+// leaving one scale out: for each fitted world that lies beyond what the
+// others span (Doublings > 0), it fits the rows of the other worlds and
+// predicts that world's, and sets each op's GrowthPct to the largest, over
+// the worlds left out, of the median error of its large rows there per
+// doubling. A world of several servers is left out only where the others
+// hold one too: its link between servers would else be the full fit's,
+// fitted on the very rows it predicts (which made bands too narrow).
 func fitGrowth(m *clustermodel.Model, samples []Sample) {
-	var ranks []int
-	for _, s := range samples {
-		if !slices.Contains(ranks, s.World.Ranks()) {
-			ranks = append(ranks, s.World.Ranks())
+	for _, out := range spanOf(samples).Worlds {
+		var train, test []Sample
+		for _, s := range samples {
+			if s.World == out {
+				test = append(test, s)
+			} else {
+				train = append(train, s)
+			}
 		}
-	}
-	if len(ranks) < 2 {
-		return
-	}
-	slices.Sort(ranks)
-	top, next := ranks[len(ranks)-1], ranks[len(ranks)-2]
-	var train, test []Sample
-	for _, s := range samples {
-		if s.World.Ranks() == top {
-			test = append(test, s)
-		} else {
-			train = append(train, s)
-		}
-	}
-	held := &clustermodel.Model{Version: m.Version, Kind: m.Kind, Fused: m.Fused, Cores: m.Cores, SenderMoves: m.SenderMoves}
-	fitModel(held, train, m)
-	doublings := math.Log2(float64(top) / float64(next))
-	for i := range m.Ops {
-		o := &m.Ops[i]
-		h, ok := held.Op(o.Name)
-		if !ok {
+		if len(train) == 0 || out.Servers > 1 && !slices.ContainsFunc(train, func(s Sample) bool { return s.World.Servers > 1 }) {
 			continue
 		}
-		var errs []float64
-		rows := slices.DeleteFunc(slices.Clone(test), func(s Sample) bool { return s.Op.String() != o.Name })
-		large := hasLarge(rows)
-		for _, s := range rows {
-			if large && s.Bytes < LargeBytes {
+		span := spanOf(train)
+		if Doublings(span, out, span.MaxBytes) == 0 {
+			continue // inside what the others span: no extrapolation to measure
+		}
+		held := &clustermodel.Model{Version: m.Version, Kind: m.Kind, Fused: m.Fused, Cores: m.Cores, SenderMoves: m.SenderMoves}
+		fitModel(held, train, m)
+		for i := range m.Ops {
+			o := &m.Ops[i]
+			h, ok := held.Op(o.Name)
+			if !ok {
 				continue
 			}
-			t, _ := predictSample(held, h, s)
-			errs = append(errs, math.Abs(100*(t*1e6-s.TimeUS)/s.TimeUS))
-		}
-		if med, err := stats.Median(errs); err == nil {
-			o.GrowthPct = round(min(med/doublings, 1e4))
+			var errs []float64
+			rows := slices.DeleteFunc(slices.Clone(test), func(s Sample) bool { return s.Op.String() != o.Name })
+			large := hasLarge(rows)
+			for _, s := range rows {
+				if large && s.Bytes < LargeBytes {
+					continue
+				}
+				t, _ := predictSample(held, h, s)
+				errs = append(errs, math.Abs(100*(t*1e6-s.TimeUS)/s.TimeUS)/Doublings(span, s.World, s.Bytes))
+			}
+			if med, err := stats.Median(errs); err == nil {
+				o.GrowthPct = max(o.GrowthPct, round(min(med, 1e4)))
+			}
 		}
 	}
 }

@@ -139,12 +139,20 @@ func Predict(m *clustermodel.Model, q Query) ([]Row, error) {
 	return rows, nil
 }
 
+// Doublings is how far a row of bytes on w extrapolates from what span
+// holds: the doublings of ranks beyond its largest world, of servers
+// beyond its most servers, and SizeWeight per doubling of size beyond its
+// sizes.
+func Doublings(span clustermodel.Span, w clustermodel.World, bytes int64) float64 {
+	largest, servers := span.Largest()
+	up := func(x, of float64) float64 { return max(0, math.Log2(x/of)) }
+	return up(float64(w.Ranks()), float64(largest.Ranks())) + up(float64(w.Servers), float64(servers)) +
+		SizeWeight*(up(float64(bytes), float64(span.MaxBytes))+up(float64(span.MinBytes), float64(bytes)))
+}
+
 // bandRow fills r's bandwidths and band from its time, under m's fit o.
 func bandRow(m *clustermodel.Model, o clustermodel.Op, r Row) Row {
-	largest, servers := m.Largest()
-	up := func(x, of float64) float64 { return max(0, math.Log2(x/of)) }
-	r.Doublings = up(float64(r.World.Ranks()), float64(largest.Ranks())) + up(float64(r.World.Servers), float64(servers)) +
-		SizeWeight*(up(float64(r.Bytes), float64(m.Fitted.MaxBytes))+up(float64(m.Fitted.MinBytes), float64(r.Bytes)))
+	r.Doublings = Doublings(m.Fitted, r.World, r.Bytes)
 	in := o.WorstPct / 100
 	if r.Bytes >= LargeBytes && o.LargeP75Pct > 0 {
 		in = o.LargeP75Pct / 100

@@ -33,15 +33,18 @@ func TestPredictPublicScales(t *testing.T) {
 		op            coll.Op
 		servers       int
 		median, worst float64 // percent, at most
+		inBand        int     // measured rows inside the band, at least
 	}{
-		{nt309, []string{"gj-aion_all_reduce_perf_2nodes_ring_min_ctas24.log"}, "gj-aion_all_reduce_perf_4nodes.log", coll.AllReduce, 4, 5, 12},
-		{nt309, []string{"gj-aion_all_reduce_perf_2nodes_ring_min_ctas24.log"}, "gj-aion_all_reduce_perf_8nodes.log", coll.AllReduce, 8, 8, 16},
-		{nt309, []string{"gj-aion_all_reduce_perf_2nodes.log"}, "gj-aion_all_reduce_perf_8nodes.log", coll.AllReduce, 8, 30, 45},
-		{nt309, []string{"qoofyk_all_reduce_perf_2nodes.log"}, "qoofyk_all_reduce_perf_4nodes.log", coll.AllReduce, 4, 45, 75},
+		{nt309, []string{"gj-aion_all_reduce_perf_2nodes_ring_min_ctas24.log"}, "gj-aion_all_reduce_perf_4nodes.log", coll.AllReduce, 4, 5, 12, 9},
+		{nt309, []string{"gj-aion_all_reduce_perf_2nodes_ring_min_ctas24.log"}, "gj-aion_all_reduce_perf_8nodes.log", coll.AllReduce, 8, 8, 16, 9},
+		{nt309, []string{"gj-aion_all_reduce_perf_2nodes.log"}, "gj-aion_all_reduce_perf_8nodes.log", coll.AllReduce, 8, 30, 45, 9},
+		{nt309, []string{"qoofyk_all_reduce_perf_2nodes.log"}, "qoofyk_all_reduce_perf_4nodes.log", coll.AllReduce, 4, 45, 75, 0},
 		// Another cluster's alltoall, fitted on 1 and 2 servers, predicted
-		// at 10: five times the largest fitted node count.
+		// at 10: five times the largest fitted node count. Its band held 1
+		// of 9 when the growth of the error was measured by predicting 2
+		// servers with the link between servers fitted on those very rows.
 		{cluster01, []string{"cluster01-nccl_N1_G8_cnode3-002.log", "cluster01-nccl_N2_G8_cnode3-002_cnode3-003.log"},
-			"cluster01-nccl_N10_G8.log", coll.AllToAll, 10, 9, 18},
+			"cluster01-nccl_N10_G8.log", coll.AllToAll, 10, 9, 18, 9},
 	}
 	for _, tc := range tests {
 		t.Run(tc.fit[0]+" to "+tc.measured, func(t *testing.T) {
@@ -91,8 +94,9 @@ func TestPredictPublicScales(t *testing.T) {
 			med, _ := stats.Median(errs)
 			worst := slices.Max(errs)
 			t.Logf("%d sizes: median %.1f%%, worst %.1f%%, %d inside the band", len(errs), med, worst, inBand)
-			if len(errs) < 6 || med > tc.median || worst > tc.worst {
-				t.Errorf("%d sizes: busbw median error %.1f%%, worst %.1f%%; measured when written: at most %.0f%% and %.0f%%", len(errs), med, worst, tc.median, tc.worst)
+			if len(errs) < 6 || med > tc.median || worst > tc.worst || inBand < tc.inBand {
+				t.Errorf("%d sizes: busbw median error %.1f%%, worst %.1f%%, %d inside the band; measured when written: at most %.0f%% and %.0f%%, at least %d inside",
+					len(errs), med, worst, inBand, tc.median, tc.worst, tc.inBand)
 			}
 		})
 	}

@@ -1,0 +1,158 @@
+package predict
+
+import (
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/montanaflynn/stats"
+
+	"github.com/hccl-test/hccl-test/clustermodel"
+	"github.com/hccl-test/hccl-test/coll"
+)
+
+// cluster01 holds one public cluster's nccl-tests runs of the five
+// collectives on 1, 2 and 10 servers (testdata/cluster01/README.md).
+const cluster01 = "testdata/cluster01"
+
+// cluster01Fitted are its logs of one and two servers: the only ones fit
+// sees.
+var cluster01Fitted = []string{
+	"nccl_N1_G4_cnode3-002.log", "nccl_N1_G8_cnode3-002.log",
+	"nccl_N2_G1_cnode3-002_cnode3-003.log", "nccl_N2_G2_cnode3-002_cnode3-003.log",
+	"nccl_N2_G4_cnode3-002_cnode3-003.log", "nccl_N2_G8_cnode3-002_cnode3-003.log",
+}
+
+// scaleError is how a prediction of one collective on one world did
+// against the measured log: the median and worst absolute error of busbw
+// in percent over the out-of-place rows of 32 MiB and more, and how many
+// of those rows fell inside the band.
+type scaleError struct {
+	sizes, inBand int
+	median, worst float64
+}
+
+// predictAgainst predicts op on w with fit and compares it with the
+// measured log's out-of-place rows of op of 32 MiB and more.
+func predictAgainst(t *testing.T, fit *Fit, measured string, op coll.Op, w clustermodel.World) scaleError {
+	t.Helper()
+	m, err := ReadFile(measured, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]float64{}
+	for _, s := range m.Samples { // out-of-place first, then in-place, per size
+		if s.Op != op {
+			continue
+		}
+		if s.World != w {
+			t.Fatalf("%s: %v's world %v, want %v", measured, op, s.World, w)
+		}
+		if _, seen := got[s.Bytes]; !seen && s.Bytes >= 32<<20 {
+			got[s.Bytes] = s.BusBW()
+		}
+	}
+	sizes := make([]int64, 0, len(got))
+	for b := range got {
+		sizes = append(sizes, b)
+	}
+	slices.Sort(sizes)
+	rows, err := Predict(fit.Model, Query{World: w, Ops: []coll.Op{op}, Sizes: sizes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e scaleError
+	var errs []float64
+	for _, r := range rows {
+		g, ok := got[r.Bytes]
+		if !ok {
+			t.Fatalf("predicted %d bytes, measured none (a size rounded?)", r.Bytes)
+		}
+		errs = append(errs, 100*math.Abs(r.BusBW-g)/g)
+		if r.BusLow <= g && g <= r.BusHigh {
+			e.inBand++
+		}
+	}
+	e.sizes = len(errs)
+	e.median, _ = stats.Median(errs)
+	e.worst, _ = stats.Max(errs)
+	return e
+}
+
+// fitLogs fits the logs of dir named.
+func fitLogs(t *testing.T, dir string, names []string) *Fit {
+	t.Helper()
+	var files []*File
+	for _, name := range names {
+		f, err := ReadFile(filepath.Join(dir, name), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	fit, err := FitFiles(files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fit
+}
+
+// TestPredictClusterScales fits one public cluster's logs of one and two
+// servers (testdata/cluster01: 1 x 4, 1 x 8, 2 x 1, 2 x 2, 2 x 4, 2 x 8)
+// and predicts its runs of ten servers, five times the most the fit saw,
+// for each of the five collectives and 1, 2, 4 and 8 ranks a server. The
+// errors pinned are those measured when this was written
+// (docs/predict.md), with a little room: a change to the fit, the band or
+// the cost model that predicts this cluster worse fails here, and so does
+// one that predicts it better without the table being updated (lo).
+//
+// The misses are pinned too, and said in docs/predict.md: the pairwise
+// runs measured alltoall and sendrecv only, so allreduce, allgather and
+// reducescatter across servers come from our hier, whose levels run one
+// after another where NCCL's ring overlaps NVLink and network (under by a
+// third at 8 a server); and sendrecv at ten servers meets a fabric that
+// two servers do not show (25 GB/s a pair where two servers gave 44).
+func TestPredictClusterScales(t *testing.T) {
+	fit := fitLogs(t, cluster01, cluster01Fitted)
+	tests := []struct {
+		per    int
+		op     coll.Op
+		lo, hi float64 // the median error, percent, measured when written: within lo..hi
+		worst  float64 // percent, at most
+		inBand int     // at least
+	}{
+		{1, coll.AllReduce, 9, 12, 22, 10},
+		{1, coll.AllGather, 3, 5, 7, 9},
+		{1, coll.ReduceScatter, 6.5, 8.5, 11, 9},
+		{1, coll.AllToAll, 0, 2, 7, 9},
+		{1, coll.SendRecv, 80, 88, 90, 0},
+		{2, coll.AllReduce, 0, 2.5, 15, 10},
+		{2, coll.AllGather, 12.5, 15, 16, 9},
+		{2, coll.ReduceScatter, 14.5, 17, 18, 9},
+		{2, coll.AllToAll, 0, 1.5, 9, 9},
+		{2, coll.SendRecv, 78, 85, 87, 0},
+		{4, coll.AllReduce, 15.5, 19, 47, 10},
+		{4, coll.AllGather, 28, 31, 32, 7},
+		{4, coll.ReduceScatter, 29.5, 32.5, 34, 3},
+		{4, coll.AllToAll, 0, 2.5, 31, 9},
+		{4, coll.SendRecv, 71, 77, 80, 0},
+		{8, coll.AllReduce, 25.5, 28.5, 38, 10},
+		{8, coll.AllGather, 34, 37, 95, 4},
+		{8, coll.ReduceScatter, 37, 40.5, 142, 4},
+		{8, coll.AllToAll, 0, 3, 26, 9},
+		{8, coll.SendRecv, 195, 205, 208, 0},
+	}
+	for _, tc := range tests {
+		w := clustermodel.World{Servers: 10, PerServer: tc.per}
+		t.Run(tc.op.String()+" on "+w.String(), func(t *testing.T) {
+			measured := filepath.Join(cluster01, "nccl_N10_G"+string(rune('0'+tc.per))+".log")
+			e := predictAgainst(t, fit, measured, tc.op, w)
+			t.Logf("%d sizes: median %.1f%%, worst %.1f%%, %d inside the band", e.sizes, e.median, e.worst, e.inBand)
+			if e.sizes < 9 || e.median < tc.lo || e.median > tc.hi || e.worst > tc.worst || e.inBand < tc.inBand {
+				t.Errorf("%d sizes: busbw median error %.1f%%, worst %.1f%%, %d inside the band; measured when written: median %.1f..%.1f%%, worst at most %.0f%%, at least %d inside",
+					e.sizes, e.median, e.worst, e.inBand, tc.lo, tc.hi, tc.worst, tc.inBand)
+			}
+		})
+	}
+}
