@@ -41,6 +41,10 @@ type Caps struct {
 	// Recovers: its transports implement Recoverer, so a failed call can
 	// be run again.
 	Recovers bool
+	// LaunchDefault: the processes a launcher (mpirun, srun, torchrun)
+	// started run this backend when none is named, so that they are one
+	// world (proc); one registered backend says so.
+	LaunchDefault bool
 	// MaxRanks is the largest world the backend runs; 0 means
 	// DefaultMaxRanks. A simulator, whose ranks cost memory and time
 	// linear in their number, goes further than backends whose ranks are

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/hccl-test/hccl-test/backends/tcp" // a tcp plan's files and tasks
 	"github.com/hccl-test/hccl-test/internal/syslimits"
 )
 

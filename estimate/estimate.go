@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/internal/limits"
 
 	"github.com/hccl-test/hccl-test/backends"
@@ -22,17 +21,11 @@ const (
 	// rankBytes is one rank's goroutines (their stacks grow with the
 	// algorithms' recursion), queues, communicators and watchdog.
 	rankBytes = 128 << 10
-	// pairBytes is a tcp rank's entry for each rank of the world.
-	pairBytes = 8
-	// tableBytes is one rank's place in the table of pairs an in-process
-	// world keeps (internal/pairtab), and pairEntryBytes a pair it uses:
-	// the table's entry and the two ranks' cached ones, and sim's timings.
-	tableBytes     = 16
-	pairEntryBytes = 256
-	// shmLinkBytes is one link an in-process rank uses: its queue and
-	// channels; tcpLinkBytes one connection a tcp rank uses: its reader's
-	// staging chunk and buffer, and two goroutines.
-	shmLinkBytes = 2 << 10
+	// pairBytes is a socket rank's entry for each rank of the world, and
+	// tcpLinkBytes one connection it uses: its reader's staging chunk and
+	// buffer, and two goroutines; what the links of a backend that does
+	// not say its own (backends.LinkMemory) are charged.
+	pairBytes    = 8
 	tcpLinkBytes = 384 << 10
 )
 
@@ -93,16 +86,12 @@ func OverheadParts(backend string, ranks, hosted, perProcess, peers int, rows in
 	perRank := n*pairBytes + links*tcpLinkBytes
 	// One process per perProcess ranks: -p over tcp starts the others.
 	procs := (h + int64(max(1, perProcess)) - 1) / int64(max(1, perProcess))
+	b, _ := backends.Lookup(backend)
+	if m, ok := b.(backends.LinkMemory); ok {
+		perRank = m.LinkBytes(ranks, peers)
+	}
 	if c, _ := backends.CapsOf(backend); c.InProcess {
-		tables := int64(1)
-		if c.Simulated {
-			tables = 2 // the fabric's pairs besides the world's links
-		}
-		linkBytes := int64(shmLinkBytes)
-		if n <= shm.EagerRanks {
-			linkBytes += shm.EagerDepth * shm.EagerBytes // the sender's copies
-		}
-		perRank, procs = tables*(tableBytes+links*pairEntryBytes)+links*linkBytes, 1
+		procs = 1
 	}
 	return []MemPart{
 		{Name: "links", Flag: "ranks", Bytes: limits.SatMul(perRank, h)},

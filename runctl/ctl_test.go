@@ -98,3 +98,73 @@ func TestCtlShared(t *testing.T) {
 		t.Error("the calls as messages moved no clock: the comparison shows nothing")
 	}
 }
+
+// TestCtlFixedAlgorithms: the control channel's calls run their fixed
+// algorithms whatever the Comm's model makes auto pick. On 3 ranks under
+// the simulated links' default model auto picks others (ring for the
+// gather and the broadcast, oneshot for the allreduce), which the test
+// checks first so that it shows something.
+func TestCtlFixedAlgorithms(t *testing.T) {
+	const n = 3
+	l := sim.LinkModel{}.WithDefaults()
+	model := coll.Model{Alpha: l.IntraAlpha.Seconds(), Beta: 1 / (l.IntraGBps * 1e9), Gamma: 1 / (l.ReduceGBps * 1e9),
+		Copy: 1 / (l.CopyGBps * 1e9), Gap: l.Gap.Seconds()}
+	calls := []struct {
+		op   coll.Op
+		want string
+	}{
+		{coll.Gather, "tree"},
+		{coll.Broadcast, "tree"},
+		{coll.AllReduce, "rd"},
+	}
+	differs := false
+	for _, c := range calls {
+		auto, err := coll.Choose(c.op, coll.Auto, 8, n, model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		differs = differs || auto != c.want
+	}
+	if !differs {
+		t.Fatal("auto picks the fixed algorithms under this model: the test shows nothing")
+	}
+	w, err := sim.NewWorld(n, sim.LinkModel{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := make([][]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for r := range n {
+		wg.Go(func() {
+			comm := coll.NewComm(w.Endpoint(r))
+			comm.SetModel(model)
+			ctl := Ctl{Comm: comm, Timeout: time.Minute}
+			for _, c := range calls {
+				a := &coll.Args{Op: c.op, DType: dtype.FP64, RedOp: dtype.Max, Count: 1, Send: make([]byte, 8), Recv: make([]byte, 8)}
+				if c.op == coll.Gather && r == 0 {
+					a.Recv = make([]byte, 8*n)
+				} else if c.op == coll.Gather {
+					a.Recv = nil
+				}
+				got, err := ctl.run(context.Background(), a)
+				if err != nil {
+					errs[r] = fmt.Errorf("%v: %w", c.op, err)
+					return
+				}
+				used[r] = append(used[r], got)
+			}
+		})
+	}
+	wg.Wait()
+	for r := range n {
+		if errs[r] != nil {
+			t.Fatalf("rank %d: %v", r, errs[r])
+		}
+		for i, c := range calls {
+			if used[r][i] != c.want {
+				t.Errorf("rank %d, %v: ran %s, want %s", r, c.op, used[r][i], c.want)
+			}
+		}
+	}
+}

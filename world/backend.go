@@ -4,17 +4,17 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/backends/sim"
-	"github.com/hccl-test/hccl-test/backends/tcp"
 )
 
 // WorldOptions are the settings a sweep or a scenario gives the backends
-// that take them; BackendOptions picks those of the backend that runs.
+// that take them; BackendOptions has the backend that runs make its own.
 type WorldOptions struct {
-	// Links is the model of simulated links; nil takes the default.
-	Links *sim.LinkModel
+	// Own is the backend's own options, of a type its package defines
+	// (sim: its *sim.LinkModel); nil takes its defaults. See
+	// backends.Settings.
+	Own any
 	// Master, Bind, ConnectTimeout, OpTimeout, Args and PerProcess: see
-	// tcp.Options.
+	// backends.Settings.
 	Master, Bind              string
 	ConnectTimeout, OpTimeout time.Duration
 	Args                      []string
@@ -22,20 +22,13 @@ type WorldOptions struct {
 }
 
 // BackendOptions returns backends.Config.Options for the backend registered
-// as name, chosen by what it is: a simulating backend takes sim.Options
-// (its link model), one whose ranks meet at a rendezvous address or that
-// starts rank processes takes tcp.Options; the others take none.
+// as name: the options it makes of w (backends.OptionsMaker), nil for a
+// backend that takes none or an unknown name.
 func BackendOptions(name string, w WorldOptions) any {
-	c, _ := backends.CapsOf(name)
-	switch {
-	case c.Simulated:
-		var o sim.Options
-		if w.Links != nil {
-			o.Links = *w.Links
-		}
-		return o
-	case c.Rendezvous || c.Launches:
-		return tcp.Options{Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, OpTimeout: w.OpTimeout, Args: w.Args, PerProcess: w.PerProcess}
+	b, err := backends.Lookup(name)
+	if err != nil {
+		return nil
 	}
-	return nil
+	return backends.OptionsFor(b, backends.Settings{Own: w.Own, Master: w.Master, Bind: w.Bind,
+		ConnectTimeout: w.ConnectTimeout, OpTimeout: w.OpTimeout, Args: w.Args, PerProcess: w.PerProcess})
 }

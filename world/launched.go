@@ -5,15 +5,21 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/launcher"
-	"github.com/hccl-test/hccl-test/backends/proc"
 	"github.com/hccl-test/hccl-test/fielderr"
 )
 
-// LaunchedBackend is the backend that the processes a launcher started run
-// when no backend is named: each process one rank, the ranks of a host
-// sharing memory and the hosts joined by TCP, so that they are one world,
-// as the ranks of hccl_test and nccl-tests under mpirun are.
-const LaunchedBackend = proc.Name
+// LaunchedBackend returns the backend that the processes a launcher
+// started run when no backend is named, the registered one whose
+// capabilities say so (backends.Caps.LaunchDefault: proc, each process one
+// rank, the ranks of a host sharing memory and the hosts joined by TCP), so
+// that they are one world, as the ranks of hccl_test and nccl-tests under
+// mpirun are; "" when none is registered.
+func LaunchedBackend() string {
+	if names := backends.NamesWith(func(c backends.Caps) bool { return c.LaunchDefault }); len(names) > 0 {
+		return names[0]
+	}
+	return ""
+}
 
 // launchedBy returns the launcher environment of this process (getenv's
 // variables) when a launcher other than hccl-test's own -p started it as
@@ -49,7 +55,7 @@ func (w *World) ChooseLaunched(backendGiven bool, getenv func(string) string) er
 	if backendGiven {
 		return refuseLaunched(w.Backend, getenv)
 	}
-	w.Backend = LaunchedBackend
+	w.Backend = LaunchedBackend()
 	return nil
 }
 
@@ -120,5 +126,5 @@ func refuseLaunched(backend string, getenv func(string) string) error {
 	return fielderr.FieldErrorf("Backend", " %s: this process was started by %s as rank %d of %d processes, "+
 		"but --backend %s runs every rank inside one process, so it cannot make the launched processes one world: "+
 		"leave --backend out (they then run --backend %s) or give --backend tcp",
-		backend, env.Source, env.Rank, env.Size, backend, LaunchedBackend)
+		backend, env.Source, env.Rank, env.Size, backend, LaunchedBackend())
 }

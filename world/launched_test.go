@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hccl-test/hccl-test/backends"
+	_ "github.com/hccl-test/hccl-test/backends/proc" // the backend launched processes run
 	"github.com/hccl-test/hccl-test/fielderr"
 )
 
@@ -23,13 +24,13 @@ func TestChooseLaunched(t *testing.T) {
 		errHas  string // the refusal
 	}{
 		{"no launcher", nil, "shm", false, "shm", ""},
-		{"open mpi, no backend named", ompi, "shm", false, LaunchedBackend, ""},
+		{"open mpi, no backend named", ompi, "shm", false, "proc", ""},
 		{"open mpi, tcp named", ompi, "tcp", true, "tcp", ""},
 		{"open mpi, shm named", ompi, "shm", true, "", "--backend shm: this process was started by mpirun (Open MPI)"},
 		{"open mpi, sim named", ompi, "sim", true, "", "--backend sim: this process was started"},
 		{"open mpi of one process", map[string]string{"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "1"}, "shm", false, "shm", ""},
 		{"hccl-test's own rank", map[string]string{"HCCL_TEST_RANK": "1", "HCCL_TEST_WORLD_SIZE": "4"}, "shm", false, "shm", ""},
-		{"torchrun, no backend named", map[string]string{"RANK": "0", "WORLD_SIZE": "2"}, "shm", false, LaunchedBackend, ""},
+		{"torchrun, no backend named", map[string]string{"RANK": "0", "WORLD_SIZE": "2"}, "shm", false, "proc", ""},
 		{"a half-set launcher", map[string]string{"OMPI_COMM_WORLD_RANK": "1"}, "shm", false, "", `OMPI_COMM_WORLD_RANK="1": set without`},
 	}
 	for _, tc := range tests {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/inject"
-	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/fielderr"
 	"github.com/hccl-test/hccl-test/internal/syslimits"
 )
@@ -153,13 +152,14 @@ func (f Faults) Validate() error {
 	return nil
 }
 
-// Config is the backend configuration of w: links is the simulated
-// world's link model (nil: the default, or another backend), retry whether
-// a call that failed on a transport error may be run again.
-func (w World) Config(links *sim.LinkModel, retry bool) backends.Config {
+// Config is the backend configuration of w: own is the backend's own
+// options, of a type its package defines (the simulated world's
+// *sim.LinkModel; nil: its defaults), retry whether a call that failed on
+// a transport error may be run again.
+func (w World) Config(own any, retry bool) backends.Config {
 	return backends.Config{
 		Ranks: w.Ranks, Log: w.Log, Retry: retry,
-		Options: BackendOptions(w.Backend, WorldOptions{Links: links,
+		Options: BackendOptions(w.Backend, WorldOptions{Own: own,
 			Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, OpTimeout: w.Timeout, Args: w.Args, PerProcess: w.PerProcess}),
 	}
 }

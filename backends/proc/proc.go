@@ -38,7 +38,7 @@ func (Backend) Name() string { return Name }
 // processes it may start itself, hosts, failed calls run again), and
 // receivers of the same host read senders' buffers.
 func (Backend) Capabilities() backends.Caps {
-	return backends.Caps{Launches: true, Rendezvous: true, Hosts: true, Recovers: true, SharedMemory: true}
+	return backends.Caps{Launches: true, Rendezvous: true, Hosts: true, Recovers: true, SharedMemory: true, LaunchDefault: true}
 }
 
 // options checks that cfg's options are tcp's, which proc takes as they
@@ -130,3 +130,7 @@ func NewLocalWorld(ctx context.Context, n int, cfg backends.Config) ([]backends.
 	}
 	return out, nil
 }
+
+// Options makes proc's options, which are tcp's: its ranks meet on tcp's
+// world (backends.OptionsMaker).
+func (Backend) Options(s backends.Settings) any { return tcp.Backend{}.Options(s) }

@@ -173,3 +173,30 @@ func (e *endpoint) check(peer int) error {
 	}
 	return nil
 }
+
+// The memory an in-process rank's links take (LinkBytes): its place in the
+// table of pairs an in-process world keeps (internal/pairtab), and for a
+// pair it uses the table's entry and the two ranks' cached ones; and one
+// link's queue and channels. Generous readings of small runs, as the
+// memory estimate wants (it errs high).
+const (
+	tableBytes     = 16
+	pairEntryBytes = 256
+	linkBytes      = 2 << 10
+)
+
+// LinkBytes is what one rank's links take in a world of ranks ranks in
+// one process, exchanging with peers of them, with tables tables of pairs
+// (shm keeps one; sim, whose messages shm carries, two): the tables and
+// each link, with the eager copies of the sender's ring up to EagerRanks
+// ranks.
+func LinkBytes(tables, ranks, peers int) int64 {
+	link := int64(linkBytes)
+	if ranks <= EagerRanks {
+		link += EagerDepth * EagerBytes // the sender's copies
+	}
+	return int64(tables)*(tableBytes+int64(peers)*pairEntryBytes) + int64(peers)*link
+}
+
+// LinkBytes is what one rank's links take (backends.LinkMemory).
+func (Backend) LinkBytes(ranks, peers int) int64 { return LinkBytes(1, ranks, peers) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/shm"
 )
 
 // Options are the sim backend's own settings (backends.Config.Options).
@@ -44,3 +45,19 @@ func (Backend) CheckConfig(cfg backends.Config) error {
 	}
 	return nil
 }
+
+// Options makes the sim's options from the world's settings
+// (backends.OptionsMaker): its link model is s.Own, a *LinkModel (nil or
+// another type: the defaults).
+func (Backend) Options(s backends.Settings) any {
+	var o Options
+	if l, ok := s.Own.(*LinkModel); ok && l != nil {
+		o.Links = *l
+	}
+	return o
+}
+
+// LinkBytes is what one simulated rank's links take (backends.LinkMemory):
+// shm's, whose transport carries sim's messages, with a second table of
+// pairs, the fabric's timings besides the world's links.
+func (Backend) LinkBytes(ranks, peers int) int64 { return shm.LinkBytes(2, ranks, peers) }

@@ -61,3 +61,9 @@ func options(cfg backends.Config) (Options, error) {
 	}
 	return o, nil
 }
+
+// Options makes tcp's options from the world's settings
+// (backends.OptionsMaker).
+func (Backend) Options(s backends.Settings) any {
+	return Options{Master: s.Master, Bind: s.Bind, ConnectTimeout: s.ConnectTimeout, OpTimeout: s.OpTimeout, Args: s.Args, PerProcess: s.PerProcess}
+}

@@ -120,7 +120,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if err != nil {
 		return scenarioRun{}, err
 	}
-	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " ")+"; under mpirun, mpiexec, srun or torchrun, without --backend, "+world.LaunchedBackend+": the launched processes are one world")
+	fs.StringVar(&o.Backend, "backend", o.Backend, "transport: "+strings.Join(backends.Names(), " ")+"; under mpirun, mpiexec, srun or torchrun, without --backend, "+world.LaunchedBackend()+": the launched processes are one world")
 	fs.VarP(newCount(&o.Ranks, 0), "ranks", "p", "number of ranks, in place of the file's")
 	iters := new(int)
 	fs.VarP(newCount(iters, 0), "iters", "n", "timed iterations of the step per run, in place of the file's")

@@ -107,7 +107,7 @@ func (f *sweepFlags) measureSection() *flagSection {
 // backendSection: the transport, the ranks and how they meet.
 func (f *sweepFlags) backendSection(p *bench.Plan, env environment) *flagSection {
 	s := newFlagSection("Backend and launch")
-	s.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " ")+"; under mpirun, mpiexec, srun or torchrun, without --backend, "+world.LaunchedBackend+": the launched processes are one world")
+	s.StringVar(&p.Backend, "backend", p.Backend, "transport: "+strings.Join(backends.Names(), " ")+"; under mpirun, mpiexec, srun or torchrun, without --backend, "+world.LaunchedBackend()+": the launched processes are one world")
 	arg(s.FlagSet, "backend", "NAME")
 	s.VarP(newCount(&p.Ranks, p.Ranks), "ranks", "p", "number of ranks (nccl-tests' -p is parallel init; here it is the ranks); over tcp with -t or -g, the rank processes; under mpirun, mpiexec or srun, the ranks per node, as hccl_test's (NPUs per node): it must agree with the launcher, whose process count makes the world; hccl_test's --npus is this flag")
 	arg(s.FlagSet, "ranks", "N")

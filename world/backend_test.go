@@ -1,0 +1,36 @@
+package world
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	_ "github.com/hccl-test/hccl-test/backends/shm"
+	"github.com/hccl-test/hccl-test/backends/sim"
+	"github.com/hccl-test/hccl-test/backends/tcp"
+)
+
+// TestBackendOptions: each backend makes its own options from the world's
+// settings (backends.OptionsMaker); one that takes none gets nil.
+func TestBackendOptions(t *testing.T) {
+	links := &sim.LinkModel{IntraGBps: 7}
+	w := WorldOptions{Own: links, Master: "h:1", Bind: "lo", ConnectTimeout: time.Second, OpTimeout: 2 * time.Second,
+		Args: []string{"x"}, PerProcess: 3}
+	tests := []struct {
+		backend string
+		w       WorldOptions
+		want    any
+	}{
+		{"sim", w, sim.Options{Links: sim.LinkModel{IntraGBps: 7}}},
+		{"sim", WorldOptions{}, sim.Options{}},
+		{"tcp", w, tcp.Options{Master: "h:1", Bind: "lo", ConnectTimeout: time.Second, OpTimeout: 2 * time.Second,
+			Args: []string{"x"}, PerProcess: 3}},
+		{"shm", w, nil},
+		{"no such backend", w, nil},
+	}
+	for _, tc := range tests {
+		if got := BackendOptions(tc.backend, tc.w); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %#v, want %#v", tc.backend, got, tc.want)
+		}
+	}
+}
