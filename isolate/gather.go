@@ -1,0 +1,85 @@
+package isolate
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hccl-test/hccl-test/backends"
+)
+
+// maxReportBytes bounds one rank's results as rank 0 accepts them: a
+// few hundred bytes a measurement, for a plan of a few thousand.
+const maxReportBytes = 16 << 20
+
+// gatherCall is the call the results travel in (backends.CallTagger),
+// set alike on both sides: the endpoint would otherwise stamp them with
+// the last measurement's call, which differs from rank to rank.
+var gatherCall = backends.Call{Seq: 1 << 62, Root: 0, Count: -1}
+
+// tagGather announces gatherCall on t, where t carries calls.
+func tagGather(t backends.Transport) {
+	if tg, ok := t.(backends.CallTagger); ok {
+		tg.BeginCall(gatherCall)
+	}
+}
+
+// report sends this rank's results to rank 0 by ctx's deadline: their
+// length, then their JSON. A rank that cannot reach rank 0 gives up at
+// the deadline; its peers report the measurements it took part in.
+func (s *search) report(ctx context.Context) {
+	data, err := json.Marshal(s.results)
+	if err != nil {
+		return
+	}
+	tagGather(s.t)
+	var hdr [8]byte
+	binary.LittleEndian.PutUint64(hdr[:], uint64(len(data)))
+	if err := s.t.Send(0, hdr[:]).Wait(ctx); err != nil {
+		return
+	}
+	_ = s.t.Send(0, data).Wait(ctx)
+}
+
+// collect gathers every rank's results at rank 0 by ctx's deadline, its
+// own among them, and says of each rank it did not hear from why.
+func (s *search) collect(ctx context.Context) (all []result, missing map[int]string) {
+	all = append(all, s.results...)
+	missing = map[int]string{}
+	n := s.t.Size()
+	tagGather(s.t)
+	hdrs := make([][]byte, n)
+	reqs := make([]backends.Request, n)
+	for r := 1; r < n; r++ {
+		hdrs[r] = make([]byte, 8)
+		reqs[r] = s.t.Recv(r, hdrs[r])
+	}
+	for r := 1; r < n; r++ {
+		if err := reqs[r].Wait(ctx); err != nil {
+			missing[r] = err.Error()
+			continue
+		}
+		size := binary.LittleEndian.Uint64(hdrs[r])
+		if size > maxReportBytes {
+			missing[r] = fmt.Sprintf("a report of %d bytes, more than %d", size, maxReportBytes)
+			continue
+		}
+		data := make([]byte, size)
+		if err := s.t.Recv(r, data).Wait(ctx); err != nil {
+			missing[r] = err.Error()
+			continue
+		}
+		var theirs []result
+		if err := json.Unmarshal(data, &theirs); err != nil {
+			missing[r] = fmt.Sprintf("its report: %v", err)
+			continue
+		}
+		for _, res := range theirs {
+			if res.M >= 0 && res.M < len(s.p.meas) && res.Rank == r {
+				all = append(all, res)
+			}
+		}
+	}
+	return all, missing
+}

@@ -1,0 +1,178 @@
+package isolate
+
+import (
+	"context"
+	"math"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/backends/shm"
+	"github.com/hccl-test/hccl-test/dtype"
+)
+
+// cutBackend is shm with the links of one host's ranks to every other
+// host cut once the first measurement touches them: from then on their
+// sends and receives never complete, as over a link taken down mid-search.
+type cutBackend struct {
+	per, bad int         // ranks per host, the host cut
+	down     atomic.Bool // set by the first measurement message of the bad host
+}
+
+func (b *cutBackend) Name() string                { return "isolate-cut" }
+func (b *cutBackend) Capabilities() backends.Caps { return shm.Backend{}.Capabilities() }
+func (b *cutBackend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
+	return shm.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
+		return body(ctx, &cutTransport{Transport: t, b: b})
+	})
+}
+
+var cut = &cutBackend{per: 2, bad: 2}
+
+func init() { backends.Register(cut) }
+
+type cutTransport struct {
+	backends.Transport
+	b *cutBackend
+}
+
+// cuts reports whether a message of n bytes between this rank and peer
+// is lost: the bad host's cross-host links, once a message of a
+// measurement's size has tried them.
+func (c *cutTransport) cuts(peer, n int) bool {
+	me, them := c.Rank()/c.b.per, peer/c.b.per
+	if me == them || (me != c.b.bad && them != c.b.bad) {
+		return false
+	}
+	if n >= 1024 {
+		c.b.down.Store(true)
+	}
+	return c.b.down.Load()
+}
+
+func (c *cutTransport) Send(peer int, buf []byte) backends.Request {
+	if c.cuts(peer, len(buf)) {
+		return lost{}
+	}
+	return c.Transport.Send(peer, buf)
+}
+
+func (c *cutTransport) Recv(peer int, buf []byte) backends.Request {
+	if c.cuts(peer, len(buf)) {
+		return lost{}
+	}
+	return c.Transport.Recv(peer, buf)
+}
+
+func (c *cutTransport) RecvReduce(peer int, dst, acc []byte, f dtype.ReduceFunc) backends.Request {
+	if c.cuts(peer, len(dst)) {
+		return lost{}
+	}
+	return c.Transport.RecvReduce(peer, dst, acc, f)
+}
+
+func (c *cutTransport) BeginCall(call backends.Call) {
+	if tg, ok := c.Transport.(backends.CallTagger); ok {
+		tg.BeginCall(call)
+	}
+}
+
+func (c *cutTransport) DropLink(peer int, err error) {
+	if d, ok := c.Transport.(backends.LinkDropper); ok {
+		d.DropLink(peer, err)
+	}
+}
+
+// lost is a message on a cut link: it waits until its deadline.
+type lost struct{}
+
+func (lost) Wait(ctx context.Context) error {
+	<-ctx.Done()
+	return backends.ContextError(ctx)
+}
+
+func liveOptions(backend string, ranks, per int, limit time.Duration) LiveOptions {
+	o := DefaultLiveOptions()
+	o.Backend, o.Ranks, o.PerHost, o.Timeout = backend, ranks, per, limit
+	o.Bytes, o.Iters, o.Warmup = 256<<10, 5, 1
+	return o
+}
+
+// TestLiveHealthy searches 4 hosts of 2 ranks on shm: every pair and
+// group measured, every rank heard from, and every rail checked.
+func TestLiveHealthy(t *testing.T) {
+	o := liveOptions("shm", 8, 2, time.Minute)
+	rep, err := RunLive(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Hosts) != 4 || len(rep.Pairs) != 6 || len(rep.Groups) != 2 || rep.Rounds != 3 {
+		t.Fatalf("%d hosts, %d pairs, %d groups, %d rounds; want 4, 6, 2, 3", len(rep.Hosts), len(rep.Pairs), len(rep.Groups), rep.Rounds)
+	}
+	for _, p := range rep.Pairs {
+		if p.Verdict == Failed || math.IsNaN(p.Figure) || p.Figure <= 0 {
+			t.Errorf("pair %s - %s: %s %v %v", p.A, p.B, p.Verdict, p.Figure, p.Failures)
+		}
+	}
+	for _, g := range rep.Groups {
+		if g.Failure != "" || !(g.Figure > 0) || g.Ranks != 4 {
+			t.Errorf("group %v: %v GB/s, %d ranks, %q", g.Hosts, g.Figure, g.Ranks, g.Failure)
+		}
+	}
+	if len(rep.Unreported) > 0 {
+		t.Errorf("unreported: %v", rep.Unreported)
+	}
+}
+
+// TestLiveCutHost cuts host2's links at its first measurement: its three
+// pairs fail by their limits, it is named, the other pairs are measured,
+// its group fails and is explained by it, and the search ends.
+func TestLiveCutHost(t *testing.T) {
+	limit := 2 * time.Second
+	o := liveOptions(cut.Name(), 8, 2, limit)
+	began := time.Now()
+	rep, err := RunLive(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Healthy pairs of goroutines on a loaded host may differ by 4x and
+	// be called slow; host2 must come first, failed with all its peers,
+	// and no other pair may fail.
+	hosts, _, _ := rep.Named()
+	if len(hosts) == 0 || hosts[0].Name != "host2" || hosts[0].Failed != 3 {
+		t.Fatalf("named hosts %v, want host2 first, failed with its 3 peers:\n%s", hosts, text(t, rep))
+	}
+	for _, p := range rep.Pairs {
+		involved := p.A == "host2" || p.B == "host2"
+		if involved != (p.Verdict == Failed) {
+			t.Errorf("pair %s - %s: %s %v", p.A, p.B, p.Verdict, p.Failures)
+		}
+		if involved && !strings.Contains(strings.Join(p.Failures, ""), "timed out") {
+			t.Errorf("pair %s - %s failed for %v, want its limit", p.A, p.B, p.Failures)
+		}
+	}
+	for _, g := range rep.Groups {
+		with := strings.Contains(strings.Join(g.Hosts, ","), "host2")
+		if with != (g.Verdict == Failed) || with && (g.Named || !strings.Contains(g.Explained, "host2 named")) {
+			t.Errorf("group %v: %s, named %v, explained by %q", g.Hosts, g.Verdict, g.Named, g.Explained)
+		}
+	}
+	if len(rep.Unreported) != 2 {
+		t.Errorf("unreported %v, want host2's two ranks", rep.Unreported)
+	}
+	// 3 rounds and 1 level of groups, each within its limit, then the
+	// results within one more.
+	if took, bound := time.Since(began), 5*limit+10*time.Second; took > bound {
+		t.Errorf("the search took %v, more than its limits allow (%v)", took, bound)
+	}
+}
+
+func text(t *testing.T, r *LiveReport) string {
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
