@@ -29,7 +29,7 @@ func tagGather(t backends.Transport) {
 // length, then their JSON. A rank that cannot reach rank 0 gives up at
 // the deadline; its peers report the measurements it took part in.
 func (s *search) report(ctx context.Context) {
-	data, err := json.Marshal(s.results)
+	data, err := json.Marshal(rankReport{Ran: s.ran, Results: s.results})
 	if err != nil {
 		return
 	}
@@ -42,10 +42,18 @@ func (s *search) report(ctx context.Context) {
 	_ = s.t.Send(0, data).Wait(ctx)
 }
 
+// rankReport is what a rank sends rank 0.
+type rankReport struct {
+	Ran     int      `json:"ran"` // slots run to their end
+	Results []result `json:"results"`
+}
+
 // collect gathers every rank's results at rank 0 by ctx's deadline, its
-// own among them, and says of each rank it did not hear from why.
-func (s *search) collect(ctx context.Context) (all []result, missing map[int]string) {
+// own among them, and says of each rank it did not hear from why; ran is
+// the fewest slots any rank heard from ran to their end.
+func (s *search) collect(ctx context.Context) (all []result, ran int, missing map[int]string) {
 	all = append(all, s.results...)
+	ran = s.ran
 	missing = map[int]string{}
 	n := s.t.Size()
 	tagGather(s.t)
@@ -70,16 +78,17 @@ func (s *search) collect(ctx context.Context) (all []result, missing map[int]str
 			missing[r] = err.Error()
 			continue
 		}
-		var theirs []result
+		var theirs rankReport
 		if err := json.Unmarshal(data, &theirs); err != nil {
 			missing[r] = fmt.Sprintf("its report: %v", err)
 			continue
 		}
-		for _, res := range theirs {
+		ran = min(ran, max(theirs.Ran, 0))
+		for _, res := range theirs.Results {
 			if res.M >= 0 && res.M < len(s.p.meas) && res.Rank == r {
 				all = append(all, res)
 			}
 		}
 	}
-	return all, missing
+	return all, ran, missing
 }

@@ -2,6 +2,7 @@ package isolate
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/shm"
+	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 )
 
@@ -175,4 +177,65 @@ func text(t *testing.T, r *LiveReport) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// stopBackend is shm whose rank 0 stops the run (as a signal would) when
+// it begins the first call of its second sendrecv measurement.
+type stopBackend struct {
+	cancel context.CancelCauseFunc
+	begun  atomic.Int32 // rank 0's first calls of sendrecv measurements
+}
+
+func (b *stopBackend) Name() string                { return "isolate-stop" }
+func (b *stopBackend) Capabilities() backends.Caps { return shm.Backend{}.Capabilities() }
+func (b *stopBackend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
+	return shm.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
+		return body(ctx, &stopTransport{Transport: t, b: b})
+	})
+}
+
+var stopper = &stopBackend{}
+
+func init() { backends.Register(stopper) }
+
+type stopTransport struct {
+	backends.Transport
+	b *stopBackend
+}
+
+func (s *stopTransport) BeginCall(call backends.Call) {
+	if s.Rank() == 0 && call.Op == uint8(coll.SendRecv) && call.Seq == 1 && s.b.begun.Add(1) == 2 {
+		s.b.cancel(errors.New("SIGINT received"))
+	}
+	if tg, ok := s.Transport.(backends.CallTagger); ok {
+		tg.BeginCall(call)
+	}
+}
+
+// TestLiveStopped stops the search in its second round: the first
+// round's two pairs are reported as measured, nothing else is in the
+// report (neither failed nor named), and the report says why.
+func TestLiveStopped(t *testing.T) {
+	o := liveOptions(stopper.Name(), 4, 1, time.Minute)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stopper.cancel = cancel
+	rep, err := RunLive(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Ran != 1 || rep.Slots != 4 || rep.Stopped != "SIGINT received" {
+		t.Fatalf("ran %d of %d slots, stopped %q; want 1 of 4, SIGINT received", rep.Ran, rep.Slots, rep.Stopped)
+	}
+	if len(rep.Pairs) != 2 || len(rep.Groups) != 0 {
+		t.Errorf("%d pairs, %d groups; want round 1's 2 pairs only:\n%s", len(rep.Pairs), len(rep.Groups), text(t, rep))
+	}
+	for _, p := range rep.Pairs {
+		if p.Verdict == Failed || !(p.Figure > 0) {
+			t.Errorf("pair %s - %s: %s %v", p.A, p.B, p.Verdict, p.Failures)
+		}
+	}
+	if !strings.Contains(text(t, rep), "stopped (SIGINT received) after 1 of the search's 4 slots") {
+		t.Errorf("the report does not say it stopped:\n%s", text(t, rep))
+	}
 }

@@ -27,6 +27,12 @@ type LiveReport struct {
 	// Unreported lists the ranks rank 0 did not hear from at the end, and
 	// why: "rank 9 (10.0.0.5): timed out".
 	Unreported []string
+	// Ran is how many slots of the plan (rounds, then levels of groups)
+	// ran to their end, Slots how many it has: fewer when the search was
+	// stopped (Stopped says why), and the pairs and groups of the slots
+	// not run are left out of the report, neither good nor bad.
+	Ran, Slots int
+	Stopped    string
 	Wall       time.Duration // set by RunLive
 }
 
@@ -80,7 +86,7 @@ func (m *merged) add(res result) {
 
 // liveReport turns the ranks' results into the report: a Log per pair of
 // hosts, analysed as a directory of logs is, and the groups.
-func liveReport(o LiveOptions, p *plan, all []result, missing map[int]string) *LiveReport {
+func liveReport(o LiveOptions, p *plan, all []result, ran int, missing map[int]string) *LiveReport {
 	type key struct{ m, rail int }
 	views := map[key]*merged{}
 	for _, res := range all {
@@ -90,10 +96,10 @@ func liveReport(o LiveOptions, p *plan, all []result, missing map[int]string) *L
 		}
 		views[k].add(res)
 	}
-	lr := &LiveReport{Ranks: len(p.hostOf), Rounds: len(Rounds(len(p.hosts)))}
+	lr := &LiveReport{Ranks: len(p.hostOf), Rounds: len(Rounds(len(p.hosts))), Ran: ran, Slots: p.slots}
 	var logs []*Log
 	for mi, m := range p.meas {
-		if m.Level > 0 {
+		if m.Level > 0 || m.Slot >= ran {
 			continue
 		}
 		l := &Log{Path: fmt.Sprintf("round %d", m.Slot+1), Hosts: [2]string{p.hosts[m.Hosts[0]], p.hosts[m.Hosts[1]]},
@@ -130,7 +136,7 @@ func liveReport(o LiveOptions, p *plan, all []result, missing map[int]string) *L
 		}
 	}
 	for mi, m := range p.meas {
-		if m.Level == 0 {
+		if m.Level == 0 || m.Slot >= ran {
 			continue
 		}
 		g := &Group{Level: m.Level, Ranks: len(m.Ranks), Figure: math.NaN()}

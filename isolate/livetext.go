@@ -46,6 +46,10 @@ func (r *LiveReport) WriteText(w io.Writer) error {
 			fmt.Fprintf(ew, "named group: %s %s together, its hosts and pairs good: %s\n", strings.Join(g.Hosts, ","), g.Verdict, evidence)
 		}
 	}
+	if r.Ran < r.Slots {
+		fmt.Fprintf(ew, "stopped (%s) after %d of the search's %d slots: the pairs and groups of the others were not measured, and are not in this report\n",
+			r.Stopped, r.Ran, r.Slots)
+	}
 	fmt.Fprintf(ew, "searched %d ranks in %d rounds of pairs and %d groups in %v\n", r.Ranks, r.Rounds, len(r.Groups), r.Wall.Round(time.Millisecond))
 	return ew.err
 }

@@ -119,7 +119,7 @@ func TestLiveReportMerge(t *testing.T) {
 			all = append(all, v)
 		}
 	}
-	r := liveReport(o, p, all, map[int]string{1: "timed out"})
+	r := liveReport(o, p, all, p.slots, map[int]string{1: "timed out"})
 	want := map[string]struct {
 		verdict string
 		figure  float64

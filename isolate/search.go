@@ -30,6 +30,7 @@ type search struct {
 	// closes, so they are never used again.
 	abandoned [][]byte
 	results   []result
+	ran       int // slots run to their end: all of them, unless stopped
 }
 
 // result is one rank's view of one measurement (of its rail, for a pair).
@@ -85,6 +86,7 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 		return nil, fmt.Errorf("the barrier before the search: %w", err)
 	}
 	start := time.Now()
+	s.ran = s.p.slots
 	for slot := range s.p.slots {
 		// A rank that is early waits for its peers in the measurement
 		// itself; none of them is later than the end of the slot before,
@@ -107,17 +109,31 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 		}
 		cancel()
 		if ctx.Err() != nil {
-			return nil, backends.ContextError(ctx)
+			// Stopped (a signal): this slot's measurements were cut
+			// short, not failed; the ones before it are reported.
+			s.ran = slot
+			break
 		}
 	}
-	gctx, cancel := context.WithDeadline(ctx, start.Add(time.Duration(s.p.slots+1)*s.o.Timeout))
+	// The results travel even when the run was stopped, within one more
+	// limit (and never past the search's own end), so that what was
+	// measured is reported.
+	end := start.Add(time.Duration(s.p.slots+1) * s.o.Timeout)
+	if ctx.Err() != nil {
+		end = time.Now().Add(s.o.Timeout)
+	}
+	gctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), end)
 	defer cancel()
 	if s.rank != 0 {
 		s.report(gctx)
 		return nil, nil
 	}
-	all, missing := s.collect(gctx)
-	return liveReport(s.o, s.p, all, missing), nil
+	all, ran, missing := s.collect(gctx)
+	rep := liveReport(s.o, s.p, all, ran, missing)
+	if ctx.Err() != nil {
+		rep.Stopped = context.Cause(ctx).Error()
+	}
+	return rep, nil
 }
 
 // measure runs measurement m on this rank: a sendrecv with its rail peer,

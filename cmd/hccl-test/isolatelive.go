@@ -11,6 +11,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/internal/syslimits"
 	"github.com/hccl-test/hccl-test/isolate"
 	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/units"
@@ -82,7 +83,13 @@ func runIsolateLive(fs *pflag.FlagSet, args []string, l *liveFlags, c isolate.Co
 	o.Log = stderr
 	ctx := set.watchSignals(programName + " isolate")
 	rep, err := isolate.RunLive(ctx, o)
+	named := func() bool { h, p, g := rep.Named(); return len(h)+len(p)+len(g) > 0 }
 	switch {
+	case set.stopped() != nil && rep != nil:
+		// What was measured before the stop is reported; the status is
+		// the stop's.
+		writeIsolate(rep.Report, rep.WriteText, named, csvOut, image, set)
+		return exitStopped
 	case set.stopped() != nil && !o.WritesOutput():
 		set.quietStop()
 		return exitStopped
@@ -97,7 +104,6 @@ func runIsolateLive(fs *pflag.FlagSet, args []string, l *liveFlags, c isolate.Co
 	case rep == nil: // a rank process: rank 0's process writes the report
 		return exitOK
 	}
-	named := func() bool { h, p, g := rep.Named(); return len(h)+len(p)+len(g) > 0 }
 	return writeIsolate(rep.Report, rep.WriteText, named, csvOut, image, set)
 }
 
@@ -141,6 +147,17 @@ func parseLive(fs *pflag.FlagSet, args []string, l *liveFlags, c isolate.Config)
 		return o, fmt.Errorf("--backend %s: its ranks share one process and report no hosts; give --per-host N to count N ranks a host, or run on tcp or proc", o.Backend)
 	case o.Timeout >= limits.MaxDuration:
 		return o, fmt.Errorf("--timeout 0 (none): a live search needs a limit for each measurement, past which it is recorded failed")
+	}
+	// Each rank holds a send and a receive buffer, and a fresh pair after
+	// each failed measurement (the old ones are never reused): two pairs
+	// are checked, the ranks of this machine counting.
+	hosted := int64(o.Ranks)
+	if o.LaunchedRank >= 0 {
+		hosted = int64(max(1, o.PerProcess))
+	}
+	if l := syslimits.Read().Memory; l.Set && hosted*4*o.Bytes > l.Room {
+		return o, fmt.Errorf("--size %s: %d ranks here need about %s of buffers, more than the %s %s",
+			units.HumanSize(o.Bytes), hosted, units.HumanSize(hosted*4*o.Bytes), units.HumanSize(max(l.Room, 0)), l.Name)
 	}
 	o.Args = append([]string{"isolate"}, args...)
 	if err := backends.CheckConfig(o.Backend, o.Config(nil, false)); err != nil {
