@@ -13,7 +13,12 @@ import (
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"go.uber.org/goleak"
 )
+
+// TestMain checks that no test leaves a goroutine behind: a live search
+// ends every rank's measurements, those cut at their deadline included.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // cutBackend is shm with the links of one host's ranks to every other
 // host cut once the first measurement touches them: from then on their
