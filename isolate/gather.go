@@ -13,33 +13,42 @@ import (
 // few hundred bytes a measurement, for a plan of a few thousand.
 const maxReportBytes = 16 << 20
 
-// gatherCall is the call the results travel in (backends.CallTagger),
-// set alike on both sides: the endpoint would otherwise stamp them with
-// the last measurement's call, which differs from rank to rank.
-var gatherCall = backends.Call{Seq: 1 << 62, Root: 0, Count: -1}
-
-// tagGather announces gatherCall on t, where t carries calls.
-func tagGather(t backends.Transport) {
+// tagGather announces on t, where t carries calls, the call that the
+// results of gathering phase travel in (backends.CallTagger), set alike on
+// both sides: the endpoint would otherwise stamp them with the last
+// measurement's call, which differs from rank to rank.
+func tagGather(t backends.Transport, phase int) {
 	if tg, ok := t.(backends.CallTagger); ok {
-		tg.BeginCall(gatherCall)
+		tg.BeginCall(backends.Call{Seq: 1<<62 + uint64(phase), Root: 0, Count: -1})
 	}
 }
 
 // report sends this rank's results to rank 0 by ctx's deadline: their
 // length, then their JSON. A rank that cannot reach rank 0 gives up at
-// the deadline; its peers report the measurements it took part in.
-func (s *search) report(ctx context.Context) {
+// the deadline, and drops the link, whose order of messages is then
+// unknown; its peers report the measurements it took part in.
+func (s *search) report(ctx context.Context, phase int) {
 	data, err := json.Marshal(rankReport{Ran: s.ran, Results: s.results})
 	if err != nil {
 		return
 	}
-	tagGather(s.t)
+	tagGather(s.t, phase)
 	var hdr [8]byte
 	binary.LittleEndian.PutUint64(hdr[:], uint64(len(data)))
-	if err := s.t.Send(0, hdr[:]).Wait(ctx); err != nil {
-		return
+	err = s.t.Send(0, hdr[:]).Wait(ctx)
+	if err == nil {
+		err = s.t.Send(0, data).Wait(ctx)
 	}
-	_ = s.t.Send(0, data).Wait(ctx)
+	if err != nil {
+		s.drop(0, fmt.Errorf("isolate: %w: rank %d's results did not reach rank 0: %v", backends.ErrPeerGone, s.rank, err))
+	}
+}
+
+// drop drops the link to peer, where the transport can.
+func (s *search) drop(peer int, why error) {
+	if d, ok := s.t.(backends.LinkDropper); ok {
+		d.DropLink(peer, why)
+	}
 }
 
 // rankReport is what a rank sends rank 0.
@@ -51,12 +60,12 @@ type rankReport struct {
 // collect gathers every rank's results at rank 0 by ctx's deadline, its
 // own among them, and says of each rank it did not hear from why; ran is
 // the fewest slots any rank heard from ran to their end.
-func (s *search) collect(ctx context.Context) (all []result, ran int, missing map[int]string) {
+func (s *search) collect(ctx context.Context, phase int) (all []result, ran int, missing map[int]string) {
 	all = append(all, s.results...)
 	ran = s.ran
 	missing = map[int]string{}
 	n := s.t.Size()
-	tagGather(s.t)
+	tagGather(s.t, phase)
 	hdrs := make([][]byte, n)
 	reqs := make([]backends.Request, n)
 	for r := 1; r < n; r++ {
@@ -66,6 +75,7 @@ func (s *search) collect(ctx context.Context) (all []result, ran int, missing ma
 	for r := 1; r < n; r++ {
 		if err := reqs[r].Wait(ctx); err != nil {
 			missing[r] = err.Error()
+			s.drop(r, fmt.Errorf("isolate: %w: rank %d's results did not reach rank 0: %v", backends.ErrPeerGone, r, err))
 			continue
 		}
 		size := binary.LittleEndian.Uint64(hdrs[r])
@@ -76,6 +86,7 @@ func (s *search) collect(ctx context.Context) (all []result, ran int, missing ma
 		data := make([]byte, size)
 		if err := s.t.Recv(r, data).Wait(ctx); err != nil {
 			missing[r] = err.Error()
+			s.drop(r, fmt.Errorf("isolate: %w: rank %d's results did not reach rank 0: %v", backends.ErrPeerGone, r, err))
 			continue
 		}
 		var theirs rankReport

@@ -35,7 +35,7 @@ func (r *LiveReport) WriteText(w io.Writer) error {
 		tw.Flush()
 	}
 	for _, u := range r.Unreported {
-		fmt.Fprintf(ew, "no report at the end from %s\n", u)
+		fmt.Fprintf(ew, "no report from %s\n", u)
 	}
 	for _, g := range r.Groups {
 		if g.Named {

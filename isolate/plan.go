@@ -30,7 +30,10 @@ type plan struct {
 	hostOf  []int    // by rank
 	ranksOf [][]int  // by host index: its ranks, in rank order
 	slots   int
-	meas    []measurement // slot by slot
+	// pairSlots is how many of the slots are rounds of pairs; the
+	// levels of groups follow.
+	pairSlots int
+	meas      []measurement // slot by slot
 }
 
 // newPlan lays out the search over a world whose rank r sits on host
@@ -63,6 +66,7 @@ func newPlan(hosts []string) (*plan, error) {
 		}
 		p.slots++
 	}
+	p.pairSlots = p.slots
 	for l, level := range Halvings(len(p.hosts)) {
 		for _, g := range level {
 			m := measurement{Slot: p.slots, Level: l + 1, Hosts: slices.Clone(g)}

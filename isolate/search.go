@@ -87,12 +87,42 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 	}
 	start := time.Now()
 	s.ran = s.p.slots
+	// The pairs' results go to rank 0 before the groups are measured, in
+	// a slot of their own: a group that fails drops the links among its
+	// ranks, rank 0's among them, and would take the pairs' results with
+	// it (in an 8-host run the half with a downed host lost two healthy
+	// ranks' reports so).
+	var all []result
+	ran := s.p.slots
+	missing := map[int]string{}
+	gathered := func(got []result, r int, miss map[int]string, phase string) {
+		all, ran = append(all, got...), min(ran, r)
+		for rank, why := range miss {
+			if _, ok := missing[rank]; !ok {
+				missing[rank] = phase + ": " + why
+			}
+		}
+	}
+	extra := 0 // limits spent gathering
 	for slot := range s.p.slots {
+		if slot == s.p.pairSlots && slot > 0 {
+			gctx, cancel := context.WithDeadline(ctx, start.Add(time.Duration(slot+1)*s.o.Timeout))
+			if s.rank != 0 {
+				s.report(gctx, 0)
+				s.results = nil
+			} else {
+				got, r, miss := s.collect(gctx, 0)
+				gathered(got, r, miss, "after the pairs")
+				s.results = nil
+			}
+			cancel()
+			extra = 1
+		}
 		// A rank that is early waits for its peers in the measurement
 		// itself; none of them is later than the end of the slot before,
 		// so each measurement has about one limit, never less than the
 		// rest of its slot.
-		sctx, cancel := context.WithDeadline(ctx, start.Add(time.Duration(slot+1)*s.o.Timeout))
+		sctx, cancel := context.WithDeadline(ctx, start.Add(time.Duration(slot+1+extra)*s.o.Timeout))
 		if s.local != nil {
 			if err := s.local.Barrier(sctx); err != nil {
 				s.local = nil
@@ -118,17 +148,18 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 	// The results travel even when the run was stopped, within one more
 	// limit (and never past the search's own end), so that what was
 	// measured is reported.
-	end := start.Add(time.Duration(s.p.slots+1) * s.o.Timeout)
+	end := start.Add(time.Duration(s.p.slots+1+extra) * s.o.Timeout)
 	if ctx.Err() != nil {
 		end = time.Now().Add(s.o.Timeout)
 	}
 	gctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), end)
 	defer cancel()
 	if s.rank != 0 {
-		s.report(gctx)
+		s.report(gctx, 1)
 		return nil, nil
 	}
-	all, ran, missing := s.collect(gctx)
+	got, r, miss := s.collect(gctx, 1)
+	gathered(got, r, miss, "at the end")
 	rep := liveReport(s.o, s.p, all, ran, missing)
 	if ctx.Err() != nil {
 		rep.Stopped = context.Cause(ctx).Error()

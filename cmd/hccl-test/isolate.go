@@ -70,7 +70,7 @@ func runIsolate(args []string, set *outputSet) int {
 	csvPath := fs.String("csv", "", "write a CSV row per pair to this file")
 	image := fs.StringP("output", "o", "", "draw the host-by-host heatmap into this image: .png or .svg")
 	op := fs.String("op", "", "logs: the op to compare when the logs measure several (sendrecv, ...)")
-	k := fs.Float64("k", def.K, "median absolute deviations below the median that make a pair slow")
+	k := fs.Float64("k", def.K, "median absolute deviations, of the logarithms of the hosts' figures, below the median that make a pair slow")
 	floor := fs.Float64("floor", def.Floor, "share of the median below which a pair may be slow")
 	live, err := addLiveFlags(fs)
 	if err != nil {
