@@ -78,8 +78,10 @@ func (s *search) newBuffers() {
 // sends its results to rank 0; rank 0 returns the report.
 func (s *search) run(ctx context.Context) (*LiveReport, error) {
 	// The ranks start together, while every link is expected up: a world
-	// that cannot meet once is not searched.
-	bctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+	// that cannot meet once is not searched. Meeting is part of setting
+	// up (ranks still starting on a loaded host), so it may take the
+	// longer of the two limits.
+	bctx, cancel := context.WithTimeout(ctx, max(s.o.Timeout, s.o.ConnectTimeout))
 	err := coll.NewComm(s.t).Barrier(bctx)
 	cancel()
 	if err != nil {
