@@ -17,8 +17,8 @@ import (
 // Config is the verdict rule.
 type Config struct {
 	// K: a pair is slow when its figure is more than K median absolute
-	// deviations (of the hosts' medians, see Report.MAD) below the median
-	// ...
+	// deviations below the median, on a logarithmic scale (of the hosts'
+	// medians, see Report.MAD) ...
 	K float64
 	// ... and below Floor x the median. Both must hold: the deviation
 	// says the pair is unlike the others, the floor that the difference
@@ -89,12 +89,18 @@ type Report struct {
 	Sizes  int    // sizes measured by at least half the logs (a log missing one is failed)
 	Logs   int
 	Median float64 // median of the hosts' medians
-	MAD    float64 // median absolute deviation of the hosts' medians from Median
-	// Threshold: a pair below it is slow, min(Median - K MAD, Floor x Median).
+	// MAD is the median absolute deviation of the natural logarithms of
+	// the hosts' medians from that of Median: 0.1 is a typical spread of
+	// about 10%, whatever the bandwidth.
+	MAD float64
+	// Threshold: a pair below it is slow, min(Median / e^(K MAD), Floor x Median).
 	Threshold float64
 	Config    Config
-	Hosts     []*Host // named first, ranked worst first; then by name
-	Pairs     []*Pair // by hosts
+	// Live says the pairs were measured by a live search (LiveReport),
+	// one "log" a pair of hosts, not read from logs.
+	Live  bool
+	Hosts []*Host // named first, ranked worst first; then by name
+	Pairs []*Pair // by hosts
 }
 
 // Named returns the hosts and pairs the report names.
@@ -183,13 +189,7 @@ func Analyze(logs []*Log, op string, c Config) *Report {
 	// The baseline is the median of the hosts' medians, not of the pairs:
 	// one bad host of n spoils 2/n of the pairs (half of them with four
 	// hosts) but only one host's median.
-	r.Median = median(medians)
-	dev := make([]float64, len(medians))
-	for i, m := range medians {
-		dev[i] = math.Abs(m - r.Median)
-	}
-	r.MAD = median(dev)
-	r.Threshold = min(r.Median-c.K*r.MAD, c.Floor*r.Median)
+	r.Median, r.MAD, r.Threshold = c.threshold(medians)
 	for _, p := range r.Pairs {
 		p.Ratio = p.Figure / r.Median
 		switch {
@@ -254,6 +254,23 @@ func Analyze(logs []*Log, op string, c Config) *Report {
 	return r
 }
 
+// threshold returns the median of vs, the median absolute deviation of
+// their logarithms from its logarithm, and the figure below which a value
+// is slow by c: min(median / e^(K MAD), Floor x median). The deviations
+// are taken on a logarithmic scale because bandwidths vary by factors:
+// between network namespaces of one loaded machine, healthy pairs ranged
+// from 0.33 to 1.2 GB/s, a spread that put median - 3 MAD below zero, and
+// so called nothing slow, not even a host at 0.005 GB/s.
+func (c Config) threshold(vs []float64) (med, mad, below float64) {
+	med = median(vs)
+	dev := make([]float64, len(vs))
+	for i, v := range vs {
+		dev[i] = math.Abs(math.Log(max(v, math.SmallestNonzeroFloat64)) - math.Log(med))
+	}
+	mad = median(dev)
+	return med, mad, min(med*math.Exp(-c.K*mad), c.Floor*med)
+}
+
 // maxEvidence is the most bad pairs a host's evidence lists.
 const maxEvidence = 4
 
@@ -271,6 +288,8 @@ func logFailure(l *Log, op string, sizes []int64) string {
 		name = name[i+1:]
 	}
 	switch {
+	case l.Failure != "" && l.FailureLine == 0:
+		return fmt.Sprintf("%s: %s", name, l.Failure)
 	case l.Failure != "":
 		return fmt.Sprintf("%s:%d: %s", name, l.FailureLine, l.Failure)
 	case l.Wrong > 0:

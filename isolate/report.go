@@ -15,10 +15,15 @@ import (
 // which rule, the hosts worst first, every pair, and the verdict.
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "%s %s at %d bytes (the largest size at least half the logs measured), %d hosts, %d pairs, %d logs\n",
-		cmp.Or(r.Op, "(the op the logs do not name)"), r.Unit, r.Size, len(r.Hosts), len(r.Pairs), r.Logs)
-	fmt.Fprintf(ew, "median of the hosts' medians %s GB/s, MAD %s; a pair is slow below %s GB/s = min(median - %g MAD, %g x median)\n\n",
-		num(r.Median), num(r.MAD), num(r.Threshold), r.Config.K, r.Config.Floor)
+	if r.Live {
+		fmt.Fprintf(ew, "%s %s at %d bytes (the slowest rail of each pair), %d hosts, %d pairs measured live\n",
+			r.Op, r.Unit, r.Size, len(r.Hosts), len(r.Pairs))
+	} else {
+		fmt.Fprintf(ew, "%s %s at %d bytes (the largest size at least half the logs measured), %d hosts, %d pairs, %d logs\n",
+			cmp.Or(r.Op, "(the op the logs do not name)"), r.Unit, r.Size, len(r.Hosts), len(r.Pairs), r.Logs)
+	}
+	fmt.Fprintf(ew, "median of the hosts' medians %s GB/s, MAD of their logarithms %s (x%s); a pair is slow below %s GB/s = min(median / e^(%g MAD), %g x median)\n\n",
+		num(r.Median), num(r.MAD), strconv.FormatFloat(math.Exp(r.MAD), 'f', 3, 64), num(r.Threshold), r.Config.K, r.Config.Floor)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "host\tpairs\tbad\tfailed\tmedian GB/s\tratio\tverdict")
 	for _, h := range r.Hosts {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hccl-test/hccl-test/internal/outfile"
 	"github.com/hccl-test/hccl-test/isolate"
 	"github.com/hccl-test/hccl-test/results/plot"
 )
@@ -23,40 +24,59 @@ const exitNamed = exitWrong
 
 // isolateCommand is `hccl-test isolate`.
 var isolateCommand = command{
-	name: "isolate", args: "[--csv F] [-o IMG] DIR", summary: "find the bad host in pairwise logs",
+	name: "isolate", args: "[--csv F] [-o IMG] [DIR]", summary: "find the bad host: live across hosts, or in pairwise logs",
 	run: runIsolate,
 }
 
 // isolateHelp is isolate's --help text before the flags.
-const isolateHelp = `Reads a directory of pairwise logs, one or more per pair of hosts
+const isolateHelp = `With DIR, reads a directory of pairwise logs, one or more per pair of hosts
 (nccl-tests, rccl-tests, hccl_test, nccom-test, hccl-test's CSV), and names
 the host or link that makes the cluster slow. The hosts of a log are those
 its rank lines name ("Rank 3 Group 0 Pid 1234 on HOST device"), else its
 file name's two parts (nodeA-nodeB.log, pair_nodeA_nodeB.txt).
 
+Without DIR, searches live: launched as a sweep is (-p N on tcp or proc,
+mpirun, srun, torchrun), it measures every pair of hosts in rounds of
+disjoint pairs (a sendrecv both ways, local rank i of one host against
+local rank i of the other, so that every rail is measured), then an
+allreduce over the halves, quarters, ... of the hosts, to find groups slow
+only together. Measurement k must end by k+1 limits (--timeout) after the
+search began; one that fails or hangs is recorded failed with its ranks,
+its links are dropped, and the search goes on.
+
 Each pair's figure is its busbw (algbw where a log gives none) at the
-largest size at least half the logs measured. A pair is failed when a
-log says so (a failure line, wrong elements) or misses such a size; slow
-when below both the median of the hosts' medians minus --k median
-absolute deviations and --floor x that median. A host is named when
-bad with most of its peers (3 hosts or more); a bad pair between good
-hosts is named in its own right. See docs/isolate.md.
+largest size at least half the logs measured (live: --size, the slowest
+rail). A pair is failed when a log says so (a failure line, wrong
+elements) or misses such a size; slow when below both the median of the
+hosts' medians minus --k median absolute deviations and --floor x that
+median. A host is named when bad with most of its peers (3 hosts or
+more); a bad pair between good hosts is named in its own right; a group
+slow or failed with no named host and no bad pair in it is named. See
+docs/isolate.md.
 
-Exit status: 0 nothing named; 3 a host or pair named; 1 an output could
-not be written; 2 bad flags, or a directory that is not one of logs.`
+Exit status: 0 nothing named; 3 a host, pair or group named; 1 an output
+could not be written, or the live search could not run; 2 bad flags, or a
+directory that is not one of logs.`
 
-// runIsolate is `hccl-test isolate DIR`.
+// runIsolate is `hccl-test isolate DIR`, or with no DIR the live search
+// (isolatelive.go).
 func runIsolate(args []string, set *outputSet) int {
 	stdout, stderr := io.Writer(set.stdout), io.Writer(set.stderr)
 	fs := pflag.NewFlagSet("isolate", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetNormalizeFunc(normalize)
+	fs.SortFlags = false
 	def := isolate.DefaultConfig()
 	csvPath := fs.String("csv", "", "write a CSV row per pair to this file")
 	image := fs.StringP("output", "o", "", "draw the host-by-host heatmap into this image: .png or .svg")
-	op := fs.String("op", "", "the op to compare when the logs measure several (sendrecv, ...)")
-	k := fs.Float64("k", def.K, "median absolute deviations below the median that make a pair slow")
+	op := fs.String("op", "", "logs: the op to compare when the logs measure several (sendrecv, ...)")
+	k := fs.Float64("k", def.K, "median absolute deviations, of the logarithms of the hosts' figures, below the median that make a pair slow")
 	floor := fs.Float64("floor", def.Floor, "share of the median below which a pair may be slow")
+	live, err := addLiveFlags(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s isolate: %s\n", programName, oneLine(err))
+		return exitUsage
+	}
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		return usageError(stderr, "isolate", err)
@@ -65,10 +85,9 @@ func runIsolate(args []string, set *outputSet) int {
 		writeCommandHelp(stdout, "isolate", isolateHelp, fs, "")
 		return exitOK
 	}
-	if fs.NArg() != 1 {
-		return usageError(stderr, "isolate", errors.New("want one argument, the directory of pairwise logs"))
+	if fs.NArg() > 1 {
+		return usageError(stderr, "isolate", fmt.Errorf("want one argument, the directory of pairwise logs, or none for a live search; got %d", fs.NArg()))
 	}
-	dir := fs.Arg(0)
 	c := isolate.Config{K: *k, Floor: *floor}
 	if err := c.Validate(); err != nil {
 		return usageError(stderr, "isolate", fmt.Errorf("--%w", err))
@@ -78,6 +97,16 @@ func runIsolate(args []string, set *outputSet) int {
 			return usageError(stderr, "isolate", fmt.Errorf("--output %w", err))
 		}
 	}
+	if fs.NArg() == 0 {
+		if *op != "" {
+			return usageError(stderr, "isolate", errors.New("--op: only logs take it; a live search measures sendrecv between pairs and allreduce in groups"))
+		}
+		return runIsolateLive(fs, args, live, c, *csvPath, *image, set)
+	}
+	if name := live.given(fs); name != "" {
+		return usageError(stderr, "isolate", fmt.Errorf("--%s: only a live search (no DIR) takes it", name))
+	}
+	dir := fs.Arg(0)
 	for _, out := range []struct{ flag, path string }{{"--csv", *csvPath}, {"--output", *image}} {
 		if out.path != "" && inDir(out.path, dir) {
 			return usageError(stderr, "isolate", fmt.Errorf("%s %s is in %s: the next isolate would read it as a log; write it elsewhere", out.flag, quotePath(out.path), quotePath(dir)))
@@ -87,22 +116,49 @@ func runIsolate(args []string, set *outputSet) int {
 	if err != nil {
 		return usageError(stderr, "isolate", err)
 	}
+	csvOut, err := openCSV(*csvPath)
+	if err != nil {
+		return usageError(stderr, "isolate", fmt.Errorf("--csv %w", err))
+	}
 	r := isolate.Analyze(logs, opName, c)
-	if *csvPath != "" {
-		if err := writeFileWith(*csvPath, r.WriteCSV); err != nil {
+	named := func() bool { hosts, pairs := r.Named(); return len(hosts)+len(pairs) > 0 }
+	return writeIsolate(r, r.WriteText, named, csvOut, *image, set)
+}
+
+// openCSV opens the CSV's file ("": none) before the work, so that a
+// path that cannot be written is refused first (outfile.Open: a FIFO
+// waits for its reader, a file another run writes is refused).
+func openCSV(path string) (func() (io.WriteCloser, error), error) {
+	if path == "" {
+		return nil, nil
+	}
+	open, err := outfile.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", quotePath(path), err)
+	}
+	return open, nil
+}
+
+// writeIsolate writes the CSV (csvOut, nil for none) and the heatmap of r,
+// then its report (text), and returns the status: 3 when named says a
+// host, pair or group is named.
+func writeIsolate(r *isolate.Report, text func(io.Writer) error, named func() bool, csvOut func() (io.WriteCloser, error), image string, set *outputSet) int {
+	stderr := io.Writer(set.stderr)
+	if csvOut != nil {
+		if err := writeWith(csvOut, r.WriteCSV); err != nil {
 			fmt.Fprintf(stderr, "%s isolate: --csv %s\n", programName, oneLine(err))
 			return exitFailed
 		}
 	}
-	if *image != "" {
-		if err := plot.WriteHeatmap(heatmapOf(r), *image); err != nil {
+	if image != "" {
+		if err := plot.WriteHeatmap(heatmapOf(r), image); err != nil {
 			fmt.Fprintf(stderr, "%s isolate: --output %s\n", programName, oneLine(err))
 			return exitFailed
 		}
 	}
 	// A report that did not reach stdout names nothing: the write's
 	// failure is the status (1), said by the output set, not 3.
-	err = r.WriteText(stdout)
+	err := text(set.stdout)
 	if err == nil {
 		err = set.stdout.Flush()
 	}
@@ -110,7 +166,7 @@ func runIsolate(args []string, set *outputSet) int {
 		fmt.Fprintf(stderr, "%s isolate: %s\n", programName, oneLine(err))
 		return exitFailed
 	}
-	if hosts, pairs := r.Named(); len(hosts)+len(pairs) > 0 {
+	if named() {
 		return exitNamed
 	}
 	return exitOK
@@ -123,15 +179,15 @@ func inDir(path, dir string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(pst, dst)
 }
 
-// writeFileWith creates path and writes it with write.
-func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+// writeWith opens the output with open and writes it with write.
+func writeWith(open func() (io.WriteCloser, error), write func(io.Writer) error) error {
+	f, err := open()
 	if err != nil {
 		return err
 	}
 	if err := write(f); err != nil {
 		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
 	return f.Close()
 }

@@ -103,7 +103,7 @@ func TestIsolateRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no argument", nil, "want one argument"},
+		{"no argument", nil, "no DIR and no world"},
 		{"two arguments", []string{dir, dir}, "want one argument"},
 		{"empty directory", []string{empty}, "holds no log"},
 		{"missing directory", []string{filepath.Join(empty, "nope")}, "no such file or directory"},
@@ -121,6 +121,32 @@ func TestIsolateRefusals(t *testing.T) {
 		{"image is a directory", []string{"-o", empty + "/d.png/", dir}, "--output"},
 		{"csv in the directory", []string{"--csv", filepath.Join(dir, "pairs.csv"), dir}, "the next isolate would read it as a log"},
 		{"image in the directory", []string{"-o", filepath.Join(dir, "h.png"), dir}, "the next isolate would read it as a log"},
+		{"a live flag with DIR", []string{"--backend", "tcp", dir}, "--backend: only a live search (no DIR) takes it"},
+		{"-p with DIR", []string{"-p", "4", dir}, "--ranks: only a live search"},
+		{"live: --op", []string{"-p", "4", "--op", "sendrecv"}, "--op: only logs take it"},
+		{"live: -p 1", []string{"-p", "1"}, "-p 1: a live search needs 2 ranks or more"},
+		{"live: -p 0", []string{"-p", "0"}, "no DIR and no world"},
+		{"live: -p -1", []string{"-p", "-1"}, "-1"},
+		{"live: size 0", []string{"-p", "4", "--size", "0"}, "--size 0: want a multiple of 4 bytes"},
+		{"live: size 6", []string{"-p", "4", "--size", "6"}, "--size 6: want a multiple of 4 bytes"},
+		{"live: size 2G", []string{"-p", "4", "--size", "2G"}, "--size 2147483648"},
+		{"live: size NaN", []string{"-p", "4", "--size", "NaN"}, "--size"},
+		{"live: size words", []string{"-p", "4", "--size", "lots"}, "--size"},
+		{"live: -n 0", []string{"-p", "4", "-n", "0"}, "--iters 0"},
+		{"live: -w -1", []string{"-p", "4", "-w", "-1"}, "-1"},
+		{"live: --per-host -1", []string{"-p", "4", "--per-host", "-1"}, "-1"},
+		{"live: --per-host 3 of 4", []string{"-p", "4", "--per-host", "3"}, "--per-host 3: the 4 ranks must make 2 hosts"},
+		{"live: --per-host all", []string{"-p", "4", "--per-host", "4"}, "--per-host 4: the 4 ranks must make 2 hosts"},
+		{"live: -T 0", []string{"-p", "4", "--per-host", "2", "-T", "0"}, "--timeout 0 (none)"},
+		{"live: -T NaN", []string{"-p", "4", "-T", "NaN"}, "timeout"},
+		{"live: shm without --per-host", []string{"--backend", "shm", "-p", "4"}, "give --per-host N"},
+		{"live: sim", []string{"--backend", "sim", "-p", "4", "--per-host", "2"}, "--backend sim: a live search measures real links"},
+		{"live: unknown backend", []string{"--backend", "nope", "-p", "4"}, "nope"},
+		{"live: bad master", []string{"-p", "4", "--master", "no-port"}, "--master"},
+		{"live: k NaN", []string{"-p", "4", "--k", "NaN"}, "--k NaN"},
+		{"live: -p on one machine", []string{"-p", "4"}, "-p 4 starts every rank on this machine, one host"},
+		{"live: csv a directory", []string{"-p", "4", "--per-host", "2", "--csv", empty}, "is a directory"},
+		{"live: csv in no directory", []string{"-p", "4", "--per-host", "2", "--csv", "/dev/null/x.csv"}, "not a directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runIsolateArgs(tc.args...)
