@@ -3,7 +3,9 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 
+	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/kit"
 	"github.com/hccl-test/hccl-test/results"
 )
@@ -96,7 +98,11 @@ func (p Plan) rowCount() int64 {
 		n := p.GroupSize(g)
 		distinct := map[int64][]int64{} // by the unit a size rounds to
 		for _, op := range p.Ops {
-			shapes := int64(len(p.AlgosFor(op)) * len(p.Placements))
+			places := len(p.Placements)
+			if op.Desc().InPlace == coll.NoInPlace && slices.Contains(p.Placements, InPlace) {
+				places-- // alltoallv: no in-place rows (groupRows)
+			}
+			shapes := int64(len(p.AlgosFor(op)) * places)
 			if op.Reduces() {
 				shapes *= int64(len(p.RedOps))
 			}
@@ -110,7 +116,10 @@ func (p Plan) rowCount() int64 {
 					c = p.distinctRows(unit, buckets)
 					distinct[unit] = c
 				}
-				for _, k := range c {
+				for i, k := range c {
+					if i > 0 && op.Desc().Variable() {
+						break // counts do not split into buckets (groupRows)
+					}
 					perRun = kit.SatAdd(perRun, kit.SatMul(k, shapes))
 				}
 			}

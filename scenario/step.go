@@ -40,6 +40,9 @@ func (sc *Scenario) checkStep(i int, f scenFileStep) (Step, error) {
 	if st.Op, err = coll.ParseOp(f.Op); err != nil {
 		return st, fmt.Errorf("op: %w", err)
 	}
+	if st.Op.Desc().Variable() {
+		return st, fmt.Errorf("op %v: a scenario's steps take no variable-size collective yet (its counts come from the sweep's --traffic); use alltoall", st.Op)
+	}
 	if err := sc.checkGroup(&st, f.Group); err != nil {
 		return st, err
 	}
