@@ -55,6 +55,7 @@ func (p Plan) agreedFields() []string {
 		f("report_cputime", p.CPUTime),
 		f("check_iters", p.checkRuns()),
 		f("unalign", p.Unalign),
+		f("traffic", p.trafficSpec().String()),
 	}
 }
 

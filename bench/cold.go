@@ -55,19 +55,35 @@ func rowHalf(row Row, n int) int64 {
 //
 // With -u every set starts Unalign elements of the row's data type past
 // its base, which the sizes above leave room for.
-func (r *rankRunner) bufferSets(row Row, rank, n int) [][]*coll.Args {
+//
+// A variable-size row's iterations take its draws in turn too (drawnRows):
+// set i runs draw i mod their number, the sets as many as the larger
+// number, and the draws are returned for the row's figures.
+func (r *rankRunner) bufferSets(row Row, rank, n int) ([][]*coll.Args, []*draw, error) {
+	rows, draws, err := r.plan.drawnRows(row, n)
+	if err != nil {
+		return nil, nil, err
+	}
 	off := r.plan.Unalign * row.DType.Size()
 	if len(r.bufs.Cold.Mem) == 0 {
-		return [][]*coll.Args{unaligned(r.bufs, off).Buckets(row, rank, n)}
+		sets := make([][]*coll.Args, len(rows))
+		for i := range sets {
+			sets[i] = unaligned(r.bufs, off).Buckets(rows[i], rank, n)
+		}
+		return sets, draws, nil
 	}
-	half := max(rowHalf(row, n)+int64(off), 1)
+	half := rowHalf(row, n)
+	if draws != nil {
+		half = rowsNeed(rows, n)
+	}
+	half = max(half+int64(off), 1)
 	k := payload.ColdSets(r.llc, 2*half, r.plan.HostedRanksOrAll())
 	k = max(min(k, r.bufs.Cold.Sets(half)), 1)
-	sets := make([][]*coll.Args, k)
+	sets := make([][]*coll.Args, max(k, len(rows)))
 	for i := range sets {
-		sets[i] = unaligned(r.bufs.Cold.Set(i, half), off).Buckets(row, rank, n)
+		sets[i] = unaligned(r.bufs.Cold.Set(i%k, half), off).Buckets(rows[i%len(rows)], rank, n)
 	}
-	return sets
+	return sets, draws, nil
 }
 
 // unaligned returns the view of bp's two buffers that starts off bytes

@@ -56,7 +56,10 @@ func TestColdCacheSets(t *testing.T) {
 	} {
 		r.llc = tc.llc
 		row := Row{Op: coll.AllReduce, DType: dtype.Int32, RedOp: dtype.Sum, Root: -1, Bytes: tc.bytes, Count: int(tc.bytes / 4), Place: OutOfPlace}
-		sets := r.bufferSets(row, 0, 3)
+		sets, _, err := r.bufferSets(row, 0, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(sets) != tc.want {
 			t.Errorf("%d B, cache %d B: %d sets, want %d", tc.bytes, tc.llc, len(sets), tc.want)
 		}
@@ -75,7 +78,7 @@ func TestColdCacheSets(t *testing.T) {
 	}
 	defer warm.bufs.Free()
 	row := Row{Op: coll.AllReduce, DType: dtype.Int32, RedOp: dtype.Sum, Root: -1, Bytes: 1024, Count: 256, Place: OutOfPlace}
-	if sets := warm.bufferSets(row, 0, 3); len(sets) != 1 {
+	if sets, _, _ := warm.bufferSets(row, 0, 3); len(sets) != 1 {
 		t.Errorf("warm cache: %d sets, want 1", len(sets))
 	}
 }

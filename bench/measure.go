@@ -29,7 +29,10 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	p, rank, n := r.plan, comm.Rank(), comm.Size()
 	// Iteration i runs on set i mod len(sets): one with a warm cache, with
 	// a cold one enough that its data comes from memory (cold.go).
-	sets := r.bufferSets(row, rank, n)
+	sets, draws, err := r.bufferSets(row, rank, n)
+	if err != nil {
+		return results.Record{}, err
+	}
 	buckets := sets[0]
 	next := 0
 	pattern := payload.PatternFor(row, n)
@@ -131,6 +134,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	if r.plan.Stats {
 		rec.RankIterUS = rankIterUS(all, r.comm.Size(), iters)
 	}
+	trafficRecord(&rec, row, draws)
 	rec.Algo = algo
 	rec.Retries = r.comm.Reruns() - reruns
 	overlap.fill(&rec)

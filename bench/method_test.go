@@ -265,7 +265,11 @@ func TestUnalignOffsetsBuffers(t *testing.T) {
 	r.bufs.A, r.bufs.B = make([]byte, q.bufferNeed(4)), make([]byte, q.bufferNeed(4))
 	for _, place := range []Placement{OutOfPlace, InPlace} {
 		row := Row{Op: coll.AllReduce, DType: dtype.FP16, RedOp: dtype.Sum, Root: -1, Place: place, Count: 2048, Bytes: 4096}
-		a := r.bufferSets(row, 0, 4)[0][0]
+		sets, _, err := r.bufferSets(row, 0, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := sets[0][0]
 		if off := uintptr(unsafe.Pointer(&a.Send[0])) - uintptr(unsafe.Pointer(&r.bufs.A[0])); off != 6 {
 			t.Errorf("%v: send starts %d bytes past the base, want 6", place, off)
 		}

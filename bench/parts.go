@@ -10,6 +10,7 @@ import (
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/fielderr"
+	"github.com/hccl-test/hccl-test/traffic"
 	"github.com/hccl-test/hccl-test/units"
 	"github.com/hccl-test/hccl-test/world"
 )
@@ -61,6 +62,11 @@ type Sweep struct {
 	OpAlgos map[coll.Op]string
 	// Placements are the placements every row is measured in.
 	Placements []Placement
+	// Traffic is where the counts of the variable-size collectives
+	// (alltoallv, allgatherv, reducescatterv) come from; its zero value is
+	// nccl-tests' generated pattern (traffic.Spread, spread 1), as
+	// alltoallv_perf runs without its variables.
+	Traffic traffic.Spec
 	// Cache is where an iteration's data comes from: CacheWarm (the
 	// default) reuses one buffer set, which small rows find in the cache;
 	// CacheCold rotates through enough sets that it comes from memory.

@@ -127,6 +127,7 @@ func (p Plan) rules() []planRule {
 		{"", "group runs", p.validateGroupRuns},
 		{"Domains", "ranges", p.Domains.validateRanges},
 		{"", "fusion", p.validateFusion},
+		{"", "traffic", p.validateTraffic},
 		{"", "sim", p.validateSim},
 		{"Method", "method", p.Method.Validate},
 		{"", "cpu time", p.validateCPUTime},

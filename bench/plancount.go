@@ -3,7 +3,9 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 
+	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/fielderr"
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/results"
@@ -97,7 +99,11 @@ func (p Plan) rowCount() int64 {
 		n := p.GroupSize(g)
 		distinct := map[int64][]int64{} // by the unit a size rounds to
 		for _, op := range p.Ops {
-			shapes := int64(len(p.AlgosFor(op)) * len(p.Placements))
+			places := len(p.Placements)
+			if op.Desc().InPlace == coll.NoInPlace && slices.Contains(p.Placements, InPlace) {
+				places-- // alltoallv: no in-place rows (groupRows)
+			}
+			shapes := int64(len(p.AlgosFor(op)) * places)
 			if op.Reduces() {
 				shapes *= int64(len(p.RedOps))
 			}
@@ -111,7 +117,10 @@ func (p Plan) rowCount() int64 {
 					c = p.distinctRows(unit, buckets)
 					distinct[unit] = c
 				}
-				for _, k := range c {
+				for i, k := range c {
+					if i > 0 && op.Desc().Variable() {
+						break // counts do not split into buckets (groupRows)
+					}
 					perRun = limits.SatAdd(perRun, limits.SatMul(k, shapes))
 				}
 			}

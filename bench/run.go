@@ -249,6 +249,9 @@ func (r *rankRunner) header() results.Header {
 		MinBusBW: p.MinBusBW,
 	}
 	h.Host, _ = os.Hostname()
+	if p.variableOps() {
+		h.Traffic = p.trafficSpec().String()
+	}
 	switch {
 	case len(p.Placements) == 2:
 		h.Placement = "both"

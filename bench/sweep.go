@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/payload"
 	"github.com/hccl-test/hccl-test/results"
@@ -107,6 +108,9 @@ func (p Plan) groupRows(group string) []Row {
 						}
 						last = bytes
 						for _, buckets := range p.bucketList() {
+							if buckets > 1 && op.Desc().Variable() {
+								continue // its counts do not split into buckets
+							}
 							c, b := count, bytes
 							if buckets > 1 {
 								if c, b = payload.RowCount(op, dt, n, size/int64(buckets)); c == 0 {
@@ -116,6 +120,9 @@ func (p Plan) groupRows(group string) []Row {
 							}
 							for _, algo := range p.AlgosFor(op) {
 								for _, place := range p.Placements {
+									if place == InPlace && op.Desc().InPlace == coll.NoInPlace {
+										continue // alltoallv: no in-place call, as in nccl-tests
+									}
 									rows = append(rows, Row{Op: op, DType: dt, RedOp: redop, Root: root, Place: place,
 										Count: c, Bytes: b, Group: group, GroupSize: n, Buckets: buckets, Algo: algo})
 								}

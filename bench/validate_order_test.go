@@ -18,7 +18,7 @@ func TestValidateOrder(t *testing.T) {
 		"World who", "Sweep sizes", "benchtime", "root", "Sweep placements",
 		"World timeouts", "Links bandwidths", "inter link", "counts", "inject",
 		"Faults faults", "retry backend", "Outputs outputs", "group layout",
-		"Domains groups", "group runs", "Domains ranges", "fusion", "sim",
+		"Domains groups", "group runs", "Domains ranges", "fusion", "traffic", "sim",
 		"Method method", "cpu time", "World master", "backend", "algorithms",
 		"memory", "limits",
 	}

@@ -36,6 +36,11 @@ type Args struct {
 	Root int
 	Send []byte
 	Recv []byte
+	// Counts are the element counts of a variable-size collective
+	// (alltoallv, allgatherv, reducescatterv), the same on every rank and
+	// shared, never modified; nil for the others. Count is then the row's
+	// nominal block, which only auto's choice reads.
+	Counts *Counts
 }
 
 // Bytes returns the byte length of one count-sized block.
@@ -59,8 +64,21 @@ func (a *Args) validate(rank, n int) error {
 	if a.Op.Rooted() && (a.Root < 0 || a.Root >= n) {
 		return fmt.Errorf("root %d out of range [0, %d)", a.Root, n)
 	}
-	sendBlocks, recvBlocks := a.Op.Desc().Lengths(rank, a.Root, n)
+	d := a.Op.Desc()
+	sendBlocks, recvBlocks := d.Lengths(rank, a.Root, n)
 	sendLen, recvLen := sendBlocks*a.Bytes(), recvBlocks*a.Bytes()
+	if d.Variable() {
+		if a.Counts == nil {
+			return fmt.Errorf("%v needs counts (Args.Counts)", a.Op)
+		}
+		if a.Counts.Ranks() != n {
+			return fmt.Errorf("counts of %d ranks in a world of %d", a.Counts.Ranks(), n)
+		}
+		s, r := d.VLengths(rank, a.Counts)
+		sendLen, recvLen = s*a.DType.Size(), r*a.DType.Size()
+	} else if a.Counts != nil {
+		return fmt.Errorf("%v takes no counts", a.Op)
+	}
 	if len(a.Send) < sendLen {
 		return fmt.Errorf("send buffer of %d bytes, need %d", len(a.Send), sendLen)
 	}

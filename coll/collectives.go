@@ -13,6 +13,9 @@ const (
 	SendRecv
 	Gather
 	Scatter
+	AllToAllV
+	AllGatherV
+	ReduceScatterV
 )
 
 // descriptors describes every collective, indexed by Op; entry 0 is the
@@ -30,6 +33,15 @@ const (
 //	sendrecv       c             c           same          rank r-1's block 0
 //	gather         c           n*c (root)    send in recv  block j: rank j's block 0 (root)
 //	scatter       n*c (root)     c           recv in send  root's block r
+//
+// The variable-size three (Counts: c(s, d) elements from s to d, and
+// p(r), rank r's column sum) size their buffers from the counts; c is then
+// the row's nominal block, which a size is rounded to:
+//
+//	               send           recv          in place      rank r's output
+//	alltoallv      row r          column r      none          from s: rank s's c(s, r) at its offset
+//	allgatherv     p(r)           sum of p      send in recv  block j: rank j's p(j) from 0
+//	reducescatterv sum of p       p(r)          recv in send  reduced block r, p(r) long
 var descriptors = [...]Descriptor{
 	AllReduce: {
 		Name:      "allreduce",
@@ -125,6 +137,59 @@ var descriptors = [...]Descriptor{
 		Lengths:   func(rank, root, n int) (int, int) { return onRoot(rank, root, n), 1 },
 		InPlace:   RecvInSend,
 		Expect:    func(rank, root, n int) []Expected { return []Expected{{root, rank}} },
+	},
+	AllToAllV: {
+		Name:      "alltoallv",
+		Bench:     "AllToAllV",
+		BusFactor: perRankFactor,
+		Lengths:   func(rank, root, n int) (int, int) { return n, n },
+		InPlace:   NoInPlace,
+		Peers:     func(n int) int { return n },
+		VLengths:  func(rank int, c *Counts) (int, int) { return c.Sent(rank), c.Received(rank) },
+		VExpect: func(rank int, c *Counts) []VExpected {
+			out := make([]VExpected, c.Ranks())
+			for s := range out {
+				// Rank s's block to us starts after its blocks to ranks
+				// 0..rank-1.
+				from := 0
+				for d := range rank {
+					from += c.At(s, d)
+				}
+				out[s] = VExpected{Template: s, From: from, Len: c.At(s, rank)}
+			}
+			return out
+		},
+	},
+	AllGatherV: {
+		Name:      "allgatherv",
+		Bench:     "AllGatherV",
+		BusFactor: perRankFactor,
+		Lengths:   func(rank, root, n int) (int, int) { return 1, n },
+		InPlace:   SendInRecv,
+		VLengths:  func(rank int, c *Counts) (int, int) { return c.PerRank(rank), c.Total() },
+		VExpect: func(rank int, c *Counts) []VExpected {
+			out := make([]VExpected, c.Ranks())
+			for j := range out {
+				out[j] = VExpected{Template: j, Len: c.PerRank(j)}
+			}
+			return out
+		},
+	},
+	ReduceScatterV: {
+		Name:      "reducescatterv",
+		Bench:     "ReduceScatterV",
+		Reduces:   true,
+		BusFactor: perRankFactor,
+		Lengths:   func(rank, root, n int) (int, int) { return n, 1 },
+		InPlace:   RecvInSend,
+		VLengths:  func(rank int, c *Counts) (int, int) { return c.Total(), c.PerRank(rank) },
+		VExpect: func(rank int, c *Counts) []VExpected {
+			from := 0
+			for r := range rank {
+				from += c.PerRank(r)
+			}
+			return []VExpected{{Template: Reduced, From: from, Len: c.PerRank(rank)}}
+		},
 	},
 }
 

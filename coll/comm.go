@@ -93,6 +93,10 @@ func (callNames) NameCall(c backends.Call) string {
 		return "barrier"
 	}
 	s := fmt.Sprintf("%v(%v, %d", Op(c.Op), dtype.DType(c.DType), c.Count)
+	if d := Op(c.Op).Desc(); d != nil && d.Variable() {
+		// The count of a variable-size call is its counts' digest.
+		s = fmt.Sprintf("%v(%v, counts #%012x", Op(c.Op), dtype.DType(c.DType), c.Count)
+	}
 	if c.RedOp != 0 {
 		s += ", " + dtype.ReduceOp(c.RedOp).String()
 	}
@@ -120,6 +124,10 @@ func (c *Comm) beginCall(call backends.Call) {
 // ranks must agree on, named by this package in errors.
 func signature(a *Args) backends.Call {
 	call := backends.Call{Op: uint8(a.Op), DType: uint8(a.DType), Count: int64(a.Count), Root: -1, Names: callNames{}}
+	if a.Counts != nil {
+		// Ranks that disagree on any count disagree on the call.
+		call.Count = int64(a.Counts.Digest() >> 16)
+	}
 	if a.Op.Reduces() {
 		call.RedOp = uint8(a.RedOp)
 	}

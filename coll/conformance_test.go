@@ -40,6 +40,9 @@ func (c call) String() string {
 // buffers builds rank's send and receive buffers for c following the Args
 // conventions, with the send side filled from the pattern.
 func (c call) buffers(p dtype.Pattern, rank int) (send, recv []byte) {
+	if c.op.Desc().Variable() {
+		return c.vbuffers(p, rank)
+	}
 	b := c.count * c.dt.Size()
 	sendLen, recvLen := c.lengths()
 	input := make([]byte, sendLen)
@@ -91,6 +94,9 @@ func (c call) lengths() (send, recv int) {
 // expected returns what rank's receive buffer must hold after c, computed
 // from the pattern alone, or nil where the buffer is unspecified.
 func (c call) expected(p dtype.Pattern, rank int) []byte {
+	if c.op.Desc().Variable() {
+		return c.vexpected(p, rank)
+	}
 	es, n, cnt := c.dt.Size(), c.ranks, c.count
 	var vals []float64
 	switch c.op {
@@ -183,6 +189,13 @@ const callHang = 3 * time.Minute
 // result differs from the expectation.
 func (c call) run(t *testing.T) {
 	t.Helper()
+	if c.inPlace && c.op.Desc().InPlace == NoInPlace {
+		return // no in-place call to check
+	}
+	var counts *Counts
+	if c.op.Desc().Variable() {
+		counts = c.testCounts()
+	}
 	p := dtype.Pattern{DType: c.dt, Op: c.redop, Ranks: c.ranks}
 	if !c.op.Reduces() {
 		p.Op = dtype.Sum
@@ -200,6 +213,7 @@ func (c call) run(t *testing.T) {
 			comm := NewComm(endpoints[r])
 			used, err := comm.Run(ctx, c.algo, &Args{
 				Op: c.op, DType: c.dt, RedOp: c.redop, Count: c.count, Root: c.root, Send: send, Recv: recv,
+				Counts: counts,
 			})
 			if err == nil && c.algo != Auto && used != c.algo {
 				err = fmt.Errorf("ran %q, asked for %q", used, c.algo)

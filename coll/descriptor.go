@@ -49,6 +49,50 @@ type Descriptor struct {
 	// dtype.Pattern (rank r's send buffer holds pattern values (r, 0),
 	// (r, 1), ...). It is nil for a rank with no output to check.
 	Expect func(rank, root, n int) []Expected
+
+	// VLengths is nil but for a variable-size collective, whose blocks
+	// have counts of their own (Args.Counts): it returns rank's send and
+	// receive lengths in elements under c, as Lengths does in blocks for
+	// the others. Lengths then gives the blocks of the row's nominal size
+	// (Blocks, which a size is rounded to), and Expect is nil.
+	VLengths func(rank int, c *Counts) (send, recv int)
+
+	// VExpect is Expect for a variable-size collective: what rank's
+	// receive buffer must hold under c, in order from its start.
+	VExpect func(rank int, c *Counts) []VExpected
+}
+
+// VExpected is what one stretch of a variable-size collective's receive
+// buffer must hold: Len elements of dtype.Pattern.Template(Template) from
+// element From on.
+type VExpected struct {
+	Template, From, Len int
+}
+
+// Variable reports whether the collective's blocks have counts of their
+// own (Args.Counts): alltoallv, allgatherv, reducescatterv.
+func (d *Descriptor) Variable() bool { return d.VLengths != nil }
+
+// Offset returns the element at which block `block` of rank's larger
+// buffer starts in a call of a on n ranks: block x Args.Count for a
+// collective whose blocks are alike, and the sum of the blocks before it
+// for a variable-size one (Counts.RankSpans; alltoallv has no in-place
+// layout, and takes its receive side's); block n is the buffer's end.
+// The in-place layout and its test
+// (InPlaceCall, the harness's buffers) go through it.
+func (d *Descriptor) Offset(a *Args, rank, block, n int) int {
+	if !d.Variable() || a.Counts == nil {
+		return block * a.Count
+	}
+	off := 0
+	for j := range min(block, a.Counts.Ranks()) {
+		if d.InPlace == NoInPlace {
+			off += a.Counts.At(j, rank)
+		} else {
+			off += a.Counts.PerRank(j)
+		}
+	}
+	return off
 }
 
 // Layout is where an in-place call puts its send and receive buffers
@@ -65,6 +109,9 @@ const (
 	// RecvInSend: receive is this rank's block of the send buffer
 	// (reducescatter, scatter).
 	RecvInSend
+	// NoInPlace: the collective has no in-place call (alltoallv, whose
+	// send and receive blocks differ in length, as nccl-tests has none).
+	NoInPlace
 )
 
 // Reduced is the Expected.Template of a block that holds the reduction of
@@ -115,16 +162,24 @@ func (d *Descriptor) BufferBytes(n int, size int64) (send, recv int64) {
 // at this rank's block of the other (SendInRecv, RecvInSend). A rank whose
 // send or receive side is empty (Lengths) is never in place.
 func (d *Descriptor) InPlaceCall(a *Args, rank, n int) bool {
+	es := a.DType.Size()
 	s, r := d.Lengths(rank, a.Root, n)
-	b := a.Bytes()
-	if s == 0 || r == 0 || b == 0 || len(a.Send) < s*b || len(a.Recv) < r*b {
+	s, r = s*a.Count, r*a.Count
+	if d.Variable() {
+		if a.Counts == nil || a.Counts.Ranks() != n || d.InPlace == NoInPlace {
+			return false
+		}
+		s, r = d.VLengths(rank, a.Counts)
+	}
+	if s == 0 || r == 0 || es == 0 || len(a.Send) < s*es || len(a.Recv) < r*es {
 		return false
 	}
+	off := d.Offset(a, rank, rank, n) * es
 	switch d.InPlace {
 	case SendInRecv:
-		return r > rank && aliased(a.Send, a.Recv[rank*b:])
+		return off < r*es && aliased(a.Send, a.Recv[off:])
 	case RecvInSend:
-		return s > rank && aliased(a.Recv, a.Send[rank*b:])
+		return off < s*es && aliased(a.Recv, a.Send[off:])
 	}
 	return aliased(a.Send, a.Recv)
 }

@@ -26,6 +26,9 @@ func TestDescriptorBenchAndPeers(t *testing.T) {
 		{SendRecv, "SendRecv", doubling},
 		{Gather, "Gather", doubling},
 		{Scatter, "Scatter", doubling},
+		{AllToAllV, "AllToAllV", every},
+		{AllGatherV, "AllGatherV", doubling},
+		{ReduceScatterV, "ReduceScatterV", doubling},
 	} {
 		t.Run(tc.op.String(), func(t *testing.T) {
 			if got, ok := BenchName(tc.op.String()); !ok || got != tc.bench {
@@ -38,7 +41,7 @@ func TestDescriptorBenchAndPeers(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"", "all_reduce", "AllReduce", "alltoallv"} {
+	for _, name := range []string{"", "all_reduce", "AllReduce", "alltoallvc"} {
 		if got, ok := BenchName(name); ok {
 			t.Errorf("BenchName(%q) = %q, want none", name, got)
 		}

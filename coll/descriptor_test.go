@@ -30,6 +30,9 @@ func TestDescriptorFacts(t *testing.T) {
 		{SendRecv, "sendrecv", false, false, SameStart, [4]float64{1, 1, 1, 1}, [4]int{1, 1, 1, 1}},
 		{Gather, "gather", false, true, SendInRecv, [4]float64{0, 0.5, 2.0 / 3, 0.875}, [4]int{1, 2, 3, 8}},
 		{Scatter, "scatter", false, true, RecvInSend, [4]float64{0, 0.5, 2.0 / 3, 0.875}, [4]int{1, 2, 3, 8}},
+		{AllToAllV, "alltoallv", false, false, NoInPlace, [4]float64{0, 0.5, 2.0 / 3, 0.875}, [4]int{1, 2, 3, 8}},
+		{AllGatherV, "allgatherv", false, false, SendInRecv, [4]float64{0, 0.5, 2.0 / 3, 0.875}, [4]int{1, 2, 3, 8}},
+		{ReduceScatterV, "reducescatterv", true, false, RecvInSend, [4]float64{0, 0.5, 2.0 / 3, 0.875}, [4]int{1, 2, 3, 8}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := tc.op.Desc()
@@ -61,8 +64,8 @@ func TestDescriptorFacts(t *testing.T) {
 			}
 		})
 	}
-	if got := len(AllOps()); got != 9 {
-		t.Errorf("%d collectives, want 9", got)
+	if got := len(AllOps()); got != 12 {
+		t.Errorf("%d collectives, want 12", got)
 	}
 }
 
@@ -190,7 +193,7 @@ func TestBufferBytes(t *testing.T) {
 // TestInvalidOp checks what an invalid Op answers: no descriptor, and the
 // defaults that callers rely on.
 func TestInvalidOp(t *testing.T) {
-	for _, o := range []Op{0, Scatter + 1} {
+	for _, o := range []Op{0, ReduceScatterV + 1} {
 		if o.Valid() || o.Desc() != nil || o.Reduces() || o.Rooted() || o.BusFactor(4) != 1 || o.Blocks(4) != 1 {
 			t.Errorf("%v: valid %v, desc %v, reduces %v, rooted %v, bus %v, blocks %d",
 				o, o.Valid(), o.Desc(), o.Reduces(), o.Rooted(), o.BusFactor(4), o.Blocks(4))

@@ -26,6 +26,20 @@ func TestMismatchedCalls(t *testing.T) {
 		return &Args{Op: AllGather, DType: dtype.FP32, Count: count,
 			Send: make([]byte, 4*count), Recv: make([]byte, 4*n*count)}
 	}
+	alltoallv := func(seed int) func(int) *Args {
+		return func(int) *Args {
+			cells := make([]int, n*n)
+			for i := range cells {
+				cells[i] = count + seed*i // one rank's differ from the others'
+			}
+			counts, err := NewCounts(n, cells)
+			if err != nil {
+				panic(err)
+			}
+			return &Args{Op: AllToAllV, DType: dtype.FP32, Count: count, Counts: counts,
+				Send: make([]byte, 4*n*count*4), Recv: make([]byte, 4*n*count*4)}
+		}
+	}
 	tests := []struct {
 		name string
 		// calls returns what rank r runs, in order; nil stands for a
@@ -49,6 +63,12 @@ func TestMismatchedCalls(t *testing.T) {
 			}
 			return []func(int) *Args{allreduce}
 		}, []string{"rank"}},
+		{"different counts", func(r int) []func(int) *Args {
+			if r == 1 {
+				return []func(int) *Args{alltoallv(1)}
+			}
+			return []func(int) *Args{alltoallv(0)}
+		}, []string{"alltoallv(fp32, counts #", "rank"}},
 		{"skipped call", func(r int) []func(int) *Args {
 			if r == 1 {
 				return []func(int) *Args{allreduce}

@@ -58,6 +58,10 @@ func (c *Comm) preMulBuf(n int) []byte {
 func (c *Comm) preMultiplied(a *Args) *Args {
 	blocks, _ := a.Op.Desc().Lengths(c.rank, a.Root, c.size)
 	n := blocks * a.Bytes()
+	if d := a.Op.Desc(); d.Variable() {
+		elems, _ := d.VLengths(c.rank, a.Counts)
+		n = elems * a.DType.Size()
+	}
 	buf := c.preMulBuf(n)
 	if dtype.PreMulScalar(c.rank) == 1 {
 		c.copied(n)

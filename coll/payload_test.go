@@ -50,6 +50,10 @@ var untouchable vmem.Region
 // noPayloadBuffers lays out c's buffers as call.buffers does, but in
 // untouchable memory: an algorithm that reads or writes them crashes.
 func (c call) noPayloadBuffers(rank int) (send, recv []byte) {
+	if c.op.Desc().Variable() {
+		s, r, _ := c.vlayout(rank)
+		return c.vlaid(standIn(&untouchable, s+r), rank)
+	}
 	b := c.count * c.dt.Size()
 	sendLen, recvLen := c.lengths()
 	mem := standIn(&untouchable, sendLen+recvLen)
@@ -76,6 +80,10 @@ func (c call) messages(t *testing.T, noPayload bool) [][]string {
 	ctx, cancel := context.WithTimeout(context.Background(), callHang)
 	defer cancel()
 	w := shm.NewWorld(c.ranks)
+	var counts *Counts
+	if c.op.Desc().Variable() {
+		counts = c.testCounts()
+	}
 	logs := make([]*logged, c.ranks)
 	errs := make([]error, c.ranks)
 	var wg sync.WaitGroup
@@ -99,6 +107,7 @@ func (c call) messages(t *testing.T, noPayload bool) [][]string {
 			}
 			_, errs[r] = comm.Run(ctx, c.algo, &Args{
 				Op: c.op, DType: c.dt, RedOp: c.redop, Count: c.count, Root: c.root, Send: send, Recv: recv,
+				Counts: counts,
 			})
 		})
 	}
@@ -145,6 +154,9 @@ func TestNoPayload(t *testing.T) {
 		for _, algo := range Names(op) {
 			for _, n := range []int{2, 3, 5, 8} {
 				for _, inPlace := range []bool{false, true} {
+					if inPlace && op.Desc().InPlace == NoInPlace {
+						continue
+					}
 					c := call{op: op, algo: algo, ranks: n, count: count, dt: dtype.FP32, root: n - 1, inPlace: inPlace}
 					if op.Reduces() {
 						c.redop = dtype.Avg // the division is local work too

@@ -111,22 +111,31 @@ func (bp *BufferPool) Buckets(row Row, rank, n int) []*coll.Args {
 
 // Args lays out the buffers of one call of row by the conventions of
 // coll.Args, in place or not (the collective's coll.Layout), for rank
-// `rank` of n. Every rank gets the root's lengths, the largest.
+// `rank` of n. Every rank gets the root's lengths, the largest; a
+// variable-size row's rank gets its own (row.Counts), and one with no
+// in-place layout (alltoallv) is laid out of place.
 func (bp *BufferPool) Args(row Row, rank, n int) *coll.Args {
-	b := row.Count * row.DType.Size()
-	a := &coll.Args{Op: row.Op, DType: row.DType, RedOp: row.RedOp, Count: row.Count, Root: max(row.Root, 0)}
+	d, es := row.Op.Desc(), row.DType.Size()
+	a := &coll.Args{Op: row.Op, DType: row.DType, RedOp: row.RedOp, Count: row.Count, Root: max(row.Root, 0), Counts: row.Counts}
 	sendLen, recvLen := row.Op.BufferBytes(n, row.Bytes)
-	if row.Place == OutOfPlace {
+	// Where this rank's block starts and ends in the larger buffer.
+	start, end := d.Offset(a, rank, rank, n)*es, d.Offset(a, rank, rank+1, n)*es
+	if d.Variable() {
+		s, r := d.VLengths(rank, row.Counts)
+		sendLen, recvLen = int64(s*es), int64(r*es)
+		end = start + int(min(sendLen, recvLen))
+	}
+	if row.Place == OutOfPlace || d.InPlace == coll.NoInPlace {
 		a.Send, a.Recv = bp.A[:sendLen], bp.B[:recvLen]
 		return a
 	}
 	switch row.Op.Desc().InPlace {
 	case coll.SendInRecv:
 		a.Recv = bp.A[:recvLen]
-		a.Send = a.Recv[rank*b : (rank+1)*b]
+		a.Send = a.Recv[start:end]
 	case coll.RecvInSend:
 		a.Send = bp.A[:sendLen]
-		a.Recv = a.Send[rank*b : (rank+1)*b]
+		a.Recv = a.Send[start:end]
 	default:
 		a.Send, a.Recv = bp.A[:sendLen], bp.A[:recvLen]
 	}

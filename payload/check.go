@@ -59,6 +59,15 @@ func CountWrong(a *coll.Args, row Row, p dtype.Pattern, rank, n int) int64 {
 func CountWrongShifted(a *coll.Args, row Row, p dtype.Pattern, rank, n, shift int) int64 {
 	b := a.Bytes()
 	var wrong int
+	if d := a.Op.Desc(); d.Variable() {
+		// The counts say where each stretch starts (coll.Counts).
+		es, at := a.DType.Size(), 0
+		for _, e := range d.VExpect(rank, a.Counts) {
+			wrong += p.CountWrong(a.Recv[at*es:(at+e.Len)*es], e.Template, e.From+shift)
+			at += e.Len
+		}
+		return int64(wrong)
+	}
 	for i, e := range a.Op.Desc().Expect(rank, a.Root, n) {
 		wrong += p.CountWrong(a.Recv[i*b:(i+1)*b], e.Template, e.Offset*a.Count+shift)
 	}

@@ -36,6 +36,9 @@ type Row struct {
 	// Buckets > 1 splits the row into that many collectives of Count
 	// elements each, back to back (--fusion); Bytes is their total.
 	Buckets int
+	// Counts are the element counts of a variable-size collective's call
+	// (coll.Args.Counts), shared and never modified; nil for the others.
+	Counts *coll.Counts
 	// Algo is the algorithm the row asks for: a name or coll.Auto. With
 	// several (--algo a,b), each row of the sweep comes once per
 	// algorithm, the algorithms one after the other.

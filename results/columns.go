@@ -108,6 +108,12 @@ var tableColumns = []tableColumn{
 	{name: "skew", unit: "(x)", width: 8, head: 7, part: measurePart, cell: skewCell,
 		note: fmt.Sprintf("slow's busy time over the least busy rank's: a few when healthy, large with a slow rank or link; "+
 			"- where slow was busy under %.0f%% of the time (the ranks spent it in waits, as on shm, whose receivers copy inside theirs: the ratio of the rest is noise)", 100*SkewReadable)},
+	{name: "imbal", unit: "(x)", width: 7, part: measurePart, shown: routed,
+		cell: func(_ Header, r Record) string { return orDash(r.Imbalance > 0, "%.2f", r.Imbalance) },
+		note: "of alltoallv, allgatherv and reducescatterv: the most bytes a rank received over the mean (1: even), the mean over the row's draws of --traffic; - for the other collectives"},
+	{name: "hot", unit: "rank", width: 6, part: measurePart, shown: routed,
+		cell: func(_ Header, r Record) string { return orDash(r.Imbalance > 0, "%.0f", float64(r.HotRank)) },
+		note: "the rank that received most bytes over the row's draws; compare with slow"},
 	{name: "cputime", unit: "(us)", width: 10, part: measurePart, shown: func(h Header) bool { return h.CPUTime },
 		cell: func(_ Header, r Record) string { return formatUS(r.CPUUS) },
 		note: "the process's CPU time (user+system) per op in us over the timed iterations, its share per rank it hosts, combined over the ranks as time is"},
@@ -156,6 +162,7 @@ var tableColumns = []tableColumn{
 func fused(h Header) bool      { return h.Fusion }
 func overlapped(h Header) bool { return h.Overlap != "" }
 func withStats(h Header) bool  { return h.Stats }
+func routed(h Header) bool     { return h.Traffic != "" }
 
 // algoCell is the algorithm that ran; auto:NAME where several were asked
 // for and auto chose NAME.

@@ -91,6 +91,12 @@ var columns = []column{
 	{"check_iters", func(run runInfo, _ Record) any { return known(run.ours(), int64(checkIters(run.h))) }},
 	{"unalign", func(run runInfo, _ Record) any { return known(run.ours(), int64(run.h.Unalign)) }},
 	{"cpu_us", func(run runInfo, r Record) any { return known(run.h.CPUTime, r.CPUUS) }},
+	// The traffic of a variable-size collective's row (alltoallv, ...).
+	{"recv_min_bytes", func(_ runInfo, r Record) any { return known(r.Imbalance > 0, r.RecvMinBytes) }},
+	{"recv_mean_bytes", func(_ runInfo, r Record) any { return known(r.Imbalance > 0, r.RecvMeanBytes) }},
+	{"recv_max_bytes", func(_ runInfo, r Record) any { return known(r.Imbalance > 0, r.RecvMaxBytes) }},
+	{"imbalance", func(_ runInfo, r Record) any { return known(r.Imbalance > 0, r.Imbalance) }},
+	{"hot_rank", func(_ runInfo, r Record) any { return known(r.Imbalance > 0, int64(r.HotRank)) }},
 }
 
 // checkIters returns the checked runs of each row of the run: 0 without a

@@ -25,6 +25,7 @@ var wantColumns = []string{
 	"group", "group_size", "buckets", "fusion_speedup", "compute_us", "total_us", "overlap_eff",
 	"topology", "link_inter_GBps", "faster_than_link", "cache", "timestamp", "source", "check_note",
 	"average", "agg_iters", "blocking", "check_iters", "unalign", "cpu_us",
+	"recv_min_bytes", "recv_mean_bytes", "recv_max_bytes", "imbalance", "hot_rank",
 }
 
 // linkSource has a comma and quotes, which a CSV field must quote.
@@ -62,10 +63,12 @@ func fmtCases() []fmtCase {
 			Bytes: 1 << 20, Count: 1 << 19, Iters: 20, TimeUS: 11185.6, MinUS: 10000, P50US: 11000.5,
 			P99US: 13000, MaxUS: 14000, StdDevUS: 512.25, AlgBW: 0.09374, BusBW: 0.16405, Util: 0.1019, Wrong: 0,
 			ModelUS: 9876.5, SlowRank: 5, Skew: 1.25, Retries: 3, Group: "tp", GroupSize: 4, Buckets: 4, FusionSpeedup: 2.5,
-			ComputeUS: 100, TotalUS: 150, OverlapEff: 0.5},
+			ComputeUS: 100, TotalUS: 150, OverlapEff: 0.5,
+			RecvMinBytes: 100, RecvMeanBytes: 200.5, RecvMaxBytes: 400, Imbalance: 1.995, HotRank: 3},
 		want: []string{"allreduce", "fp16", "sum", "-1", "ring", "false", "1048576", "524288", "20",
 			"11185.6", "10000", "11000.5", "13000", "14000", "512.25", "0.09374", "0.16405", "10.19", "0", "0", "9876.5", "5", "1.25", "3",
-			"tp", "4", "4", "2.5", "100", "150", "0.5", "", "", "false", "warm", "", "hccl-test", "", "max", "1", "0", "1", "0", ""},
+			"tp", "4", "4", "2.5", "100", "150", "0.5", "", "", "false", "warm", "", "hccl-test", "", "max", "1", "0", "1", "0", "",
+			"100", "200.5", "400", "1.995", "3"},
 		bench: "AllReduce/backend=shm/ranks=8/group=tp/dtype=fp16/redop=sum/size=1MiB/buckets=4",
 	}, {
 		name: "broadcast in place from root 3, unchecked, util unknown",
@@ -73,7 +76,7 @@ func fmtCases() []fmtCase {
 			Bytes: 6144, Count: 1536, Iters: 50, TimeUS: 84.25, MinUS: 80, P50US: 84, P99US: 90.5, MaxUS: 91,
 			StdDevUS: 2.5, AlgBW: 0.07292, BusBW: 0.07292, Util: math.NaN(), Wrong: -1},
 		want: []string{"broadcast", "fp32", "none", "3", "tree", "true", "6144", "1536", "50",
-			"84.25", "80", "84", "90.5", "91", "2.5", "0.07292", "0.07292", "", "", "0", "", "0", "", "0", "", "0", "1", "", "", "", "", "", "", "false", "warm", "", "hccl-test", "", "max", "1", "0", "1", "0", ""},
+			"84.25", "80", "84", "90.5", "91", "2.5", "0.07292", "0.07292", "", "", "0", "", "0", "", "0", "", "0", "1", "", "", "", "", "", "", "false", "warm", "", "hccl-test", "", "max", "1", "0", "1", "0", "", "", "", "", "", ""},
 		bench: "Broadcast/backend=shm/ranks=8/dtype=fp32/root=3/size=6KiB/inplace=true",
 	}, {
 		name: "reducescatter with wrong elements, odd size, NaN bandwidths",
@@ -81,7 +84,7 @@ func fmtCases() []fmtCase {
 			Bytes: 1000, Count: 250, Iters: 1, TimeUS: 0, Util: math.NaN(), AlgBW: math.NaN(),
 			BusBW: math.NaN(), Wrong: 7},
 		want: []string{"reducescatter", "int32", "max", "-1", "direct", "false", "1000", "250", "1",
-			"0", "0", "0", "0", "0", "0", "", "", "", "7", "0", "", "0", "", "0", "", "0", "1", "", "", "", "", "", "", "false", "warm", "", "hccl-test", "", "max", "1", "0", "1", "0", ""},
+			"0", "0", "0", "0", "0", "0", "", "", "", "7", "0", "", "0", "", "0", "", "0", "1", "", "", "", "", "", "", "false", "warm", "", "hccl-test", "", "max", "1", "0", "1", "0", "", "", "", "", "", ""},
 		bench: "ReduceScatter/backend=shm/ranks=8/dtype=int32/redop=max/size=1000B",
 	}}
 }

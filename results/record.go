@@ -69,6 +69,15 @@ type Record struct {
 	TotalUS    float64
 	OverlapEff float64
 	Started    time.Time
+	// RecvMinBytes, RecvMeanBytes and RecvMaxBytes are, for a row of a
+	// variable-size collective, the bytes each rank received in the
+	// traffic's matrix (its column): the least, the mean and the most, each
+	// the mean over the row's draws; 0 for the other rows. Imbalance is
+	// RecvMax over RecvMean (>= 1; 0: not a variable-size row), and
+	// HotRank the rank that received most over the draws.
+	RecvMinBytes, RecvMeanBytes, RecvMaxBytes float64
+	Imbalance                                 float64
+	HotRank                                   int
 	// Ended is when the row's measurement ended (the timestamp that
 	// Header.Timestamps shows).
 	Ended time.Time
@@ -150,7 +159,10 @@ type Header struct {
 	Stats           bool // show per-iteration statistics columns
 	// MinBusBW is NCCL_TESTS_MIN_BW in GB/s, 0 when not set: the footer's
 	// nccl-tests average says OK or FAILED against it (Summary.BelowMin).
-	MinBusBW    float64
+	MinBusBW float64
+	// Traffic is the spec of the counts of the variable-size collectives
+	// (alltoallv, ...) when the run sweeps one, "" otherwise.
+	Traffic     string
 	Model       string // the cost model's constants as calibrated, "" when none
 	Faults      string // the faults injected (--inject), "" when none
 	Retry       string // the re-execution policy (--retry), "" when off

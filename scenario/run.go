@@ -224,8 +224,8 @@ func newScenRank(sc *Scenario, o Options, t backends.Transport) (*scenRank, erro
 		n := sc.GroupSize(st.Group)
 		rank := slices.Index(r.members(st.Group), r.rank)
 		row := payload.Row{Op: st.Op, DType: st.DType, RedOp: st.RedOp, Root: st.Root, Place: payload.OutOfPlace,
-			Count: st.Elems, Bytes: st.Bytes, Group: st.Group, GroupSize: n}
-		send, recv := st.Op.BufferBytes(n, st.Bytes)
+			Count: st.Elems, Bytes: st.Bytes, Group: st.Group, GroupSize: n, Counts: st.Counts}
+		send, recv := st.BufferBytes(n)
 		var bp payload.BufferPool
 		if o.NoPayload {
 			// Address space that nothing touches, as a sweep's without

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/traffic"
 	"github.com/hccl-test/hccl-test/world"
 )
 
@@ -85,6 +86,24 @@ type Step struct {
 	// Overlap starts the collective without blocking before the compute
 	// phase just before it, and waits for it right after that phase.
 	Overlap bool
+	// Counts are a variable-size collective's counts (the file's traffic,
+	// drawn once), nil for the others; Traffic is its matrix's figures.
+	Counts  *coll.Counts
+	Traffic traffic.Summary
+}
+
+// BufferBytes returns the send and receive bytes the step's buffers take
+// on each of its group's n ranks: the collective's at the step's size, or
+// a variable-size one's largest row and column of its counts.
+func (s Step) BufferBytes(n int) (send, recv int64) {
+	if s.Counts == nil {
+		return s.Op.BufferBytes(n, s.Bytes)
+	}
+	for r := range n {
+		sd, rc := s.Op.Desc().VLengths(r, s.Counts)
+		send, recv = max(send, int64(sd*s.DType.Size())), max(recv, int64(rc*s.DType.Size()))
+	}
+	return send, recv
 }
 
 // IsCompute reports whether the step is a compute phase.
@@ -123,6 +142,10 @@ type scenFileStep struct {
 	Size    json.RawMessage `json:"size"`
 	Count   *int            `json:"count"`
 	Overlap *bool           `json:"overlap"`
+	// Traffic is a variable-size collective's counts (a traffic spec),
+	// Transpose alltoallv's matrix turned around (a combine).
+	Traffic   string `json:"traffic"`
+	Transpose *bool  `json:"transpose"`
 }
 
 // Parse reads and checks a scenario file's contents, with ov's
@@ -327,7 +350,7 @@ func (sc *Scenario) MemoryPerRank() int64 {
 		if s.IsCompute() {
 			continue
 		}
-		send, recv := s.Op.BufferBytes(sc.GroupSize(s.Group), s.Bytes)
+		send, recv := s.BufferBytes(sc.GroupSize(s.Group))
 		need += send + recv
 		scratch[s.Group] = max(scratch[s.Group], 2*max(send, recv))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/payload"
+	"github.com/hccl-test/hccl-test/traffic"
 	"github.com/hccl-test/hccl-test/units"
 	"github.com/hccl-test/hccl-test/world"
 )
@@ -40,6 +41,15 @@ func (sc *Scenario) checkStep(i int, f scenFileStep) (Step, error) {
 	var err error
 	if st.Op, err = coll.ParseOp(f.Op); err != nil {
 		return st, fmt.Errorf("op: %w", err)
+	}
+	if st.Op.Desc().Variable() != (f.Traffic != "") {
+		if f.Traffic == "" {
+			return st, fmt.Errorf("op %v: its counts need \"traffic\" (docs/traffic.md: \"zipf:s=1.2,tokens=0\", ...)", st.Op)
+		}
+		return st, fmt.Errorf("traffic %q: %v takes no counts (alltoallv, allgatherv and reducescatterv do)", f.Traffic, st.Op)
+	}
+	if f.Transpose != nil && st.Op != coll.AllToAllV {
+		return st, fmt.Errorf("transpose: only alltoallv's matrix turns around (a combine sends back what the dispatch sent)")
 	}
 	if err := sc.checkGroup(&st, f.Group); err != nil {
 		return st, err
@@ -76,6 +86,11 @@ func (sc *Scenario) checkStep(i int, f scenFileStep) (Step, error) {
 	}
 	if err := st.checkSize(f.Size, n); err != nil {
 		return st, err
+	}
+	if f.Traffic != "" {
+		if err := st.drawCounts(f.Traffic, f.Transpose != nil && *f.Transpose, n); err != nil {
+			return st, err
+		}
 	}
 	if f.Count != nil {
 		st.Calls = *f.Count
@@ -164,5 +179,39 @@ func (st *Step) checkSize(raw json.RawMessage, n int) error {
 		return fmt.Errorf("size %q: less than one %v element per block (%v on %d ranks moves at least %d bytes)",
 			text, st.DType, st.Op, n, st.Op.Blocks(n)*st.DType.Size())
 	}
+	return nil
+}
+
+// drawCounts sets a variable-size step's counts from its traffic spec on
+// its group's n ranks: the matrix of iteration 0 at the step's size (what
+// a rank sends; for allgatherv and reducescatterv the total over the n),
+// turned around with transpose (a combine returns what a dispatch sent).
+// A step runs one draw for all its iterations, so every iteration moves
+// the same bytes.
+func (st *Step) drawCounts(spec string, transpose bool, n int) error {
+	sp, err := traffic.ParseSpec(spec)
+	if err != nil {
+		return fmt.Errorf("traffic: %w", err)
+	}
+	g, err := traffic.NewGenerator(sp, n)
+	if err != nil {
+		return fmt.Errorf("traffic: %w", err)
+	}
+	size := st.Bytes
+	if st.Op != coll.AllToAllV {
+		size /= int64(n)
+	}
+	m, err := g.Matrix(0, size)
+	if err != nil {
+		return fmt.Errorf("traffic: %w", err)
+	}
+	at := m.At
+	if transpose {
+		at = func(s, d int) int64 { return m.At(d, s) }
+	}
+	if st.Counts, err = coll.CountsOfBytes(n, st.DType.Size(), at); err != nil {
+		return fmt.Errorf("traffic: %w", err)
+	}
+	st.Traffic = traffic.Summarize(m)
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/traffic"
 )
 
 // The environment the command honours. Every variable cmd reads is read
@@ -41,6 +42,10 @@ import (
 //	                                       is written to (go tool pprof)
 //	NCCL_TESTS_MIN_BW     sweep            Outputs.MinBusBW, in GB/s: the run   (no flag)
 //	                                       fails below 0.9 x it (nccl-tests)
+//	NCCL_TESTS_ALLTOALLV_ sweep            Sweep.Traffic: MATRIX_FILE (with     --traffic wins
+//	MATRIX_FILE, _SCALE,                   its SCALE) or the pattern's SPREAD,
+//	_SPREAD,                               as traffic.ReadEnv reads them;
+//	_PRINT_SUMMARY                         PRINT_SUMMARY each rank's bytes
 //	NCCL_TESTS_SPLIT,     sweep            a rank's color, the colors the       --groups or --group wins
 //	NCCL_TESTS_SPLIT_MASK                  layout and group of --groups and
 //	                                       --group (ncclsplit.go)
@@ -121,6 +126,9 @@ type environment struct {
 	// split is NCCL_TESTS_SPLIT_MASK or NCCL_TESTS_SPLIT, nil when neither
 	// is set (sweep only).
 	split *ncclSplit
+	// alltoallv is nccl-tests' NCCL_TESTS_ALLTOALLV_* variables (sweep
+	// only): the default of --traffic when alltoallv.Set.
+	alltoallv traffic.Env
 }
 
 // readEnv reads the variables cmd honours through lookup (os.LookupEnv),
@@ -162,6 +170,9 @@ func readEnv(lookup func(string) (string, bool), names []string, cmd envCommand)
 			return env, err
 		}
 		if env.split, err = parseNCCLSplit(getenv); err != nil {
+			return env, err
+		}
+		if env.alltoallv, err = traffic.ReadEnv(lookup); err != nil {
 			return env, err
 		}
 	}

@@ -52,6 +52,7 @@ var fieldFlags = map[fielderr.Field]string{
 	"Topology":     "--topology",
 	"TopologyAuto": "--topology auto",
 	"Fusion":       "--fusion",
+	"Traffic":      "--traffic",
 	"Overlap":      "--overlap",
 	"OverlapAuto":  "--overlap auto",
 	// Links

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/traffic"
 	"github.com/hccl-test/hccl-test/units"
 	"github.com/hccl-test/hccl-test/world"
 )
@@ -169,6 +171,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := parseDomains(&p, *groups, *fusion, *overlap); err != nil {
 		return p, o, err
 	}
+	if err := parseTraffic(&p, fs.Changed("traffic"), *f.traffic, env.alltoallv); err != nil {
+		return p, o, err
+	}
 	if err := simf.apply(&p.Links, p.Backend); err != nil {
 		return p, o, err
 	}
@@ -247,4 +252,24 @@ func names[T fmt.Stringer](xs []T) []string {
 		out[i] = x.String()
 	}
 	return out
+}
+
+// parseTraffic sets Sweep.Traffic from --traffic, or else from nccl-tests'
+// variables, and refuses --traffic where no collective of --op takes it.
+func parseTraffic(p *bench.Plan, given bool, spec string, env traffic.Env) error {
+	if !given {
+		if env.Set {
+			p.Traffic = env.Spec
+		}
+		return nil
+	}
+	sp, err := traffic.ParseSpec(spec)
+	if err != nil {
+		return fmt.Errorf("--%w", err) // "--traffic \"SPEC\": ..."
+	}
+	if !slices.ContainsFunc(p.Ops, func(op coll.Op) bool { return op.Desc().Variable() }) {
+		return fmt.Errorf("--traffic %s: no collective of --op takes counts (alltoallv, allgatherv, reducescatterv)", spec)
+	}
+	p.Traffic = sp
+	return nil
 }

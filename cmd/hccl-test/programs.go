@@ -36,13 +36,15 @@ var programOps = map[string]map[string]string{
 		"all_reduce": "allreduce", "all_gather": "allgather", "broadcast": "broadcast",
 		"reduce_scatter": "reducescatter", "reduce": "reduce", "alltoall": "alltoall",
 		"scatter": "scatter", "gather": "gather", "sendrecv": "sendrecv",
-		"hypercube": "", "alltoallv": "",
+		"hypercube": "", "alltoallv": "alltoallv",
 	},
 	"hccl_test": {
 		"all_reduce": "allreduce", "all_gather": "allgather", "broadcast": "broadcast",
 		"reduce_scatter": "reducescatter", "reduce": "reduce", "alltoall": "alltoall",
-		"scatter":     "scatter",
-		"all_gatherv": "", "alltoallv": "", "alltoallvc": "", "reduce_scatterv": "",
+		"scatter": "scatter",
+		// alltoallvc (HcclAlltoAllVC) moves what alltoallv does, each rank
+		// given the whole count matrix, as Args.Counts is here.
+		"all_gatherv": "allgatherv", "alltoallv": "alltoallv", "alltoallvc": "alltoallv", "reduce_scatterv": "reducescatterv",
 	},
 }
 

@@ -31,6 +31,7 @@ type sweepFlags struct {
 	hold, interval          durationValue
 	topology, link          *string
 	groups, fusion, overlap *string
+	traffic                 *string
 	help                    *bool
 	measure                 *measureFlags
 	threads                 *threadFlags
@@ -155,6 +156,8 @@ func (f *sweepFlags) domainSection(p *bench.Plan) *flagSection {
 	arg(s.FlagSet, "fusion", "N[,N...]")
 	f.overlap = s.String("overlap", "", "also run each collective started without blocking against this much synthetic compute (a duration, or auto: the collective's own time)")
 	arg(s.FlagSet, "overlap", "DURATION|auto")
+	f.traffic = s.String("traffic", "", "the counts of alltoallv, allgatherv and reducescatterv (docs/traffic.md): file:PATH (nccl-tests' matrix), spread[:spread=F], uniform, zipf[:s=F] or hot[:hot=N,share=F], a routing taking the keys tokens, hidden, experts, topk, seed, draw (iter or fixed) and place (block or cyclic), e.g. zipf:s=1.2,tokens=0,topk=8; default: nccl-tests' variables (MATRIX_FILE or SPREAD under NCCL_TESTS_ALLTOALLV_), else its pattern (spread)")
+	arg(s.FlagSet, "traffic", "SPEC")
 	return s
 }
 
