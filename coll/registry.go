@@ -210,9 +210,18 @@ func (c *Comm) runOnce(ctx context.Context, name string, a *Args) (string, error
 	}
 	c.live.begin(c.calls, a, alg)
 	defer c.live.end()
-	if a.RedOp == dtype.MulSum && a.Op.Reduces() && used != Native {
+	var done bool
+	if used != Native {
+		done, err = c.runSymmetric(ctx, alg, a)
+		if !done && err == nil {
+			done, err = c.timeWorld(ctx, alg, a)
+		}
+	}
+	switch {
+	case done || err != nil:
+	case a.RedOp == dtype.MulSum && a.Op.Reduces() && used != Native:
 		err = run(ctx, c, c.preMultiplied(a))
-	} else {
+	default:
 		err = run(ctx, c, a)
 	}
 	if err == nil && c.clock != nil {

@@ -24,16 +24,24 @@ type timing struct {
 // longer, as on a slower link. Only e's goroutine books on e's ports, in its
 // program order.
 func (e *endpoint) book(peer, n int, hold time.Duration) timing {
-	l := e.f.links
+	return e.f.book(e.rank, peer, n, hold, e.Now(), &e.busy, &e.issue)
+}
+
+// book is endpoint.book for a rank whose clock reads now and whose ports
+// and gap are busy and issue, which it moves: the one formula of the
+// package comment, shared by the ranks' endpoints and the symmetric
+// evaluation's mirror (symmetric.go), so that both time a message alike.
+func (f *fabric) book(rank, peer, n int, hold, now time.Duration, busy *[2]time.Duration, issue *time.Duration) timing {
+	l := f.links
 	port, alpha, gbps := 0, l.IntraAlpha, l.IntraGBps
-	if e.f.server(peer) != e.f.server(e.rank) {
+	if f.server(peer) != f.server(rank) {
 		port, alpha, gbps = 1, l.InterAlpha, l.InterGBps
 	}
-	issued := max(e.Now(), e.issue)
-	e.issue = limits.AddDurations(issued, l.Gap)
-	start := max(issued, e.busy[port])
+	issued := max(now, *issue)
+	*issue = limits.AddDurations(issued, l.Gap)
+	start := max(issued, busy[port])
 	left := limits.AddDurations(start, hold, bytesAt(n, gbps))
-	e.busy[port] = left
+	busy[port] = left
 	return timing{left: left, arrive: limits.AddDurations(left, alpha)}
 }
 

@@ -55,11 +55,17 @@ func at(n int, gbps float64) time.Duration { return time.Duration(float64(n) / g
 // every rank's clock at the end.
 func runWorld(t *testing.T, n int, m sim.LinkModel, body func(ctx context.Context, tr backends.Transport) error) []time.Duration {
 	t.Helper()
+	return runWorldFor(t, n, m, 10*time.Second, body)
+}
+
+// runWorldFor is runWorld with a deadline of timeout for the whole world.
+func runWorldFor(t *testing.T, n int, m sim.LinkModel, timeout time.Duration, body func(ctx context.Context, tr backends.Transport) error) []time.Duration {
+	t.Helper()
 	w, err := sim.NewWorld(n, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	clocks := make([]time.Duration, n)
 	errs := make([]error, n)
