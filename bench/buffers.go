@@ -6,12 +6,15 @@ import "github.com/hccl-test/hccl-test/kit"
 // a group of n ranks allocates (kit.BufferPool.Ensure) for every row of p:
 // the largest row's send or receive side, as the collective's descriptor
 // lays it out (coll.Op.BufferBytes), and the bytes -u moves its start by.
-// The memory estimate (Memory) counts the same figure.
+// The largest row is the sweep's largest size (largestSize), which is
+// below MaxBytes where the steps do not land on it. The memory estimate
+// (Memory) counts the same figure.
 func (p Plan) bufferNeed(n int) int64 {
 	var need int64
+	largest := p.largestSize()
 	for _, op := range p.Ops {
 		for _, dt := range p.DTypes {
-			_, bytes := kit.RowCount(op, dt, n, p.MaxBytes)
+			_, bytes := kit.RowCount(op, dt, n, largest)
 			s, r := op.BufferBytes(n, bytes)
 			need = max(need, s, r)
 		}
