@@ -33,7 +33,7 @@ const (
 // is otherwise. Every rank takes part, as in calibrate.
 func (r *rankRunner) calibrateMemory(ctx context.Context, c *estimate.Calibration) error {
 	size := int64(min(len(r.bufs.A), len(r.bufs.B), calMem))
-	if r.plan.NoPayload || r.plan.MaxBytes < calMemMin || size < calMemMin {
+	if r.plan.NoPayload || r.plan.largestSize() < calMemMin || size < calMemMin {
 		return nil
 	}
 	gamma, err := r.slowestReduce(ctx, c.DTypes, r.bufs.A[:size], r.bufs.B[:size])

@@ -127,8 +127,16 @@ func oneCallUS(t *testing.T, p Plan, op coll.Op, algo string, b int) float64 {
 	case coll.Scatter:
 		sendBlocks = p.Ranks
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), p.Timeout)
-	defer cancel()
+	// A simulated call's wall time is the host's, not the model's: bound
+	// the wait by the test binary's own deadline (go test -timeout), not
+	// by p.Timeout, which a loaded host overran (a 4 MiB broadcast on 8
+	// ranks under -race waited past 20 s with every rank making progress).
+	ctx := t.Context()
+	if end, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, end)
+		defer cancel()
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, p.Ranks)
 	ends := make([]time.Duration, p.Ranks)

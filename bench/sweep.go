@@ -39,6 +39,34 @@ func (p Plan) eachSize(f func(int64) bool) {
 	}
 }
 
+// largestSize returns the largest size of the sweep (the last of Sizes),
+// which is below MaxBytes where the steps do not land on it: -b 1K -e 64M
+// -f 64 sweeps 1K, 64K and 4M. What a run allocates and touches before its
+// first row is sized by this, not by MaxBytes. Past MaxSizes sizes (a plan
+// Validate refuses) it returns MaxBytes without counting further; with no
+// size at all, MaxBytes too.
+func (p Plan) largestSize() int64 {
+	if p.MinBytes > p.MaxBytes {
+		return p.MaxBytes
+	}
+	if p.StepBytes > 0 {
+		return p.MinBytes + (p.MaxBytes-p.MinBytes)/p.StepBytes*p.StepBytes
+	}
+	if !(p.StepFactor > 1) || math.IsInf(p.StepFactor, 0) {
+		return p.MaxBytes
+	}
+	last, n := p.MaxBytes, 0
+	p.eachSize(func(s int64) bool {
+		n++
+		last = s
+		return n <= MaxSizes
+	})
+	if n > MaxSizes {
+		return p.MaxBytes
+	}
+	return last
+}
+
 // nextSize returns the size after s, or -1 past the largest size a plan
 // accepts.
 func (p Plan) nextSize(s int64) int64 {

@@ -215,7 +215,7 @@ func (p Plan) drawnRows(row Row, n int) ([]Row, []*draw, error) {
 // grows with the size (a routing of more tokens routes the same first
 // ones; the spread pattern scales), so the largest size bounds the others.
 func (p Plan) variableNeed(op coll.Op, dt dtype.DType, n int) (int64, error) {
-	_, bytes := payload.RowCount(op, dt, n, p.MaxBytes)
+	_, bytes := payload.RowCount(op, dt, n, p.largestSize())
 	rows, _, err := p.drawnRows(Row{Op: op, DType: dt, Bytes: bytes, Count: 1}, n)
 	if err != nil {
 		return 0, err
