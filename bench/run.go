@@ -99,7 +99,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	})
 	runErr = hangReport(runErr)
 	if runErr != nil && ctx.Err() != nil {
-		runErr = fmt.Errorf("interrupted (%v): %w", context.Cause(ctx), runErr)
+		runErr = fmt.Errorf("interrupted (%w): %w", context.Cause(ctx), runErr)
 	}
 	sum.Err = runErr
 	if begun {

@@ -100,7 +100,7 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 	runtime.KeepAlive(kept)
 	if err != nil {
 		if ctx.Err() != nil {
-			err = fmt.Errorf("interrupted (%v): %w", context.Cause(ctx), err)
+			err = fmt.Errorf("interrupted (%w): %w", context.Cause(ctx), err)
 		}
 		return nil, err
 	}
