@@ -72,7 +72,14 @@ type Host struct {
 	Failed int     // of them failed or flaky
 	Median float64 // median figure of its pairs that have one
 	Ratio  float64 // Median / Report.Median
-	Named  bool    // bad with most of its peers (Bad > Pairs/2), with 3 hosts or more
+	// Named: bad with most of its peers once its bad pairs with hosts
+	// named on stronger evidence are taken out (see nameHosts), with 3
+	// hosts or more.
+	Named bool
+	// Rest counts its pairs less its bad pairs with hosts named before it
+	// (when it is named) or named at all (when it is not), RestBad the
+	// bad ones of them: the evidence it was judged on.
+	Rest, RestBad int
 	// Unexplained counts its bad pairs with hosts that are not named (the
 	// pairs named in their own right), when it is not named itself.
 	Unexplained int
@@ -99,7 +106,7 @@ type Report struct {
 	// Live says the pairs were measured by a live search (LiveReport),
 	// one "log" a pair of hosts, not read from logs.
 	Live  bool
-	Hosts []*Host // named first, ranked worst first; then by name
+	Hosts []*Host // named first, in the order they were named; then worst first
 	Pairs []*Pair // by hosts
 }
 
@@ -233,8 +240,10 @@ func Analyze(logs []*Log, op string, c Config) *Report {
 				h.Evidence = append(h.Evidence, fmt.Sprintf("%s %.3g GB/s %.2fx", peer, p.Figure, p.Ratio))
 			}
 		}
-		// With two hosts the one pair cannot tell which host is bad.
-		h.Named = len(r.Hosts) >= 3 && 2*h.Bad > h.Pairs
+	}
+	order := map[*Host]int{}
+	for i, h := range nameHosts(r.Hosts, r.Pairs) {
+		order[h] = i + 1
 	}
 	for _, p := range r.Pairs {
 		p.Named = p.Bad() && !hosts[p.A].Named && !hosts[p.B].Named
@@ -246,6 +255,7 @@ func Analyze(logs []*Log, op string, c Config) *Report {
 	slices.SortStableFunc(r.Hosts, func(x, y *Host) int {
 		return cmp.Or(
 			-cmp.Compare(boolInt(x.Named), boolInt(y.Named)),
+			cmp.Compare(order[x], order[y]),
 			-cmp.Compare(float64(x.Bad)/float64(x.Pairs), float64(y.Bad)/float64(y.Pairs)),
 			-cmp.Compare(x.Failed, y.Failed),
 			cmp.Compare(nanLast(x.Ratio), nanLast(y.Ratio)),

@@ -54,7 +54,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		return ew.err
 	}
 	for i, h := range hosts {
-		fmt.Fprintf(ew, "named host %d: %s, bad with %d of its %d peers: %s\n", i+1, h.Name, h.Bad, h.Pairs, strings.Join(h.Evidence, "; "))
+		rest := ""
+		if h.Rest < h.Pairs {
+			rest = fmt.Sprintf(", %d of %d without those with hosts named before it", h.RestBad, h.Rest)
+		}
+		fmt.Fprintf(ew, "named host %d: %s, bad with %d of its %d peers%s: %s\n", i+1, h.Name, h.Bad, h.Pairs, rest, strings.Join(h.Evidence, "; "))
 	}
 	for _, p := range pairs {
 		evidence := fmt.Sprintf("%s GB/s %sx", num(p.Figure), ratio(p.Ratio))

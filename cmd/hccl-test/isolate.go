@@ -50,7 +50,9 @@ rail). A pair is failed when a log says so (a failure line, wrong
 elements) or misses such a size; slow when below both the median of the
 hosts' medians minus --k median absolute deviations and --floor x that
 median. A host is named when bad with most of its peers (3 hosts or
-more); a bad pair between good hosts is named in its own right; a group
+more), one at a time, strongest evidence first, each host's pairs with
+the hosts named before it set aside (exactly half, all failed, names a
+host whose peers are bad with fewer); a bad pair between good hosts is named in its own right; a group
 slow or failed with no named host and no bad pair in it is named. See
 docs/isolate.md.
 
