@@ -135,6 +135,9 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		rec.RankIterUS = rankIterUS(all, r.comm.Size(), iters)
 	}
 	trafficRecord(&rec, row, draws)
+	if rec.Comment, err = r.plan.rankSummary(row, draws, rec); err != nil {
+		return results.Record{}, fmt.Errorf("rank summary: %w", err)
+	}
 	rec.Algo = algo
 	rec.Retries = r.comm.Reruns() - reruns
 	overlap.fill(&rec)
