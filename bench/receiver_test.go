@@ -39,7 +39,8 @@ func matrixFile(t *testing.T, n int, cell func(s, d int) int64) traffic.Spec {
 // row names the rank that received most (the hot expert's, the hot
 // column of a matrix), not a sender left waiting for it; with even
 // counts the skew is below a hot row's, so slow names no straggler there.
-// The identities are asserted, the times only against each other.
+// The identities are asserted (in most of three runs), the times only
+// against each other.
 func TestSlowNamesHotReceiver(t *testing.T) {
 	const size = 8 << 20
 	hot, err := traffic.ParseSpec("hot:hot=1,share=0.9,tokens=0,seed=7,draw=fixed")
@@ -85,43 +86,57 @@ func TestSlowNamesHotReceiver(t *testing.T) {
 			p.Ranks, p.Ops, p.DTypes, p.RedOps = tc.ranks, tc.ops, []dtype.DType{dtype.FP32}, []dtype.ReduceOp{dtype.Sum}
 			p.Placements = []Placement{OutOfPlace}
 			p.MinBytes, p.MaxBytes = size, size
-			p.Iters, p.Warmup = 5, 1
+			p.Iters, p.Warmup = 20, 1 // the hot rank's time adds up over them, the noise of start times less
 			p.Algo = "direct"
 			p.Traffic = tc.traffic
-			var c capture
-			if _, err := Run(context.Background(), p, &c); err != nil {
-				t.Fatal(err)
-			}
-			if len(c.records) == 0 {
-				t.Fatal("no rows")
-			}
-			for _, r := range c.records {
-				if r.Wrong != 0 {
-					t.Errorf("%s: %d wrong", r.Op, r.Wrong)
+			// A rank preempted inside a call (more ranks than CPUs, on a
+			// busy host) lengthens its own time: the identity must hold
+			// in most of three runs, not in every one.
+			const runs = 3
+			good := map[string]int{}
+			var seen []string
+			for range runs {
+				var c capture
+				if _, err := Run(context.Background(), p, &c); err != nil {
+					t.Fatal(err)
 				}
-				switch {
-				case tc.hot >= 0:
-					if r.HotRank != tc.hot || r.SlowRank != tc.hot {
-						t.Errorf("%s: hot %d, slow %d (skew %.1f): want both %d", r.Op, r.HotRank, r.SlowRank, r.Skew, tc.hot)
+				if len(c.records) == 0 {
+					t.Fatal("no rows")
+				}
+				for _, r := range c.records {
+					if r.Wrong != 0 {
+						t.Errorf("%s: %d wrong", r.Op, r.Wrong)
 					}
-					skews["hot"] = max(skews["hot"], r.Skew)
-				case tc.hot == -1:
-					skews["even"] = r.Skew
-				case r.Op == coll.ReduceScatterV.String():
-					// Rank 3 reduces the largest block.
-					if r.SlowRank != 3 {
-						t.Errorf("%s: slow %d (skew %.1f), want 3", r.Op, r.SlowRank, r.Skew)
+					ok := true
+					switch {
+					case tc.hot >= 0:
+						ok = r.HotRank == tc.hot && r.SlowRank == tc.hot
+						skews["hot"] = max(skews["hot"], r.Skew)
+					case tc.hot == -1:
+						skews["even"] = max(skews["even"], r.Skew)
+					case r.Op == coll.ReduceScatterV.String():
+						ok = r.SlowRank == 3 // it reduces the largest block
+					case r.Op == coll.AllGatherV.String():
+						// Every rank receives rank 3's block, and rank 3
+						// receives only the small ones: it has its data
+						// first.
+						ok = r.SlowRank != 3
 					}
-				case r.Op == coll.AllGatherV.String():
-					// Every rank receives rank 3's block, and rank 3
-					// receives only the small ones: it has its data first.
-					if r.SlowRank == 3 {
-						t.Errorf("%s: slow %d (skew %.1f), the rank that received least", r.Op, r.SlowRank, r.Skew)
+					if ok {
+						good[r.Op]++
 					}
+					seen = append(seen, fmt.Sprintf("%s: hot %d, slow %d, skew %.1f", r.Op, r.HotRank, r.SlowRank, r.Skew))
+				}
+			}
+			for _, op := range tc.ops {
+				if good[op.String()] < 2 {
+					t.Errorf("%s: slow named as it should in %d of %d runs (want %d as the hot rank; -2: 3 for reducescatterv, not 3 for allgatherv):\n%s",
+						op, good[op.String()], runs, tc.hot, strings.Join(seen, "\n"))
 				}
 			}
 		})
 	}
+	// The even rows' largest skew against the hot rows' largest.
 	if skews["hot"] > 0 && skews["even"] >= skews["hot"] {
 		t.Errorf("even counts' skew %.1f is not below the hot ones' (%.1f)", skews["even"], skews["hot"])
 	}
