@@ -59,14 +59,15 @@ func (p Plan) maxRowIters() int {
 // call(ops) with ops p.aggIters() (-m), and returns their times in
 // seconds per op, followed by room for the sampleExtras values, with the
 // time this rank waited on its peers (in comm) during them already at
-// extraWaited and, with -C, its share of the process's CPU time per op at
-// extraCPU. With -z 3 a barrier precedes each iteration, outside its time
+// extraWaited, the time its variable-size calls took to their last
+// receive at extraReceived and, with -C, its share of the process's CPU
+// time per op at extraCPU. With -z 3 a barrier precedes each iteration, outside its time
 // and its CPU time.
 func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call func(ops int) (time.Duration, error)) ([]float64, error) {
 	p := r.plan
 	ops := p.aggIters()
 	samples := make([]float64, 0, p.Iters+sampleExtras)
-	var waited, work, cpu time.Duration
+	var waited, received, work, cpu time.Duration
 	n := p.Iters
 	for round := 0; ; round++ {
 		// Room for the round's times before it starts: growing the slice
@@ -79,13 +80,13 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 		// waits too, else around the round (a reading is two of a clock,
 		// which the peers' loops do not pay: an iteration's, as a send's
 		// hand-off to the peer, ends up in the peer's time).
-		roundWaited := r.waited(comm)
+		roundWaited, roundReceived := r.waited(comm), comm.Received()
 		for len(samples) < n {
 			if p.Blocking == BlockingIterBarrier {
 				if err := r.barrier(ctx); err != nil {
 					return nil, fmt.Errorf("barrier before an iteration (-z 3): %w", err)
 				}
-				roundWaited = r.waited(comm)
+				roundWaited, roundReceived = r.waited(comm), comm.Received()
 			}
 			var used time.Duration
 			if p.CPUTime {
@@ -100,12 +101,14 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 			}
 			if p.Blocking == BlockingIterBarrier {
 				waited += r.waited(comm) - roundWaited
+				received += comm.Received() - roundReceived
 			}
 			samples = append(samples, d.Seconds()/float64(ops))
 			work += d
 		}
 		if p.Blocking != BlockingIterBarrier {
 			waited += r.waited(comm) - roundWaited
+			received += comm.Received() - roundReceived
 		}
 		if p.BenchTime <= 0 {
 			break
@@ -122,6 +125,7 @@ func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call 
 	samples = append(samples, make([]float64, sampleExtras)...)
 	// Per op, as the times are (-m).
 	samples[n+extraWaited] = waited.Seconds() / float64(ops)
+	samples[n+extraReceived] = received.Seconds() / float64(ops)
 	if p.CPUTime {
 		// The process's CPU time is that of every rank it hosts (shm's
 		// goroutines), which each read over the same stretch: each takes

@@ -12,18 +12,18 @@ import (
 // calls it does not check, and in the checked call when it found nothing.
 func TestCombineInjectedCorruption(t *testing.T) {
 	// Two ranks, one iteration: time, wrong, waited, corrupted outside
-	// the checked call, corrupted in it, CPU time.
+	// the checked call, corrupted in it, CPU time, time to the last receive.
 	tests := []struct {
 		name               string
-		r0, r1             [6]float64
+		r0, r1             [7]float64
 		wantWrong, wantInj int64
 	}{
-		{"no fault", [6]float64{1, 0, 0, 0, 0, 0}, [6]float64{1, 0, 0, 0, 0, 0}, 0, 0},
-		{"in a timed call", [6]float64{1, 0, 0, 2, 0, 0}, [6]float64{1, 0, 0, 1, 0, 0}, 3, 3},
-		{"in the checked call, seen", [6]float64{1, 5, 0, 0, 1, 0}, [6]float64{1, 0, 0, 0, 0, 0}, 5, 0},
-		{"in the checked call, hidden", [6]float64{1, 0, 0, 0, 1, 0}, [6]float64{1, 0, 0, 0, 0, 0}, 1, 1},
-		{"seen and unseen", [6]float64{1, 4, 0, 1, 1, 0}, [6]float64{1, 0, 0, 0, 0, 0}, 5, 1},
-		{"not checked", [6]float64{1, -1, 0, 0, 0, 0}, [6]float64{1, -1, 0, 0, 0, 0}, -1, 0},
+		{"no fault", [7]float64{1, 0, 0, 0, 0, 0, 0}, [7]float64{1, 0, 0, 0, 0, 0, 0}, 0, 0},
+		{"in a timed call", [7]float64{1, 0, 0, 2, 0, 0, 0}, [7]float64{1, 0, 0, 1, 0, 0, 0}, 3, 3},
+		{"in the checked call, seen", [7]float64{1, 5, 0, 0, 1, 0, 0}, [7]float64{1, 0, 0, 0, 0, 0, 0}, 5, 0},
+		{"in the checked call, hidden", [7]float64{1, 0, 0, 0, 1, 0, 0}, [7]float64{1, 0, 0, 0, 0, 0, 0}, 1, 1},
+		{"seen and unseen", [7]float64{1, 4, 0, 1, 1, 0, 0}, [7]float64{1, 0, 0, 0, 0, 0, 0}, 5, 1},
+		{"not checked", [7]float64{1, -1, 0, 0, 0, 0, 0}, [7]float64{1, -1, 0, 0, 0, 0, 0}, -1, 0},
 	}
 	row := Row{Op: coll.AllReduce, DType: dtype.FP32, RedOp: dtype.Max, Count: 4, Bytes: 16}
 	for _, tc := range tests {

@@ -135,6 +135,9 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		rec.RankIterUS = rankIterUS(all, r.comm.Size(), iters)
 	}
 	trafficRecord(&rec, row, draws)
+	if rec.Comment, err = r.plan.rankSummary(row, draws, rec); err != nil {
+		return results.Record{}, fmt.Errorf("rank summary: %w", err)
+	}
 	rec.Algo = algo
 	rec.Retries = r.comm.Reruns() - reruns
 	overlap.fill(&rec)
@@ -245,6 +248,7 @@ const (
 	extraUnchecked        // messages --inject corrupted in calls the check does not see
 	extraInCheck          // messages --inject corrupted in the checked call
 	extraCPU              // this rank's share of the process's CPU seconds per op (-C); 0 without
+	extraReceived         // seconds its variable-size calls took to their last receive (coll.Comm.Received), per op
 	sampleExtras          // how many values follow the times
 )
 
@@ -256,12 +260,15 @@ const (
 // mean over its loop and then the largest; time is the series' mean, and
 // min, p50, p99, max and stddev are of the same series, so min <= time <=
 // max. The CPU time per op (-C) is combined over the ranks by avg too.
-// The straggler figures (slow, skew) are of per-rank busy time instead.
+// The straggler figures (slow, skew) are of per-rank busy time instead;
+// for a variable-size collective, of each rank's time from the start of
+// its calls to their last receive (coll.Comm.Received).
 // With groups, every rank of the world counts (all groups run at once)
 // and the bus factor is the group's.
 func combine(row Row, all []float64, n, iters int, linkGBps float64, avg Average) results.Record {
 	perRank := make([][]float64, n)
 	busy := make([]float64, n)
+	recv := make([]float64, n)
 	cpu := make([]float64, n)
 	var wrong, unchecked, inCheck int64
 	for rk := range perRank {
@@ -276,6 +283,7 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64, avg Average
 		}
 		cpu[rk] = s[iters+extraCPU]
 		busy[rk] = max(total-s[iters+extraWaited], 0)
+		recv[rk] = s[iters+extraReceived]
 		if s[iters+extraWrong] < 0 {
 			wrong = -1
 		} else if wrong >= 0 {
@@ -316,7 +324,17 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64, avg Average
 		Group: row.Group, GroupSize: row.GroupSize, Buckets: row.Buckets,
 	}
 	rec.CPUUS = avg.of(cpu) * 1e6
-	rec.SlowRank, rec.Skew = straggler(busy, mean*float64(iters))
+	if row.Op.Desc().Variable() {
+		// The rank whose receives completed last, the one the skew of
+		// the counts made everyone wait for: its busy time names no one,
+		// as senders wait until the hot receiver has taken their blocks
+		// and, on shm, that receiver copies them inside its waits. With
+		// even counts the ranks receive alike: the skew is near 1, and
+		// slow is the last of equals.
+		rec.SlowRank, rec.Skew = straggler(recv, mean*float64(iters))
+	} else {
+		rec.SlowRank, rec.Skew = straggler(busy, mean*float64(iters))
+	}
 	if mean > 0 {
 		rec.AlgBW = float64(row.Bytes) / mean / 1e9
 		rec.BusBW = rec.AlgBW * row.Op.BusFactor(max(row.GroupSize, 1))
@@ -328,7 +346,8 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64, avg Average
 }
 
 // straggler names the rank with the most busy time (time in the op not
-// spent waiting on a peer: the rank the others waited for) and the ratio of
+// spent waiting on a peer: the rank the others waited for; for a
+// variable-size collective, time to its last receive) and the ratio of
 // its busy time to the least busy rank's. Busy times below a microsecond
 // count as one, so that idle ranks do not make the ratio meaningless. The
 // skew is 0 (not known) when that rank was busy less than

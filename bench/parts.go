@@ -355,6 +355,12 @@ type Outputs struct {
 	// when the mean bus bandwidth over every row measured is below
 	// results.MinBusBWShare of it; 0: unchecked.
 	MinBusBW float64
+	// RankSummary writes, after each alltoallv row of the table, the
+	// block nccl-tests' NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY prints: every
+	// rank's bytes sent and received in the row's first draw and its
+	// bandwidths over the row's time (traffic.WriteRankSummary), as
+	// comment lines.
+	RankSummary bool
 }
 
 // Validate reports what is wrong with o: only MinBusBW can be, when it

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hccl-test/hccl-test/coll"
@@ -113,6 +114,7 @@ func (p Plan) validateTraffic() error {
 type draw struct {
 	counts *coll.Counts
 	sum    traffic.Summary
+	m      *traffic.Matrix // the matrix, in bytes
 }
 
 // drawKey names one draw: the matrix of iteration iter at drawBytes, in
@@ -180,7 +182,7 @@ func drawOf(g *traffic.Generator, op coll.Op, es int, size int64, iter int) (*dr
 	if drawCache.draws == nil || len(drawCache.draws) >= maxCachedDraws {
 		drawCache.draws = map[drawKey]*draw{}
 	}
-	d := &draw{counts: counts, sum: traffic.Summarize(m)}
+	d := &draw{counts: counts, sum: traffic.Summarize(m), m: m}
 	drawCache.draws[key] = d
 	return d, nil
 }
@@ -278,4 +280,24 @@ func trafficRecord(rec *results.Record, row Row, draws []*draw) {
 			rec.Util *= rec.BusBW / bus // utilization scales with busbw
 		}
 	}
+}
+
+// rankSummary is the block nccl-tests prints after an alltoallv row under
+// NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY (Outputs.RankSummary), of the row's
+// first draw over the row's time, one comment line each; nil for other
+// rows, with the option off, or before a time.
+func (p Plan) rankSummary(row Row, draws []*draw, rec results.Record) ([]string, error) {
+	if !p.RankSummary || row.Op != coll.AllToAllV || len(draws) == 0 || draws[0].m == nil || rec.TimeUS <= 0 {
+		return nil, nil
+	}
+	n := draws[0].m.Ranks()
+	g, err := generator(p.trafficSpec(), n)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	if err := g.WriteRankSummary(&b, draws[0].m, drawBytes(row.Op, n, row.Bytes), rec.TimeUS*1e-6); err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"), nil
 }

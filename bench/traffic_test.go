@@ -1,7 +1,10 @@
 package bench
 
 import (
+	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/hccl-test/hccl-test/coll"
@@ -46,5 +49,55 @@ func TestTrafficRecord(t *testing.T) {
 			rec.Imbalance != want.Imbalance || rec.HotRank != want.HotRank {
 			t.Errorf("%v: got %+v\nwant %+v", tt.op, rec, want)
 		}
+	}
+}
+
+// TestRankSummary: with Outputs.RankSummary an alltoallv row carries
+// nccl-tests' PRINT_SUMMARY block, every rank's bytes as the matrix file
+// says (row sums sent, column sums received) and its time; without it,
+// and for allgatherv, none.
+func TestRankSummary(t *testing.T) {
+	cell := func(s, d int) int64 { return int64(1024 * (1 + s + 2*d)) }
+	sp := matrixFile(t, 3, cell)
+	for _, tc := range []struct {
+		name string
+		op   coll.Op
+		on   bool
+	}{{"alltoallv", coll.AllToAllV, true}, {"off", coll.AllToAllV, false}, {"allgatherv", coll.AllGatherV, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := smallPlan()
+			p.Ops, p.DTypes, p.RedOps = []coll.Op{tc.op}, []dtype.DType{dtype.FP32}, []dtype.ReduceOp{dtype.Sum}
+			p.Placements = []Placement{OutOfPlace}
+			p.MinBytes, p.MaxBytes = 1<<16, 1<<16
+			p.Traffic, p.RankSummary = sp, tc.on
+			var c capture
+			if _, err := Run(context.Background(), p, &c); err != nil {
+				t.Fatal(err)
+			}
+			if len(c.records) != 1 {
+				t.Fatalf("%d records", len(c.records))
+			}
+			got := c.records[0].Comment
+			if !tc.on || tc.op != coll.AllToAllV {
+				if got != nil {
+					t.Errorf("a summary: %q", got)
+				}
+				return
+			}
+			if len(got) != 4 || !strings.HasPrefix(got[0], "# NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY: mode=matrix nranks=3 matrix_dim=3") {
+				t.Fatalf("summary %q", got)
+			}
+			for r := range 3 {
+				var sent, recv int64
+				for p := range 3 {
+					sent += cell(r, p)
+					recv += cell(p, r)
+				}
+				want := fmt.Sprintf("#   rank=%d send_bytes=%d recv_bytes=%d ", r, sent, recv)
+				if !strings.HasPrefix(got[1+r], want) {
+					t.Errorf("line %q, want it to start %q", got[1+r], want)
+				}
+			}
+		})
 	}
 }

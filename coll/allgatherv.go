@@ -20,6 +20,7 @@ func init() {
 // the receive buffer. Cost for blocks of b bytes: (n-1)α + (n-1)bβ.
 func directAllGatherV(ctx context.Context, c *Comm, a *Args) error {
 	n, r, es := c.size, c.rank, a.DType.Size()
+	timer := c.startReceives()
 	spans := a.Counts.RankSpans()
 	blk := func(j int) []byte { return spans[j].bytes(a.Recv, es) }
 	// Step 1: our own block into place.
@@ -33,16 +34,14 @@ func directAllGatherV(ctx context.Context, c *Comm, a *Args) error {
 			reqs = append(reqs, c.t.Recv(p, blk(p)))
 		}
 	}
+	nrecv := len(reqs)
 	if spans[r].Len > 0 {
 		for _, p := range others(r, n, +1) {
 			reqs = append(reqs, c.t.Send(p, blk(r)))
 		}
 	}
-	// Step 3: wait for all of them.
-	if err := c.waitAll(ctx, reqs...); err != nil {
-		return fmt.Errorf("exchange: %w", err)
-	}
-	return nil
+	// Step 3: wait for the receives, then for the sends.
+	return waitRecvsSends(ctx, c, timer, reqs[:nrecv], reqs[nrecv:])
 }
 
 // ringAllGatherV passes the blocks around the ring: at step k (0 to n-2)
@@ -52,6 +51,8 @@ func directAllGatherV(ctx context.Context, c *Comm, a *Args) error {
 // waits for the largest block in flight, so a hot block costs n-1 times.
 func ringAllGatherV(ctx context.Context, c *Comm, a *Args) error {
 	n, r, es := c.size, c.rank, a.DType.Size()
+	// Its last receive ends with its last step, as pairwise alltoallv's.
+	defer c.startReceives().done()
 	spans := a.Counts.RankSpans()
 	blk := func(j int) []byte { return spans[j].bytes(a.Recv, es) }
 	if spans[r].Len > 0 {

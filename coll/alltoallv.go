@@ -24,6 +24,7 @@ func init() {
 // uneven ones, the largest column's bytes at the receiving end.
 func directAllToAllV(ctx context.Context, c *Comm, a *Args) error {
 	n, r, es := c.size, c.rank, a.DType.Size()
+	timer := c.startReceives()
 	sends, recvs := a.Counts.SendSpans(r), a.Counts.RecvSpans(r)
 	// Step 1: our own block stays here.
 	if recvs[r].Len > 0 {
@@ -37,14 +38,29 @@ func directAllToAllV(ctx context.Context, c *Comm, a *Args) error {
 			reqs = append(reqs, c.t.Recv(p, recvs[p].bytes(a.Recv, es)))
 		}
 	}
+	nrecv := len(reqs)
 	for _, p := range others(r, n, +1) {
 		if sends[p].Len > 0 {
 			reqs = append(reqs, c.t.Send(p, sends[p].bytes(a.Send, es)))
 		}
 	}
-	// Step 3: wait for all of them.
-	if err := c.waitAll(ctx, reqs...); err != nil {
-		return fmt.Errorf("exchange: %w", err)
+	// Step 3: wait for the receives, when our data is all here, then
+	// for the sends.
+	return waitRecvsSends(ctx, c, timer, reqs[:nrecv], reqs[nrecv:])
+}
+
+// waitRecvsSends waits for a call's receives, notes when they were done
+// (timer), then waits for its sends, even after a failed receive, and
+// returns the first error.
+func waitRecvsSends(ctx context.Context, c *Comm, timer recvTimer, recvs, sends inFlight) error {
+	rerr := c.waitAll(ctx, recvs...)
+	timer.done()
+	serr := c.waitAll(ctx, sends...)
+	if rerr != nil {
+		return fmt.Errorf("exchange: %w", rerr)
+	}
+	if serr != nil {
+		return fmt.Errorf("exchange: %w", serr)
 	}
 	return nil
 }
@@ -56,6 +72,9 @@ func directAllToAllV(ctx context.Context, c *Comm, a *Args) error {
 // Cost for blocks of b bytes: (n-1)(α + bβ) with even counts.
 func pairwiseAllToAllV(ctx context.Context, c *Comm, a *Args) error {
 	n, r, es := c.size, c.rank, a.DType.Size()
+	// Its last receive ends with its last step: every rank's time to
+	// receive is about the call's, and names no hot receiver.
+	defer c.startReceives().done()
 	sends, recvs := a.Counts.SendSpans(r), a.Counts.RecvSpans(r)
 	// Step 0: our own block stays here.
 	if recvs[r].Len > 0 {

@@ -21,6 +21,7 @@ type Comm struct {
 	t          backends.Transport
 	rel        backends.Releaser // t, when it reuses its requests
 	waited     ticks.Ticks       // time spent in waitAll
+	received   time.Duration     // variable-size calls' time to their last receive (Received)
 	live       live              // what the rank is doing now, for Status
 	rank, size int
 	scratch    []byte

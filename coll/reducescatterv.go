@@ -24,6 +24,7 @@ func init() {
 // block reduces longest.
 func directReduceScatterV(ctx context.Context, c *Comm, a *Args) error {
 	n, r, es := c.size, c.rank, a.DType.Size()
+	timer := c.startReceives()
 	spans := a.Counts.RankSpans()
 	blk := func(j int) []byte { return spans[j].bytes(a.Send, es) }
 	recv := a.Recv[:spans[r].Len*es]
@@ -50,6 +51,7 @@ func directReduceScatterV(ctx context.Context, c *Comm, a *Args) error {
 			acc = recv
 		}
 	}
+	timer.done() // every copy of block r is in
 	// Step 3: wait for the peers to take our blocks.
 	if serr := c.waitAll(ctx, sends...); err == nil && serr != nil {
 		err = fmt.Errorf("sends: %w", serr)

@@ -78,6 +78,11 @@ type Record struct {
 	RecvMinBytes, RecvMeanBytes, RecvMaxBytes float64
 	Imbalance                                 float64
 	HotRank                                   int
+	// Comment is lines the table writes after the row, each starting
+	// with "#" so that readers of the table skip them (nccl-tests'
+	// NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY block); CSV and JSON leave them
+	// out.
+	Comment []string
 	// Ended is when the row's measurement ended (the timestamp that
 	// Header.Timestamps shows).
 	Ended time.Time

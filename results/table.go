@@ -182,14 +182,29 @@ func (t *Table) Write(r Record) error {
 		if p := t.pending; p != nil && sameShape(*p, r) {
 			t.pending = nil
 			t.printf("%s%s%s%s\n", t.lead(*p), t.group(*p), t.group(r), t.stamp(r))
+			t.comment(*p)
+			t.comment(r)
 			return t.flush()
 		}
 		t.flushPending()
 		t.printf("%s%s%s%s\n", t.lead(r), strings.Repeat(" ", len(t.group(r))), t.group(r), t.stamp(r))
+		t.comment(r)
 		return t.flush()
 	}
 	t.printf("%s%s%s\n", t.lead(r), t.group(r), t.stamp(r))
+	t.comment(r)
 	return t.flush()
+}
+
+// comment writes r's comment lines (Record.Comment), each made to start
+// with "#" if it does not.
+func (t *Table) comment(r Record) {
+	for _, line := range r.Comment {
+		if !strings.HasPrefix(line, "#") {
+			line = "# " + line
+		}
+		t.printf("%s\n", line)
+	}
 }
 
 func (t *Table) flushPending() {
@@ -200,6 +215,7 @@ func (t *Table) flushPending() {
 			stamp = strings.Repeat(" ", len(t.group(*p))) + t.stamp(*p)
 		}
 		t.printf("%s%s%s\n", t.lead(*p), t.group(*p), stamp)
+		t.comment(*p)
 	}
 }
 

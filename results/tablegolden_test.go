@@ -15,9 +15,9 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/table-*.golden")
 // TestTableGolden pins the table byte for byte: its header, column
 // headings and rows, with no optional column and with every one
 // (-N, --group, --placement both, -C, --retry, --fusion, --overlap,
-// --stats, -S), over rows that show each cell's forms (unknown util, not
-// checked, skew unread, a fusion and an overlap not measured, times of
-// every width).
+// --stats, -S, --traffic), over rows that show each cell's forms (unknown
+// util, not checked, skew unread, a fusion and an overlap not measured, an
+// imbalance not drawn, times of every width).
 func TestTableGolden(t *testing.T) {
 	ended := time.Date(2026, 3, 1, 12, 30, 45, 0, time.Local)
 	rows := func(group bool) []Record {
@@ -30,6 +30,8 @@ func TestTableGolden(t *testing.T) {
 		c.Iters, c.Wrong, c.TimeUS, c.MinUS, c.P50US, c.P99US, c.MaxUS, c.StdDevUS = 0, -1, 3.2e8, 1e4, 2e6, 4e7, 5e9, 12.25
 		c.AlgoRequested, c.Util, c.Ended, c.Run = "auto", 1.5, ended, 2
 		c.ComputeUS, c.TotalUS, c.OverlapEff = 10, 12, math.NaN()
+		a.Imbalance, a.HotRank = 2.5, 1 // c has none drawn: imbal and hot -
+		b.Imbalance, b.HotRank = 1.125, 0
 		recs := []Record{a, b, c}
 		if group {
 			for i := range recs {
@@ -41,6 +43,7 @@ func TestTableGolden(t *testing.T) {
 	all := header("both", true)
 	all.Cycles, all.Runs, all.Group, all.Timestamps, all.CPUTime = true, 3, "tp", true, true
 	all.Retry, all.Fusion, all.Overlap = "up to 3 times (--retry)", true, "each collective started without blocking"
+	all.Traffic = "hot:hot=1,share=0.5"
 	for _, tc := range []struct {
 		name string
 		h    Header

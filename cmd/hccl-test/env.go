@@ -45,7 +45,9 @@ import (
 //	NCCL_TESTS_ALLTOALLV_ sweep            Sweep.Traffic: MATRIX_FILE (with     --traffic wins
 //	MATRIX_FILE, _SCALE,                   its SCALE) or the pattern's SPREAD,
 //	_SPREAD,                               as traffic.ReadEnv reads them;
-//	_PRINT_SUMMARY                         PRINT_SUMMARY each rank's bytes
+//	_PRINT_SUMMARY                         PRINT_SUMMARY Outputs.RankSummary:
+//	                                       each rank's bytes after each
+//	                                       alltoallv row, as # lines
 //	NCCL_TESTS_SPLIT,     sweep            a rank's color, the colors the       --groups or --group wins
 //	NCCL_TESTS_SPLIT_MASK                  layout and group of --groups and
 //	                                       --group (ncclsplit.go)

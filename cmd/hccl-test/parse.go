@@ -57,6 +57,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	}
 	o.cpuProfile = env.cpuProfile
 	p.MinBusBW = env.minBusBW
+	p.RankSummary = env.alltoallv.PrintSummary
 	f := newSweepFlags(&p, &o, env) // sweepflags.go
 	fs := f.fs
 	envRetry := env.retry
