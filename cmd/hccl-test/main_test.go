@@ -89,7 +89,9 @@ func tableRows(t *testing.T, stdout string) [][]string {
 
 // A util above 100% carries results.FasterMark after it, outside its group;
 // a util against a link probe whose repetitions did not agree, a "?".
-var rowRE = regexp.MustCompile(`^\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)\s+(\S+)\s+([\d.e+]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+|-)[!?]?\s+(\d+|N/A)\s+(\d+)\s+([\d.]+|-)$`)
+// The last two groups, imbal and hot, are there when a variable-size
+// collective is among the ops.
+var rowRE = regexp.MustCompile(`^\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)\s+(\S+)\s+([\d.e+]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+|-)[!?]?\s+(\d+|N/A)\s+(\d+)\s+([\d.]+|-)(?:\s+([\d.]+|-)\s+(\d+|-))?$`)
 
 // TestTheCommand runs the command from the README with a smaller maxbytes
 // and checks that every size got a checked, correct row.
