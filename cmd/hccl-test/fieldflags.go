@@ -71,6 +71,7 @@ var fieldFlags = map[fielderr.Field]string{
 	"Timestamps":   "-S",
 	"ReportMemory": "-M",
 	"MinBusBW":     "NCCL_TESTS_MIN_BW",
+	"RankSummary":  "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY",
 	// Method: nccl-tests' spellings, as --warmup_iters.
 	"Average":    "--average",
 	"AggIters":   "--agg_iters",
