@@ -10,7 +10,8 @@ import (
 // collectives itself. Its fields follow coll.Args: the same buffer
 // conventions, with Op spelled as the command line spells it ("allreduce",
 // "allgather", "reducescatter", "broadcast", "reduce", "alltoall",
-// "sendrecv", "gather", "scatter"), and what the collective's descriptor
+// "sendrecv", "gather", "scatter", "alltoallv", "allgatherv",
+// "reducescatterv"), and what the collective's descriptor
 // (coll.Descriptor) says of the call, so that a backend maps the call to
 // its library's and knows no collective's conventions itself.
 type NativeCall struct {
@@ -29,6 +30,23 @@ type NativeCall struct {
 	// in-place layout puts them, on this rank (never on a rank whose
 	// side of the call is empty, such as a non-root's receive of reduce).
 	InPlace bool
+
+	// Variable reports a variable-size collective, whose blocks have
+	// counts of their own (alltoallv, allgatherv, reducescatterv); Count
+	// is then only the row's nominal block, and the blocks are below.
+	Variable bool
+	// SendCounts and SendDispls are, for a variable-size collective whose
+	// send buffer holds one block per rank (alltoallv, reducescatterv),
+	// rank j's block there: SendCounts[j] elements from element
+	// SendDispls[j] on, j from 0 to the world's size; RecvCounts and
+	// RecvDispls likewise for a receive buffer of one block per rank
+	// (alltoallv, allgatherv). They are MPI's sendcounts, sdispls,
+	// recvcounts and rdispls. A side of one block has none: its length is
+	// this rank's count on the other side (allgatherv sends
+	// RecvCounts[rank] elements, reducescatterv receives
+	// SendCounts[rank]). In place, the displacements are the in-place
+	// layout's offsets.
+	SendCounts, SendDispls, RecvCounts, RecvDispls []int
 }
 
 // Native is implemented by transports whose library has collectives of its
