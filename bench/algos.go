@@ -98,12 +98,6 @@ func (p Plan) validateAlgos() error {
 // data type, and every reduction of a collective that reduces, that the
 // plan sweeps (MPI's have no fp8 and no mulsum).
 func (p Plan) validateNative(c backends.Caps) error {
-	for _, op := range p.Ops {
-		if op.Desc().Variable() && slices.Contains(p.AlgosFor(op), coll.Native) {
-			return fielderr.FieldErrorf("Algo", " native: %v is not handed to MPI (its MPI_Alltoallv, MPI_Allgatherv, MPI_Reduce_scatter are not wired); use auto or one of: %s",
-				op, strings.Join(coll.Names(op), " "))
-		}
-	}
 	for _, dt := range p.DTypes {
 		if c.NativeDTypes != nil && !slices.Contains(c.NativeDTypes, dt) {
 			return fielderr.FieldErrorf("Algo", " native: %s's own collectives have no %v (they have: %s); use another %s or another %s",

@@ -31,7 +31,7 @@ func init() { backends.Register(nativeBackend{}) }
 // TestValidateNative: --algo native is refused before any rank starts for
 // a data type or a reduction that the backend's own collectives lack, in
 // one line that names both; a reduction matters only for collectives that
-// reduce.
+// reduce. Every collective, the variable-size ones too, has a native call.
 func TestValidateNative(t *testing.T) {
 	names := fielderr.Names{Long: func(f fielderr.Field) string {
 		return map[fielderr.Field]string{"Algo": "--algo", "DTypes": "--datatype", "RedOps": "--redop"}[f]
@@ -51,6 +51,14 @@ func TestValidateNative(t *testing.T) {
 		{"mulsum", []coll.Op{coll.Reduce}, []dtype.DType{dtype.Int32}, []dtype.ReduceOp{dtype.Sum, dtype.MulSum},
 			"--algo native: native-test's own collectives have no mulsum reduction (they have: sum max); use another --redop or another --algo"},
 		{"mulsum without reducing", []coll.Op{coll.AllGather, coll.Broadcast}, []dtype.DType{dtype.Int32}, []dtype.ReduceOp{dtype.MulSum}, ""},
+		// MPI_Alltoallv, MPI_Allgatherv and MPI_Reduce_scatter serve the
+		// variable-size collectives, under the same type and reduction
+		// rules.
+		{"variable-size", []coll.Op{coll.AllToAllV, coll.AllGatherV, coll.ReduceScatterV}, []dtype.DType{dtype.FP32}, []dtype.ReduceOp{dtype.Sum, dtype.Max}, ""},
+		{"variable-size mulsum", []coll.Op{coll.ReduceScatterV}, []dtype.DType{dtype.FP32}, []dtype.ReduceOp{dtype.MulSum},
+			"--algo native: native-test's own collectives have no mulsum reduction (they have: sum max); use another --redop or another --algo"},
+		{"variable-size fp8", []coll.Op{coll.AllToAllV}, []dtype.DType{dtype.F8E4M3}, []dtype.ReduceOp{dtype.Sum},
+			"--algo native: native-test's own collectives have no f8e4m3 (they have: int32 fp32); use another --datatype or another --algo"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,10 +20,12 @@
 //     reports MPI_ERR_TRUNCATE).
 //   - --algo native: the whole call goes to MPI's own collective
 //     (MPI_Iallreduce, MPI_Iallgather, MPI_Ireduce_scatter_block, MPI_Ibcast,
-//     MPI_Ireduce, MPI_Ialltoall, MPI_Igather, MPI_Iscatter, and a send and
-//     receive pair for sendrecv), with MPI_IN_PLACE for in-place calls, so
-//     that the library's collectives are timed and checked by the same
-//     harness as ours. fp16 and bf16 reduce through user-defined MPI_Ops that
+//     MPI_Ireduce, MPI_Ialltoall, MPI_Igather, MPI_Iscatter, a send and
+//     receive pair for sendrecv, and MPI_Ialltoallv, MPI_Iallgatherv and
+//     MPI_Ireduce_scatter for the variable-size collectives, given the
+//     counts and displacements of coll's layout), with MPI_IN_PLACE for
+//     in-place calls, so that the library's collectives are timed and
+//     checked by the same harness as ours. fp16 and bf16 reduce through user-defined MPI_Ops that
 //     call the dtype package's kernels; avg is MPI_SUM followed by a
 //     division on the ranks that hold a result.
 //

@@ -188,6 +188,29 @@ int hccl_coll_call(int op, int blocking, int inplace, void *s, void *r, int coun
 	return MPI_ERR_ARG;
 }
 
+int hccl_coll_v(int op, int blocking, int inplace, void *s, const int *sc, const int *sd,
+		void *r, const int *rc, const int *rd, int t, int red, int rank, MPI_Request *req) {
+	MPI_Comm c = hccl_coll;
+	MPI_Datatype dt = hccl_type(t);
+	const void *sb = inplace ? MPI_IN_PLACE : s;
+	*req = MPI_REQUEST_NULL;
+	switch (op) {
+	case HC_ALLTOALLV:
+		if (inplace) return MPI_ERR_ARG;
+		return blocking ? MPI_Alltoallv(s, sc, sd, dt, r, rc, rd, dt, c)
+			: MPI_Ialltoallv(s, sc, sd, dt, r, rc, rd, dt, c, req);
+	case HC_ALLGATHERV:
+		return blocking ? MPI_Allgatherv(sb, rc[rank], dt, r, rc, rd, dt, c)
+			: MPI_Iallgatherv(sb, rc[rank], dt, r, rc, rd, dt, c, req);
+	case HC_REDUCESCATTERV: {
+		MPI_Op o = hccl_op(t, red);
+		return blocking ? MPI_Reduce_scatter(sb, r, sc, dt, o, c)
+			: MPI_Ireduce_scatter(sb, r, sc, dt, o, c, req);
+	}
+	}
+	return MPI_ERR_ARG;
+}
+
 int hccl_sendrecv(int blocking, int inplace, void *s, void *r, int count, int t,
 		int rank, int size, MPI_Request *req) {
 	MPI_Datatype dt = hccl_type(t);

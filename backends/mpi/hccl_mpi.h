@@ -18,7 +18,7 @@ enum { HT_INT8 = 1, HT_UINT8, HT_INT16, HT_UINT16, HT_INT32, HT_UINT32, HT_INT64
 enum { HR_NONE = 0, HR_SUM, HR_PROD, HR_MAX, HR_MIN };
 // Collectives; sendrecv has a function of its own.
 enum { HC_ALLREDUCE = 1, HC_ALLGATHER, HC_REDUCESCATTER, HC_BCAST, HC_REDUCE, HC_ALLTOALL,
-	HC_GATHER, HC_SCATTER };
+	HC_GATHER, HC_SCATTER, HC_ALLTOALLV, HC_ALLGATHERV, HC_REDUCESCATTERV };
 
 // hccl_init initialises MPI, once per process; -1 if it already was.
 int hccl_init(int want, int *provided);
@@ -59,6 +59,17 @@ int hccl_cancel(MPI_Request *req);
 // buffer is then the whole input, and the result its first block.
 int hccl_coll_call(int op, int blocking, int inplace, void *s, void *r, int count,
 	int t, int red, int root, MPI_Request *req);
+// hccl_coll_v runs variable-size collective op (HC_ALLTOALLV, HC_ALLGATHERV,
+// HC_REDUCESCATTERV) as hccl_coll_call runs the others, with MPI's count
+// and displacement arrays: sc, sd for the send buffer's blocks (alltoallv;
+// reducescatterv's recvcounts, its blocks one after another), rc, rd for
+// the receive buffer's (alltoallv, allgatherv, whose send count is
+// rc[rank]). The arrays must stay as they are until the call completes.
+// inplace passes MPI_IN_PLACE for the send buffer (not for alltoallv); for
+// reducescatterv the receive buffer is then the whole input, and the
+// result its first block.
+int hccl_coll_v(int op, int blocking, int inplace, void *s, const int *sc, const int *sd,
+	void *r, const int *rc, const int *rd, int t, int red, int rank, MPI_Request *req);
 // hccl_sendrecv sends s to rank+1 while receiving r from rank-1 on the
 // collective communicator: blocking (MPI_Sendrecv, or MPI_Sendrecv_replace
 // in place), or as two requests, the receive in req[0], the send in req[1].

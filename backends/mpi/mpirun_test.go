@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -130,18 +131,75 @@ func TestMpirunSweep(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("exit %d\nstderr:\n%s\nstdout:\n%s", code, stderr, stdout)
 				}
-				checkTable(t, stdout, np, v.algo)
+				checkTable(t, stdout, np, v.algo, sweepRows(np), nil)
 			})
 		}
 	}
 }
 
+// sweepRows is the rows of the sweep on np ranks, per algorithm: per type
+// and size, allreduce and reducescatter x 2 reductions; allgather,
+// alltoall, sendrecv; broadcast, gather, scatter x np roots; reduce x 2
+// reductions x np roots; alltoallv, allgatherv, reducescatterv x 2
+// reductions. 5 types, 3 sizes.
+func sweepRows(np int) int { return 5 * 3 * (2*2 + 3 + 3*np + 2*np + 4) }
+
+// TestMpirunTraffic runs the variable-size collectives with MPI's own
+// (MPI_Alltoallv, MPI_Allgatherv, MPI_Reduce_scatter, nonblocking and
+// blocking) on 4 ranks with uneven counts: a Zipf routing, and a matrix
+// file whose ranks 0 and 2 send nothing and whose rank 1 receives nothing
+// but from rank 3 (columns of 176, 32, 48 and 1024 bytes: imbalance
+// 1024/320 = 3.20, hot rank 3), so that empty blocks, empty sides and
+// one-element blocks go through MPI and the checker.
+func TestMpirunTraffic(t *testing.T) {
+	mpirun := needMpirun(t)
+	bin := buildBinary(t)
+	matrix := filepath.Join(t.TempDir(), "m4.txt")
+	if err := os.WriteFile(matrix, []byte("0 0 0 0\n160 0 48 0\n0 0 0 0\n16 32 0 1024\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--backend", "mpi", "--algo", "native", "--op", "alltoallv,allgatherv,reducescatterv",
+		"-d", "int8,bf16,fp32", "-o", "sum,avg", "--placement", "both", "-n", "2", "-w", "1", "-T", "60s"}
+	for _, v := range []struct {
+		name, coll string
+		args       []string
+		sizes      int
+		imbal, hot string // "" for any imbalance over 1 and any rank
+	}{
+		{"zipf/nonblocking", "nonblocking", []string{"--traffic", "zipf:s=1.5,tokens=0,hidden=16", "-b", "1K", "-e", "64K", "-f", "8"}, 3, "", ""},
+		{"file/nonblocking", "nonblocking", []string{"--traffic", "file:" + matrix, "-b", "1K", "-e", "1K"}, 1, "3.20", "3"},
+		{"file/blocking", "blocking", []string{"--traffic", "file:" + matrix, "-b", "1K", "-e", "1K"}, 1, "3.20", "3"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			args := append(mpirunArgs(4), "-x", EnvColl+"="+v.coll, bin)
+			args = append(append(args, base...), v.args...)
+			stdout, stderr, code := run(t, 3*time.Minute, cleanEnv(), mpirun, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\nstderr:\n%s\nstdout:\n%s", code, stderr, stdout)
+			}
+			// Per type and size: alltoallv, allgatherv, reducescatterv x 2
+			// reductions.
+			checkTable(t, stdout, 4, "native", 3*v.sizes*4, func(t *testing.T, col map[string]string, line string) {
+				imbal, err := strconv.ParseFloat(col["imbal"], 64)
+				switch {
+				case v.imbal == "" && (err != nil || imbal <= 1):
+					t.Errorf("imbalance %q, want over 1 (uneven counts): %q", col["imbal"], line)
+				case v.imbal != "" && (col["imbal"] != v.imbal || col["hot"] != v.hot):
+					t.Errorf("imbalance %q, hot rank %q; want %s and %s: %q", col["imbal"], col["hot"], v.imbal, v.hot, line)
+				}
+			})
+		})
+	}
+}
+
 // checkTable checks a complete, correct table of a run on np ranks: one
-// header, rows that all ran algo (when native) with 0 wrong elements in
-// both placements, and the footer; with "native,auto", each row once
-// with MPI's collectives and once with auto's choice. Columns are found
-// by the names in the table's header.
-func checkTable(t *testing.T, stdout string, np int, algo string) {
+// header, want rows per algorithm that all ran algo (when native) with 0
+// wrong elements in both placements (out of place only for alltoallv,
+// which has no in-place call), and the footer; with "native,auto", each
+// row once with MPI's collectives and once with auto's choice. Columns
+// are found by the names in the table's header; row, when not nil, checks
+// each row's out-of-place columns further.
+func checkTable(t *testing.T, stdout string, np int, algo string, want int, row func(t *testing.T, col map[string]string, line string)) {
 	t.Helper()
 	ran := map[string]int{} // rows by what ran: native, or auto:NAME as auto
 	both := algo == "native,auto"
@@ -152,22 +210,42 @@ func checkTable(t *testing.T, stdout string, np int, algo string) {
 		t.Errorf("no header %q in stdout:\n%s", h, stdout)
 	}
 	var names []string // column names, as the rows' fields
+	op := ""           // the collective of the rows that follow
 	rows := 0
 	for _, line := range strings.Split(stdout, "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == "#" && f[1] == "size" {
+		f := strings.Fields(line)
+		if len(f) > 1 && f[0] == "#" && f[1] == "size" {
 			names = f[1:]
+		}
+		if len(f) == 2 && f[0] == "#" {
+			op = f[1]
 		}
 		if !strings.HasPrefix(line, " ") {
 			continue
 		}
 		rows++
-		f := strings.Fields(line)
-		if len(f) != len(names) {
-			t.Errorf("row of %d fields under a header of %d columns %v: %q", len(f), len(names), names, line)
+		cols, placements := names, 2
+		if op == "alltoallv" {
+			// Out of place only: the columns up to the second "time".
+			if i := slices.Index(names[slices.Index(names, "time")+1:], "time"); i >= 0 {
+				cols, placements = names[:slices.Index(names, "time")+1+i], 1
+			}
+		}
+		if len(f) != len(cols) {
+			t.Errorf("%s row of %d fields, want %d of the header's columns %v: %q", op, len(f), len(cols), names, line)
 			continue
 		}
+		if row != nil {
+			col := map[string]string{}
+			for i, name := range cols {
+				if _, seen := col[name]; !seen {
+					col[name] = f[i]
+				}
+			}
+			row(t, col, line)
+		}
 		wrongs := 0
-		for i, name := range names {
+		for i, name := range cols {
 			switch {
 			case name == "#wrong":
 				wrongs++
@@ -181,14 +259,10 @@ func checkTable(t *testing.T, stdout string, np int, algo string) {
 				ran[kind]++
 			}
 		}
-		if wrongs != 2 {
-			t.Errorf("%d #wrong columns, want 2 (out of place and in place): %v", wrongs, names)
+		if wrongs != placements {
+			t.Errorf("%s row: %d #wrong columns, want %d: %q", op, wrongs, placements, line)
 		}
 	}
-	// Per type and size: allreduce and reducescatter x 2 reductions;
-	// allgather, alltoall, sendrecv; broadcast, gather, scatter x np
-	// roots; reduce x 2 reductions x np roots. 5 types, 3 sizes.
-	want := 5 * 3 * (2*2 + 3 + 3*np + 2*np)
 	if both {
 		if ran["native"] != want || ran["auto"] != want {
 			t.Errorf("rows ran %v, want %d native and %d auto", ran, want, want)

@@ -36,15 +36,17 @@ var collectives = map[string]C.int{
 	"allreduce": C.HC_ALLREDUCE, "allgather": C.HC_ALLGATHER, "reducescatter": C.HC_REDUCESCATTER,
 	"broadcast": C.HC_BCAST, "reduce": C.HC_REDUCE, "alltoall": C.HC_ALLTOALL,
 	"gather": C.HC_GATHER, "scatter": C.HC_SCATTER,
+	"alltoallv": C.HC_ALLTOALLV, "allgatherv": C.HC_ALLGATHERV, "reducescatterv": C.HC_REDUCESCATTERV,
 }
 
 // RunNative implements backends.Native with MPI's own collectives, on a
 // communicator of their own: MPI_Iallreduce, MPI_Iallgather,
 // MPI_Ireduce_scatter_block, MPI_Ibcast, MPI_Ireduce, MPI_Ialltoall,
-// MPI_Igather, MPI_Iscatter, and for sendrecv an MPI_Irecv from rank-1 with
-// an MPI_Isend to rank+1 (the blocking calls with HCCL_TEST_MPI_COLL=blocking).
-// In-place calls, recognised by the buffer conventions of coll.Args, pass
-// MPI_IN_PLACE.
+// MPI_Igather, MPI_Iscatter, for sendrecv an MPI_Irecv from rank-1 with
+// an MPI_Isend to rank+1, and for the variable-size collectives
+// MPI_Ialltoallv, MPI_Iallgatherv and MPI_Ireduce_scatter (the blocking
+// calls with HCCL_TEST_MPI_COLL=blocking). In-place calls, recognised by
+// the buffer conventions of coll.Args, pass MPI_IN_PLACE.
 func (t *Transport) RunNative(ctx context.Context, call backends.NativeCall) error {
 	r := &request{t: t, kind: kindNative, op: call.Op}
 	if ctx.Err() != nil {
@@ -89,6 +91,9 @@ func (t *Transport) postNative(r *request, call backends.NativeCall) error {
 	}
 	if call.Count < 0 || call.Count > maxCount {
 		return fmt.Errorf("count %d: MPI takes 0 to %d elements", call.Count, maxCount)
+	}
+	if call.Variable {
+		return t.postNativeV(r, call, code, dt, red)
 	}
 	b := call.Count * call.DType.Size()
 	sendLen, recvLen := nativeLens(call.Op, t.rank, t.size, call.Root, b)
@@ -140,20 +145,26 @@ func (t *Transport) postNative(r *request, call backends.NativeCall) error {
 		recv = whole
 	}
 	if call.RedOp == dtype.Avg && reduces && (code != C.HC_REDUCE || root) {
-		res, n, prev := call.Recv[:b], t.size, r.finish
-		r.finish = func() error {
-			if prev != nil {
-				if err := prev(); err != nil {
-					return err
-				}
-			}
-			dtype.DivideBy(call.DType, res, n)
-			return nil
-		}
+		r.thenDivide(call.DType, call.Recv[:b], t.size)
 	}
 	r.post(C.hccl_coll_call(code, blocking, cbool(inplace), ptr(send), ptr(recv), C.int(cnt), dt, red,
 		C.int(call.Root), &r.reqs[0]), 1)
 	return nil
+}
+
+// thenDivide makes r divide res by n once its call completes, after what
+// r.finish already does: avg is MPI_SUM, divided afterwards.
+func (r *request) thenDivide(dt dtype.DType, res []byte, n int) {
+	prev := r.finish
+	r.finish = func() error {
+		if prev != nil {
+			if err := prev(); err != nil {
+				return err
+			}
+		}
+		dtype.DivideBy(dt, res, n)
+		return nil
+	}
 }
 
 // nativeLens returns the send and receive bytes that the MPI call of op
