@@ -36,40 +36,15 @@ SIZE=${SIZE:-4M}
 ITERS=${ITERS:-5}
 TIMEOUT=${TIMEOUT:-20s}
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
-	echo "needs root, ip(8) and tc(8)" >&2
-	exit 2
-fi
-id=$(($$ % 10000))
-net=10.77.$((id % 250 + 1))
-br=isbr$id
-hosts=()
+# shellcheck source=scripts/netns.sh
+. "$repo/scripts/netns.sh"
 hog=
-undo() {
-	[ -n "$hog" ] && kill "$hog" 2>/dev/null || true
-	for h in "${hosts[@]}"; do ip netns del "$h" 2>/dev/null || true; done
-	ip link del "$br" 2>/dev/null || true
-	cleanup
-}
-trap undo EXIT
-ip link add "$br" type bridge
-ip link set "$br" up
-for h in $(seq 0 $((HOSTS - 1))); do
-	ns=is$id-$h
-	ip netns add "$ns"
-	hosts+=("$ns")
-	ip link add "isv$id$h" type veth peer name "isp$id$h"
-	ip link set "isv$id$h" netns "$ns"
-	ip link set "isp$id$h" master "$br"
-	ip link set "isp$id$h" up
-	ip -n "$ns" addr add "$net.$((h + 1))/24" dev "isv$id$h"
-	ip -n "$ns" link set "isv$id$h" up
-	ip -n "$ns" link set lo up
-done
+NETNS_UNDO='[ -n "$hog" ] && kill "$hog" 2>/dev/null'
+netns_cluster is 77 "$HOSTS"
 # The limited host: what it sends (its veth's egress) and what it receives
 # (its bridge port's egress), each through a token bucket.
-ip netns exec "${hosts[$SLOW]}" tc qdisc add dev "isv$id$SLOW" root tbf rate "$RATE" burst 64kb latency 50ms
-tc qdisc add dev "isp$id$SLOW" root tbf rate "$RATE" burst 64kb latency 50ms
+ip netns exec "${hosts[$SLOW]}" tc qdisc add dev "$(netns_veth "$SLOW")" root tbf rate "$RATE" burst 64kb latency 50ms
+tc qdisc add dev "$(netns_port "$SLOW")" root tbf rate "$RATE" burst 64kb latency 50ms
 if [ -n "$BUSY" ]; then
 	ip netns exec "${hosts[$BUSY]}" sh -c 'while :; do :; done' &
 	hog=$!
@@ -91,7 +66,7 @@ for r in $(seq 0 $((n - 1))); do
 		ip netns exec "${hosts[$h]}" "${cmd[@]}" --bind "$net.$((h + 1))" "${extra[@]}" >"$work/out-$r" 2>"$work/err-$r" &
 	pids+=($!)
 done
-(sleep "$DOWNAFTER" && ip -n "${hosts[$DOWN]}" link set "isv$id$DOWN" down && echo "# $(date +%T) took $net.$((DOWN + 1))'s link down" >&2) &
+(sleep "$DOWNAFTER" && ip -n "${hosts[$DOWN]}" link set "$(netns_veth "$DOWN")" down && echo "# $(date +%T) took $net.$((DOWN + 1))'s link down" >&2) &
 downer=$!
 rc0=0
 wait "${pids[0]}" || rc0=$?

@@ -48,35 +48,12 @@ AGG=${AGG:-best}
 HIER_OPS=${HIER_OPS-allreduce,allgather,reducescatter}
 oplist=$(echo "$OPS" | tr ' ' ',')
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
-	echo "needs root, ip(8) and tc(8)" >&2
-	exit 2
-fi
-id=$(($$ % 10000))
-net=10.79.$((id % 250 + 1))
-br=hpbr$id
-hosts=()
-undo() {
-	for h in "${hosts[@]}"; do ip netns del "$h" 2>/dev/null || true; done
-	ip link del "$br" 2>/dev/null || true
-	cleanup
-}
-trap undo EXIT
-ip link add "$br" type bridge
-ip link set "$br" up
+# shellcheck source=scripts/netns.sh
+. "$repo/scripts/netns.sh"
+netns_cluster hp 79 "$PREDHOSTS"
+# Each host's egress: what it sends to any other host.
 for h in $(seq 0 $((PREDHOSTS - 1))); do
-	ns=hp$id-$h
-	ip netns add "$ns"
-	hosts+=("$ns")
-	ip link add "hpv$id$h" type veth peer name "hpp$id$h"
-	ip link set "hpv$id$h" netns "$ns"
-	ip link set "hpp$id$h" master "$br"
-	ip link set "hpp$id$h" up
-	ip -n "$ns" addr add "$net.$((h + 1))/24" dev "hpv$id$h"
-	ip -n "$ns" link set "hpv$id$h" up
-	ip -n "$ns" link set lo up
-	# The host's egress: what it sends to any other host.
-	ip netns exec "$ns" tc qdisc add dev "hpv$id$h" root tbf rate "$RATE" burst 256kb latency 100ms
+	ip netns exec "${hosts[$h]}" tc qdisc add dev "$(netns_veth "$h")" root tbf rate "$RATE" burst 256kb latency 100ms
 done
 
 port=29800
