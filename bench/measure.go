@@ -353,7 +353,10 @@ func combine(row Row, all []float64, n, iters int, linkGBps float64, avg Average
 // skew is 0 (not known) when that rank was busy less than
 // results.SkewReadable of total, the row's time over its iterations: the
 // ranks spent the op in their waits (on shm a receiver copies inside its
-// wait), and the ratio of what is left is noise.
+// wait), and the ratio of what is left is noise. No rank is named (-1)
+// when no rank's time was measured: a call handed whole to a library's
+// own collective (--algo native) has no waits of ours to tell busy time
+// from.
 func straggler(busy []float64, total float64) (rank int, skew float64) {
 	if len(busy) < 2 {
 		return 0, 1
@@ -364,6 +367,9 @@ func straggler(busy []float64, total float64) (rank int, skew float64) {
 			rank = r
 		}
 		least = min(least, b)
+	}
+	if busy[rank] <= 0 {
+		return -1, 0
 	}
 	if busy[rank] < results.SkewReadable*total {
 		return rank, 0

@@ -117,6 +117,7 @@ func TestStragglerReadable(t *testing.T) {
 		{"balanced", []float64{40e-3, 40e-3, 40e-3}, 100e-3, 0, 1},
 		{"all in waits", []float64{1e-6, 5e-3, 1e-6}, 100e-3, 1, 0},
 		{"one rank", []float64{1e-3}, 100e-3, 0, 1},
+		{"nothing measured", []float64{0, 0, 0}, 100e-3, -1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rank, skew := straggler(tc.busy, tc.total)

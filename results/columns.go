@@ -103,9 +103,9 @@ var tableColumns = []tableColumn{
 		note: "busbw / link bandwidth, in %; - when no link bandwidth is known; " + FasterMark + " after it: above 100%, the row moved data faster than its link (see below)"},
 	{name: "#wrong", width: 7, head: 8, part: measurePart, cell: wrongCell,
 		note: "elements that differ from the expected result, checked outside the timed iterations; N/A when not checked"},
-	{name: "slow", unit: "rank", width: 6, part: measurePart, cell: func(_ Header, r Record) string { return strconv.Itoa(r.SlowRank) },
+	{name: "slow", unit: "rank", width: 6, part: measurePart, cell: func(_ Header, r Record) string { return orDash(r.SlowRank >= 0, "%.0f", float64(r.SlowRank)) },
 		note: "the rank with the most busy time (time in the op not spent waiting on a peer, over the timed iterations): the one the others waited for, a straggler only where skew is shown; " +
-			"for alltoallv, allgatherv and reducescatterv the rank whose receives completed last (the hot receiver of a skewed traffic)"},
+			"for alltoallv, allgatherv and reducescatterv the rank whose receives completed last (the hot receiver of a skewed traffic); - where no rank's time was measured (--algo native: the library's call has no waits of ours)"},
 	{name: "skew", unit: "(x)", width: 8, head: 7, part: measurePart, cell: skewCell,
 		note: fmt.Sprintf("slow's busy time (of the v collectives: time to the last receive) over the least busy rank's: a few when healthy, large with a slow rank or link; "+
 			"- where slow was busy under %.0f%% of the time (the ranks spent it in waits, as on shm, whose receivers copy inside theirs: the ratio of the rest is noise)", 100*SkewReadable)},
