@@ -22,7 +22,7 @@ const InNetworkScale = 1.15
 // notes of a fit.
 func family(algo string) string {
 	switch algo {
-	case "ring", "chain", "pairwise", "pipeline":
+	case "ring", "multiring", "chain", "pairwise", "pipeline":
 		return "ring-like: its steps grow with the ranks"
 	case "oneshot", "twoshot", "direct":
 		return "direct: every rank sends to every other at once"

@@ -71,7 +71,7 @@ func ncclAlgo(op coll.Op, algo string, inNetwork bool) string {
 	switch {
 	case inNetwork && op == coll.AllReduce:
 		return "nvls"
-	case algo == "ring" || algo == "chain" || algo == "pipeline":
+	case algo == "ring" || algo == "multiring" || algo == "chain" || algo == "pipeline":
 		return "ring"
 	case op == coll.AllReduce || op == coll.Broadcast || op == coll.Reduce:
 		return "tree"

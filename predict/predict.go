@@ -150,6 +150,25 @@ func Doublings(span clustermodel.Span, w clustermodel.World, bytes int64) float6
 		SizeWeight*(up(float64(bytes), float64(span.MaxBytes))+up(float64(span.MinBytes), float64(bytes)))
 }
 
+// unseenServers is the doublings of servers of w beyond the most servers
+// of span's worlds when the span could not show how the error grows with
+// servers: its worlds of several servers all have the same number of
+// them (or there is none). 0 otherwise.
+func unseenServers(span clustermodel.Span, w clustermodel.World) float64 {
+	counts := map[int]bool{}
+	most := 1
+	for _, x := range span.Worlds {
+		if x.Servers > 1 {
+			counts[x.Servers] = true
+		}
+		most = max(most, x.Servers)
+	}
+	if len(counts) > 1 || w.Servers <= most {
+		return 0
+	}
+	return math.Log2(float64(w.Servers) / float64(most))
+}
+
 // bandRow fills r's bandwidths and band from its time, under m's fit o.
 func bandRow(m *clustermodel.Model, o clustermodel.Op, r Row) Row {
 	r.Doublings = Doublings(m.Fitted, r.World, r.Bytes)
@@ -162,6 +181,13 @@ func bandRow(m *clustermodel.Model, o clustermodel.Op, r Row) Row {
 		growth = o.GrowthPct / 100
 	}
 	w := max(in, MinBand) + growth*r.Doublings
+	if d := unseenServers(m.Fitted, r.World); d > 0 && growth < DefaultGrowth {
+		// No two fitted worlds of several servers differ in their
+		// servers: the growth measured says nothing of more of them
+		// (a fabric's tiers beyond one switch), so their doublings
+		// take the default.
+		w += (DefaultGrowth - growth) * d
+	}
 	r.BandPct = 100 * w
 	r.LowUS, r.HighUS = r.TimeUS/(1+w), r.TimeUS*(1+w)
 	r.AlgBW = float64(r.Bytes) / (r.TimeUS * 1e3)

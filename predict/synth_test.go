@@ -186,3 +186,50 @@ func TestPredictAlgo(t *testing.T) {
 		}
 	}
 }
+
+// TestUnseenServers checks the band's term for servers beyond the fitted
+// ones: it applies only where no two fitted worlds of several servers
+// differ in their servers, and counts the doublings beyond the most.
+func TestUnseenServers(t *testing.T) {
+	w := func(s, g int) clustermodel.World { return clustermodel.World{Servers: s, PerServer: g} }
+	tests := []struct {
+		fitted []clustermodel.World
+		at     clustermodel.World
+		want   float64
+	}{
+		{[]clustermodel.World{w(1, 8), w(2, 8)}, w(8, 8), 2},
+		{[]clustermodel.World{w(2, 1), w(2, 8)}, w(8, 1), 2},
+		{[]clustermodel.World{w(2, 8)}, w(2, 8), 0},
+		{[]clustermodel.World{w(2, 8), w(4, 8)}, w(16, 8), 0}, // the growth was measured across servers
+		{[]clustermodel.World{w(1, 8)}, w(1, 16), 0},
+	}
+	for _, tc := range tests {
+		if got := unseenServers(clustermodel.Span{Worlds: tc.fitted}, tc.at); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("fitted %v, predicting %v: %v doublings, want %v", tc.fitted, tc.at, got, tc.want)
+		}
+	}
+}
+
+// TestNCCLAlgo checks the NCCL algorithm each of ours exports as: the
+// ring-like ones (multiring, NCCL's rings over channels, too) as ring,
+// the others as tree where NCCL has one, an in-network reduction as nvls.
+func TestNCCLAlgo(t *testing.T) {
+	tests := []struct {
+		op        coll.Op
+		algo      string
+		inNetwork bool
+		want      string
+	}{
+		{coll.AllReduce, "ring", false, "ring"},
+		{coll.AllReduce, "multiring", false, "ring"},
+		{coll.AllGather, "multiring", false, "ring"},
+		{coll.AllReduce, "hier", false, "tree"},
+		{coll.AllGather, "rd", false, "ring"},
+		{coll.AllReduce, "multiring", true, "nvls"},
+	}
+	for _, tc := range tests {
+		if got := ncclAlgo(tc.op, tc.algo, tc.inNetwork); got != tc.want {
+			t.Errorf("%v %s (in network %v): %s, want %s", tc.op, tc.algo, tc.inNetwork, got, tc.want)
+		}
+	}
+}
