@@ -101,3 +101,61 @@ func TestRankSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestDrawnRows: a sweep's routed row takes one draw per iteration
+// (warm-up, timed and checked), up to MaxDraws, with draw=iter, the
+// generator's iterations 0, 1, ... in turn, and one with draw=fixed, a
+// matrix that does not change; a bad draw= is refused in one line.
+func TestDrawnRows(t *testing.T) {
+	for _, tc := range []struct {
+		spec          string
+		warmup, iters int
+		want          int
+	}{
+		{"zipf:s=1.2,tokens=0,hidden=1024", 1, 3, 5}, // 1 + 3 + the checked one
+		{"zipf:s=1.2,tokens=0,hidden=1024", 5, 100, MaxDraws},
+		{"zipf:s=1.2,tokens=0,hidden=1024,draw=fixed", 5, 100, 1},
+		{"spread", 5, 100, 1},
+	} {
+		t.Run(fmt.Sprintf("%s/%d+%d", tc.spec, tc.warmup, tc.iters), func(t *testing.T) {
+			sp, err := traffic.ParseSpec(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := DefaultPlan()
+			p.Ops, p.Traffic, p.Warmup, p.Iters, p.Check = []coll.Op{coll.AllToAllV}, sp, tc.warmup, tc.iters, true
+			rows, draws, err := p.drawnRows(Row{Op: coll.AllToAllV, DType: dtype.FP32, Bytes: 64 << 10, Count: 1}, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != tc.want || len(draws) != tc.want {
+				t.Fatalf("%d rows and %d draws, want %d", len(rows), len(draws), tc.want)
+			}
+			g, err := traffic.NewGenerator(sp, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			digests := map[uint64]bool{}
+			for i, row := range rows {
+				m, err := g.Matrix(i, 64<<10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for s := range 4 {
+					for d := range 4 {
+						if got := int64(4 * row.Counts.At(s, d)); got != m.At(s, d) {
+							t.Fatalf("draw %d: %d bytes from %d to %d, the generator's iteration %d has %d", i, got, s, d, i, m.At(s, d))
+						}
+					}
+				}
+				digests[row.Counts.Digest()] = true
+			}
+			if tc.want > 1 && len(digests) < 2 {
+				t.Errorf("%d draws, all alike", tc.want)
+			}
+		})
+	}
+	if _, err := traffic.ParseSpec("zipf:draw=step"); err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("draw=step: %v, want a one-line refusal", err)
+	}
+}

@@ -27,6 +27,7 @@ type call struct {
 	root    int
 	inPlace bool
 	backend string // "" (shm), "tcp" or "proc"
+	hot     int    // a variable-size call's hot receiver plus 1, 0 for none (testCounts)
 }
 
 func (c call) String() string {

@@ -96,8 +96,12 @@ func (w hierWorld) rank(ctx context.Context, comm *Comm, calls []call, sends, re
 			}
 			want++
 		}
+		var counts *Counts
+		if c.op.Desc().Variable() {
+			counts = c.testCounts()
+		}
 		used, err := comm.Run(ctx, c.algo, &Args{Op: c.op, DType: c.dt, RedOp: c.redop, Count: c.count,
-			Root: c.root, Send: sends[i][r], Recv: recvs[i][r]})
+			Root: c.root, Send: sends[i][r], Recv: recvs[i][r], Counts: counts})
 		if err != nil {
 			return fmt.Errorf("%v: %w", c, err)
 		}

@@ -4,13 +4,17 @@ import "github.com/hccl-test/hccl-test/dtype"
 
 // testCounts are the counts of a variable-size call in the tests: uneven,
 // odd, with empty pairs (c(s, d) is 0 when 7s+3d is a multiple of 5), all
-// zero for count 0, and otherwise about count elements a pair.
+// zero for count 0, and otherwise about count elements a pair; with hot
+// set, rank hot-1 receives about 4 count from every rank.
 func (c call) testCounts() *Counts {
 	n := c.ranks
 	cells := make([]int, n*n)
 	for s := range n {
 		for d := range n {
 			cells[s*n+d] = c.count * ((7*s + 3*d) % 5) / 3
+			if c.hot > 0 && d == c.hot-1 {
+				cells[s*n+d] = 4*c.count + s*c.count%3 // the hot column
+			}
 		}
 	}
 	counts, err := NewCounts(n, cells)

@@ -17,6 +17,13 @@ import (
 // to s (laid out as scenSampleLen says). With wrong non-nil it checks
 // every collective call and adds its wrong elements to wrong[step].
 func (r *scenRank) iterate(wd *runctl.Watchdog, comms []*coll.Comm, s, wrong []float64) error {
+	iter := r.began[r.curRun]
+	r.began[r.curRun]++
+	for _, c := range r.colls {
+		if c != nil {
+			c.use(iter, r.timing && r.curRun == 0)
+		}
+	}
 	start := r.now()
 	for _, a := range r.actions {
 		var c *scenColl

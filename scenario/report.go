@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hccl-test/hccl-test/runctl"
+	"github.com/hccl-test/hccl-test/traffic"
 	"github.com/hccl-test/hccl-test/units"
 )
 
@@ -102,6 +103,17 @@ type Domain struct {
 	// IntervalConfidencePct.
 	ChangeLoPct float64 `json:"change_lo_pct"`
 	ChangeHiPct float64 `json:"change_hi_pct"`
+	// Imbalance is the skew of the domain's routed steps (alltoallv,
+	// allgatherv, reducescatterv with a traffic spec) as drawn: the most
+	// any rank of a group sends or receives over what a rank moves on
+	// average (a dispatch's hot expert receives most, a combine's sends
+	// most), averaged over the baseline's timed calls; Draws is how many
+	// distinct draws those calls took, over the domain's routed steps.
+	// Both are 0 for a domain without routed steps. The timing on a
+	// backend that does not charge a receiver its bytes (sim) can hide a
+	// hot expert; this figure shows it whatever the backend.
+	Imbalance float64 `json:"imbalance,omitempty"`
+	Draws     int     `json:"draws,omitempty"`
 }
 
 // WrongStep is the wrong-element count of one collective step (from
@@ -136,6 +148,7 @@ func (r *scenRank) report(base *scenResult, slowed []*scenResult) *Report {
 				sd.OpsPerStep += st.Calls
 			}
 		}
+		sd.Imbalance, sd.Draws = r.drawnSkew(dom)
 		sd.SharePct = share(sd.ExposedMS)
 		rep.OtherMS -= sd.ExposedMS
 		if s := slowed[d]; s != nil {
@@ -184,6 +197,40 @@ func (r *scenRank) report(base *scenResult, slowed []*scenResult) *Report {
 	return rep
 }
 
+// drawnSkew returns the imbalance of domain dom's routed steps, averaged
+// over the calls of the baseline's timed iterations, and how many distinct
+// draws those took (Domain.Imbalance, Draws); 0, 0 without routed steps.
+func (r *scenRank) drawnSkew(dom string) (imbalance float64, draws int) {
+	var calls float64
+	for _, c := range r.colls {
+		if c == nil || c.step.Group != dom || c.step.Draws == nil {
+			continue
+		}
+		for i, k := range c.taken {
+			if k > 0 {
+				draws++
+				w := float64(k * c.step.Calls)
+				imbalance += w * Busiest(c.step.Draws[i].Traffic)
+				calls += w
+			}
+		}
+	}
+	if calls == 0 {
+		return 0, draws
+	}
+	return imbalance / calls, draws
+}
+
+// Busiest is a draw's skew as Domain.Imbalance counts it: the most any
+// rank sends or receives over the mean a rank sends (and receives); 1 for
+// a draw that moves nothing.
+func Busiest(s traffic.Summary) float64 {
+	if s.RecvMean <= 0 {
+		return 1
+	}
+	return float64(s.MaxBytes) / s.RecvMean
+}
+
 // WriteJSON writes the report as one JSON object on one line.
 func (rep *Report) WriteJSON(w io.Writer) error {
 	return json.NewEncoder(w).Encode(rep)
@@ -220,6 +267,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 	p("  %-7s %29.2f %21.1f%%\n", "compute", rep.ComputeMS, rep.ComputeSharePct)
 	p("  %-7s %29.2f %21.1f%%\n", "other", rep.OtherMS, rep.OtherSharePct)
 	p("# comm: time in the domain's collectives, start to end; exposed: time the step was blocked on them\n")
+	for _, d := range rep.Domains {
+		if d.Draws > 0 {
+			p("# %s traffic as drawn: imbalance %.2f (the most a rank sends or receives over the mean, averaged over %d draws)\n", d.Domain, d.Imbalance, d.Draws)
+		}
+	}
 	p("# sensitivity: each domain's links slowed by %g%% in turn, through the fault injector: on every link of the domain,\n", rep.SlowdownPct)
 	p("#   delay = %g%% of its alpha and bw = its beta / %g, so a message of s bytes is held %g%% of (alpha + s/beta) longer;\n",
 		rep.SlowdownPct, rep.SlowdownPct/100, rep.SlowdownPct)

@@ -158,6 +158,14 @@ type scenRank struct {
 	// their holds end with either (inject.Gate).
 	gates   []*inject.Gate
 	untrack []func() // for the status report on SIGQUIT
+	// curRun is the run under way ([0] the baseline, [1+d] domain d
+	// slowed), and began counts each run's iterations begun, warm-up,
+	// timed and checked alike: the iteration whose draw a routed step
+	// takes (scenColl.use).
+	curRun int
+	began  []int
+	// timing is set during the timed iterations of a run.
+	timing bool
 	// clock is the rank's virtual clock on a backend in virtual time
 	// (clock.go), zero on the wall clock.
 	clock runctl.VirtualClock
@@ -186,6 +194,30 @@ type scenColl struct {
 	// figures, for the step's domain and data type); nil elsewhere, where
 	// the Comm keeps the default model.
 	model *coll.Model
+	// draws are the arguments of each of a routed step's draws over the
+	// same buffers (one for the other steps); args and row are the one
+	// in use (use).
+	draws []scenDraw
+	// taken counts, by draw, the baseline run's timed iterations that
+	// took it.
+	taken []int
+}
+
+// scenDraw is a collective's arguments and row under one draw.
+type scenDraw struct {
+	args *coll.Args
+	row  payload.Row
+}
+
+// use makes iteration iter's draw the one c calls with: iter mod the
+// number of draws, the same on every rank of the run; counted says to
+// count it in taken.
+func (c *scenColl) use(iter int, counted bool) {
+	i := iter % len(c.draws)
+	c.args, c.row = c.draws[i].args, c.draws[i].row
+	if counted {
+		c.taken[i]++
+	}
 }
 
 // newScenRank prepares rank t.Rank() of sc: the plan of an iteration and the
@@ -194,6 +226,7 @@ func newScenRank(sc *Scenario, o Options, t backends.Transport) (*scenRank, erro
 	r := &scenRank{sc: sc, o: o, t: t, rank: t.Rank(), domains: sc.Domains(), colls: make([]*scenColl, len(sc.Steps))}
 	r.comms = make([][]*coll.Comm, 1+len(r.domains))
 	r.gates = make([]*inject.Gate, 1+len(r.domains))
+	r.began = make([]int, 1+len(r.domains))
 	if v, ok := runctl.VirtualClockOf(t); ok {
 		r.clock = v
 	}
@@ -224,7 +257,7 @@ func newScenRank(sc *Scenario, o Options, t backends.Transport) (*scenRank, erro
 		n := sc.GroupSize(st.Group)
 		rank := slices.Index(r.members(st.Group), r.rank)
 		row := payload.Row{Op: st.Op, DType: st.DType, RedOp: st.RedOp, Root: st.Root, Place: payload.OutOfPlace,
-			Count: st.Elems, Bytes: st.Bytes, Group: st.Group, GroupSize: n, Counts: st.Counts}
+			Count: st.Elems, Bytes: st.Bytes, Group: st.Group, GroupSize: n}
 		send, recv := st.BufferBytes(n)
 		var bp payload.BufferPool
 		if o.NoPayload {
@@ -238,8 +271,18 @@ func newScenRank(sc *Scenario, o Options, t backends.Transport) (*scenRank, erro
 		} else {
 			bp.A, bp.B = make([]byte, send), make([]byte, recv)
 		}
-		c := &scenColl{step: st, index: i, dom: slices.Index(r.domains, st.Group), args: bp.Args(row, rank, n),
-			row: row, pattern: payload.PatternFor(row, n), rank: rank, n: n}
+		c := &scenColl{step: st, index: i, dom: slices.Index(r.domains, st.Group),
+			pattern: payload.PatternFor(row, n), rank: rank, n: n}
+		// One layout of the buffers per draw; the first is in use.
+		for _, d := range st.Draws {
+			row.Counts = d.Counts
+			c.draws = append(c.draws, scenDraw{args: bp.Args(row, rank, n), row: row})
+		}
+		if st.Draws == nil {
+			c.draws = []scenDraw{{args: bp.Args(row, rank, n), row: row}}
+		}
+		c.taken = make([]int, len(c.draws))
+		c.use(0, false)
 		if !o.NoPayload {
 			payload.FillInputs(c.args, c.pattern, rank)
 		}
@@ -404,6 +447,7 @@ func (r *scenRank) runPhase(ctx context.Context, d, iters, warmup int, check boo
 	if err := r.barrier(ctx); err != nil {
 		return nil, err
 	}
+	r.curRun = d + 1
 	wd := runctl.NewWatchdog(ctx, r.o.Timeout)
 	defer wd.Stop()
 	gate := r.gates[d+1]
@@ -422,11 +466,14 @@ func (r *scenRank) runPhase(ctx context.Context, d, iters, warmup int, check boo
 		return nil, err
 	}
 	samples := make([]float64, iters*k)
+	r.timing = true
 	for i := range iters {
 		if err := r.iterate(wd, comms, samples[i*k:(i+1)*k], nil); err != nil {
+			r.timing = false
 			return nil, fmt.Errorf("timed iteration %d: %w", i+1, err)
 		}
 	}
+	r.timing = false
 	// Corruption --inject put where the check cannot see it (warm-up and
 	// timed iterations, or the checked one when the check found nothing,
 	// as a max or min can hide a flipped bit) is always reported: one

@@ -86,22 +86,38 @@ type Step struct {
 	// Overlap starts the collective without blocking before the compute
 	// phase just before it, and waits for it right after that phase.
 	Overlap bool
-	// Counts are a variable-size collective's counts (the file's traffic,
-	// drawn once), nil for the others; Traffic is its matrix's figures.
+	// Draws are a variable-size collective's counts (the file's traffic),
+	// nil for the others: one for a routing drawn once (draw=fixed), a
+	// matrix file or the spread pattern; else one per iteration up to
+	// MaxDraws, the generator's iterations 0, 1, ..., which iteration i
+	// of every run (its warm-up, timed and checked iterations counted
+	// together) takes in turn, draw i mod len(Draws).
+	Draws []Drawn
+}
+
+// MaxDraws is the most matrices a routed step draws, as a sweep's row
+// does: its iterations take them in turn.
+const MaxDraws = 16
+
+// Drawn is one draw of a routed step: its counts and its matrix's
+// figures.
+type Drawn struct {
 	Counts  *coll.Counts
 	Traffic traffic.Summary
 }
 
 // BufferBytes returns the send and receive bytes the step's buffers take
 // on each of its group's n ranks: the collective's at the step's size, or
-// a variable-size one's largest row and column of its counts.
+// a variable-size one's largest row and column of its draws.
 func (s Step) BufferBytes(n int) (send, recv int64) {
-	if s.Counts == nil {
+	if s.Draws == nil {
 		return s.Op.BufferBytes(n, s.Bytes)
 	}
-	for r := range n {
-		sd, rc := s.Op.Desc().VLengths(r, s.Counts)
-		send, recv = max(send, int64(sd*s.DType.Size())), max(recv, int64(rc*s.DType.Size()))
+	for _, d := range s.Draws {
+		for r := range n {
+			sd, rc := s.Op.Desc().VLengths(r, d.Counts)
+			send, recv = max(send, int64(sd*s.DType.Size())), max(recv, int64(rc*s.DType.Size()))
+		}
 	}
 	return send, recv
 }

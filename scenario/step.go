@@ -88,7 +88,7 @@ func (sc *Scenario) checkStep(i int, f scenFileStep) (Step, error) {
 		return st, err
 	}
 	if f.Traffic != "" {
-		if err := st.drawCounts(f.Traffic, f.Transpose != nil && *f.Transpose, n); err != nil {
+		if err := st.drawCounts(f.Traffic, f.Transpose != nil && *f.Transpose, n, sc.Warmup+sc.Iterations); err != nil {
 			return st, err
 		}
 	}
@@ -182,13 +182,15 @@ func (st *Step) checkSize(raw json.RawMessage, n int) error {
 	return nil
 }
 
-// drawCounts sets a variable-size step's counts from its traffic spec on
-// its group's n ranks: the matrix of iteration 0 at the step's size (what
-// a rank sends; for allgatherv and reducescatterv the total over the n),
-// turned around with transpose (a combine returns what a dispatch sent).
-// A step runs one draw for all its iterations, so every iteration moves
-// the same bytes.
-func (st *Step) drawCounts(spec string, transpose bool, n int) error {
+// drawCounts sets a variable-size step's draws from its traffic spec on
+// its group's n ranks: the matrices of iterations 0, 1, ... (one when the
+// matrix does not change; else one per warm-up and timed iteration, up to
+// MaxDraws) at the step's size (what a rank sends; for allgatherv and
+// reducescatterv the total over the n), each turned around with
+// transpose (a combine returns what a dispatch sent). Every process draws
+// the same from the spec alone, the generator's seed advancing with the
+// iteration.
+func (st *Step) drawCounts(spec string, transpose bool, n, iters int) error {
 	sp, err := traffic.ParseSpec(spec)
 	if err != nil {
 		return fmt.Errorf("traffic: %w", err)
@@ -201,17 +203,41 @@ func (st *Step) drawCounts(spec string, transpose bool, n int) error {
 	if st.Op != coll.AllToAllV {
 		size /= int64(n)
 	}
-	m, err := g.Matrix(0, size)
-	if err != nil {
-		return fmt.Errorf("traffic: %w", err)
+	k := 1
+	if !g.Fixed() {
+		k = max(min(iters, MaxDraws), 1)
 	}
-	at := m.At
-	if transpose {
-		at = func(s, d int) int64 { return m.At(d, s) }
+	st.Draws = make([]Drawn, k)
+	for i := range st.Draws {
+		m, err := g.Matrix(i, size)
+		if err != nil {
+			return fmt.Errorf("traffic: draw %d: %w", i, err)
+		}
+		if transpose {
+			if m, err = transposed(m, n); err != nil {
+				return fmt.Errorf("traffic: %w", err)
+			}
+		}
+		counts, err := coll.CountsOfBytes(n, st.DType.Size(), m.At)
+		if err != nil {
+			return fmt.Errorf("traffic: draw %d: %w", i, err)
+		}
+		st.Draws[i] = Drawn{Counts: counts, Traffic: traffic.Summarize(m)}
 	}
-	if st.Counts, err = coll.CountsOfBytes(n, st.DType.Size(), at); err != nil {
-		return fmt.Errorf("traffic: %w", err)
-	}
-	st.Traffic = traffic.Summarize(m)
 	return nil
+}
+
+// transposed returns m of n ranks turned around: what rank d sent rank s
+// in m, rank s sends rank d.
+func transposed(m *traffic.Matrix, n int) (*traffic.Matrix, error) {
+	t, err := traffic.NewMatrix(n)
+	if err != nil {
+		return nil, err
+	}
+	for s := range n {
+		for d := range n {
+			t.Set(s, d, m.At(d, s))
+		}
+	}
+	return t, nil
 }

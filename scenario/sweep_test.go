@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -157,3 +158,48 @@ type rows []results.Record
 func (c *rows) Begin(results.Header) error   { return nil }
 func (c *rows) Write(r results.Record) error { *c = append(*c, r); return nil }
 func (c *rows) End(results.Summary) error    { return nil }
+
+// TestMoEExampleReportsSkew: the moe-ep example's report tells its zipf
+// routing from a uniform one on the same file: the ep domain's drawn
+// imbalance (the busiest rank's bytes over the mean, over the draws its
+// timed calls took) is well above the uniform one's, which is near 1, and
+// tp, which routes nothing, has none. Its timings need not separate them
+// (on shm at 4 ranks the skew moves no more than the noise).
+func TestMoEExampleReportsSkew(t *testing.T) {
+	data, err := os.ReadFile("../examples/moe-ep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uniform := bytes.ReplaceAll(data, []byte("zipf:s=1.2,"), []byte("uniform:"))
+	if bytes.Equal(uniform, data) {
+		t.Fatal("moe-ep.json routes no zipf traffic")
+	}
+	links := sim.LinkModel{}
+	imbalance := map[string]float64{}
+	for name, file := range map[string][]byte{"zipf": data, "uniform": uniform} {
+		sc, err := scenario.Parse(file, scenario.Overrides{Iterations: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		rep, err := scenario.Run(context.Background(), sc, scenario.Options{World: world.World{Backend: sim.Name, Timeout: 60 * time.Second}, Links: &links, NoPayload: true}, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range rep.Domains {
+			switch {
+			case d.Domain == "ep" && d.Draws < 2:
+				t.Errorf("%s: ep took %d draws in 4 iterations of 2 routed steps", name, d.Draws)
+			case d.Domain == "tp" && (d.Draws != 0 || d.Imbalance != 0):
+				t.Errorf("%s: tp routes nothing, yet imbalance %v over %d draws", name, d.Imbalance, d.Draws)
+			}
+			if d.Domain == "ep" {
+				imbalance[name] = d.Imbalance
+			}
+		}
+		t.Logf("%s: ep imbalance %.2f\n%s", name, imbalance[name], out.String())
+	}
+	if u, z := imbalance["uniform"], imbalance["zipf"]; !(u >= 1 && u < 1.3 && z > 2*u) {
+		t.Errorf("ep imbalance %.2f with zipf, %.2f uniform: want uniform near 1 and zipf above twice it", z, u)
+	}
+}
