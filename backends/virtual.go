@@ -9,16 +9,20 @@ import (
 // part of it spent waiting for messages (WaitClock), when it may hand out
 // its next message (a gap after its last), and when each of its egress
 // ports (0: inside its server, 1: between servers) has sent what it was
-// given.
+// given, and each of its ingress ports' account: when the port would
+// have taken every byte the rank received on it since its ports were last
+// free, moved back to back (a message arrives no earlier than a latency
+// after its own bytes join that account).
 type RankTimes struct {
 	Clock, Waited, Issue time.Duration
-	Busy                 [2]time.Duration
+	Busy, In             [2]time.Duration
 }
 
 // LinkTimes is what a transport in virtual time charges, rounded as it
 // rounds them, for a world whose ranks all sit on one server: a message
 // of n bytes takes Move(n) on its sender's port and arrives Alpha after
-// it has left; a rank hands out one message every Gap; a reduction into n
+// it has left, or Alpha after its receiver's ingress account (RankTimes.In)
+// has moved by Move(n), whichever is later; a rank hands out one message every Gap; a reduction into n
 // bytes takes Reduce(n) of its time, a copy of n bytes Copy(n).
 type LinkTimes struct {
 	Alpha, Gap         time.Duration

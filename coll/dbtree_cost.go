@@ -15,6 +15,11 @@ package coll
 //     message arrives its link's latency after it has left the port;
 //   - the receives are done one after another, each once its message has
 //     arrived, the ones from the children followed by their reduction;
+//     a rank's ingress port of each level takes the bytes of the
+//     messages it receives on it back to back, so a message arrives no
+//     earlier than a latency after that port's account (the time it
+//     would have taken all of them so far) has moved by its bytes, as
+//     a node that two parents or two children feed at once receives;
 //   - the step ends when the receives are done and the sends have left.
 //
 // Where the receiver reads the sender's buffer (Model.Fused: shm) there
@@ -122,7 +127,7 @@ func dbtreeFollow(n int, b float64, m Model, up, down bool) float64 {
 	has := func(s int) bool { return s >= 0 && s < parts }
 
 	clock, issue, left := make([]float64, n), make([]float64, n), make([]float64, n)
-	busy := make([][2]float64, n)
+	busy, in := make([][2]float64, n), make([][2]float64, n)
 	// arrive[v][3h+i] is when the segment v receives in tree h at this
 	// step arrives: from its i-th child (i < 2) or from its parent (i = 2).
 	arrive := make([][6]float64, n)
@@ -159,7 +164,12 @@ func dbtreeFollow(n int, b float64, m Model, up, down bool) float64 {
 	// moves the bytes itself, one segment after another, and the sender's
 	// step waits until it has.
 	receive := func(v, u int, at float64, reduce bool) {
-		move := sigma * levels[level(u, v)].Beta
+		l := level(u, v)
+		move := sigma * levels[l].Beta
+		if !m.Fused {
+			in[v][l] += move
+			at = max(at, in[v][l]+levels[l].Alpha)
+		}
 		switch {
 		case m.Fused && reduce:
 			clock[v] = max(clock[v], at) + m.received(move, sigma)

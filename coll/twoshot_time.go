@@ -29,7 +29,14 @@ import (
 //     on), and the costs from j on are (n - j) reductions (n - 1 from
 //     rank 0's message on, which rank r > 1 only copies);
 //   - the maximum of arrival(j) + costs over j < r and over j > r are a
-//     prefix and a suffix maximum of terms in j alone.
+//     prefix and a suffix maximum of terms in j alone;
+//   - the receiver's ingress account In moves by x with each message it
+//     waits for, which arrives no earlier than In + alpha: the m-th it
+//     waits for (m = 0, 1, ...) no earlier than In + (m+1)x + alpha. Step
+//     1 waits in rank order (m = j for j < r, j - 1 for j > r), so with
+//     the costs from j on, the latest of these terms is at one end of
+//     either run of j (linear in j), or j = 0; step 3 waits in the order
+//     of arrival, and its latest term is its last, In + (n-1)x + alpha.
 
 // timeWorld times a's call of alg for the whole world where it can (a
 // backends.WorldTimer, a top-level Comm without payload, an algorithm with
@@ -69,7 +76,7 @@ func twoshotTimes(l backends.LinkTimes, ranks []backends.RankTimes, s int, inPla
 		}
 	}
 	for _, st := range ranks {
-		if st.Clock > bound || st.Issue > bound || st.Busy[0] > bound || st.Waited > bound {
+		if st.Clock > bound || st.Issue > bound || st.Busy[0] > bound || st.Waited > bound || st.In[0] > bound {
 			return false
 		}
 	}
@@ -93,7 +100,8 @@ func twoshotTimes(l backends.LinkTimes, ranks []backends.RankTimes, s int, inPla
 		if inPlace && r >= 2 {
 			start += cp
 		}
-		end := max(start+(nd-1)*red, arrive1[r]+l.Alpha)
+		end := max(start+(nd-1)*red, arrive1[r]+l.Alpha, st.In[0]+ingress1(r, n, x, suf)+l.Alpha)
+		st.In[0] += (nd - 1) * x
 		st.Waited += end - start - (nd-1)*red
 		st.Clock = max(end, post[r].left(n-2, x, step))
 		if avg {
@@ -110,13 +118,36 @@ func twoshotTimes(l backends.LinkTimes, ranks []backends.RankTimes, s int, inPla
 	arrive3 := latest(post, x, step, func(int) time.Duration { return 0 })
 	for r := range ranks {
 		st := &ranks[r]
-		end := max(st.Clock, arrive3[r]+l.Alpha)
+		end := max(st.Clock, arrive3[r]+l.Alpha, st.In[0]+(nd-1)*x+l.Alpha)
+		st.In[0] += (nd - 1) * x
 		st.Waited += end - st.Clock
 		st.Clock = max(end, post[r].left(n-2, x, step))
 		st.Issue = post[r].j + (nd-1)*l.Gap
 		st.Busy[0] = post[r].left(n-2, x, step)
 	}
 	return true
+}
+
+// ingress1 is the latest, over the messages rank r waits for in step 1
+// (from j = 0, 1, ... but r), of (m+1)x, the ingress account's move by
+// the m-th of them and those before it, plus cost(j), the costs from j on.
+// In each run of j (below r, above r) the term is linear in j, so its
+// latest is at an end of the run; j = 0's cost is apart.
+func ingress1(r, n int, x time.Duration, cost func(j int) time.Duration) time.Duration {
+	term := func(j int) time.Duration {
+		m := j
+		if j > r {
+			m = j - 1
+		}
+		return time.Duration(m+1)*x + cost(j)
+	}
+	out := time.Duration(-1 << 62)
+	for _, j := range []int{0, 1, r - 1, r + 1, n - 1} {
+		if j >= 0 && j < n && j != r {
+			out = max(out, term(j))
+		}
+	}
+	return out
 }
 
 // direct is a rank posting a step's messages: its port is free at b, and

@@ -218,8 +218,9 @@ func (e *endpoint) Release(req backends.Request) {
 	}
 }
 
-// Wait completes the receive in shm, then advances the receiver's clock to
-// the message's arrival (plus the reduction's time).
+// Wait completes the receive in shm, takes the message on the receiver's
+// ingress port, then advances the receiver's clock to the message's
+// arrival (plus the reduction's time).
 func (r *recvReq) Wait(ctx context.Context) error {
 	err := r.shmRequest.Wait(ctx)
 	if r.done {
@@ -237,9 +238,10 @@ func (r *recvReq) Wait(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if idle := at.arrive - r.e.Now(); idle > 0 {
+	arrive := ingress(at, &r.e.in)
+	if idle := arrive - r.e.Now(); idle > 0 {
 		r.e.waited.Add(int64(idle))
-		r.e.advance(at.arrive)
+		r.e.advance(arrive)
 	}
 	r.e.advanceBy(r.reduce)
 	return nil

@@ -10,8 +10,14 @@ import (
 // timing is what the link model says about one message.
 type timing struct {
 	// left is when its last byte has left the sender's port; arrive is
-	// when its last byte reaches the receiver.
+	// when its last byte reaches the receiver, where its ingress port is
+	// free (ingress).
 	left, arrive time.Duration
+	// port is the level it travels on (0: inside a server, 1: between
+	// servers), x what its bytes take on the receiver's ingress port of
+	// that level, and alpha the level's latency.
+	port     int
+	x, alpha time.Duration
 	// pull, set where receivers move the data (LinkModel.Pull), replaces
 	// both (pull.go).
 	pull *pulled
@@ -42,7 +48,22 @@ func (f *fabric) book(rank, peer, n int, hold, now time.Duration, busy *[2]time.
 	start := max(issued, busy[port])
 	left := limits.AddDurations(start, hold, bytesAt(n, gbps))
 	busy[port] = left
-	return timing{left: left, arrive: limits.AddDurations(left, alpha)}
+	x := bytesAt(n, gbps)
+	return timing{left: left, arrive: limits.AddDurations(left, alpha), port: port, x: x, alpha: alpha}
+}
+
+// ingress takes a message whose timing is t on the receiver's ingress
+// port of its level, whose account is in, and returns when it has
+// arrived. The account is when the port would have taken every byte it
+// was given since the receiver's ports were last free (Align), moving
+// them back to back: the message arrives no earlier than its sender's
+// port let it (t.arrive) and no earlier than a latency after its own
+// bytes join that account. It is the one formula of the receiving side,
+// shared by the endpoints, the symmetric evaluation's mirror and (in
+// closed form) coll's twoshot, so that all time a message alike.
+func ingress(t timing, in *[2]time.Duration) time.Duration {
+	in[t.port] = limits.AddDurations(in[t.port], t.x)
+	return max(t.arrive, limits.AddDurations(in[t.port], t.alpha))
 }
 
 // reduceTime is what reducing n received bytes costs the receiver.

@@ -23,6 +23,17 @@
 // apart (LogP's g), as real ranks spend time on each; one message per
 // step, as most algorithms send, never waits for it when Gap is at most
 // alpha.
+// Every rank also has two ingress ports, one per level, with that
+// level's bandwidth, each with an account: when it would have taken every
+// byte the rank received on it since its ports were last free (Align),
+// moved back to back. The receiver's Wait books the message there, in the
+// rank's program order:
+//
+//	in.account += s/bw
+//	arrive = max(arrive, in.account + alpha)
+//
+// so k senders into one rank take k messages' time on its port, and one
+// sender per receiver takes one message's.
 // Its Wait advances the sender's clock to max(clock, start + s/bw) (the
 // data has left); the Wait of the matching receive advances the
 // receiver's clock to max(clock, arrive), plus s/ReduceGBps for a
@@ -43,11 +54,11 @@
 // meet in memory (backends.Rendezvous, meet.go), not as messages: they
 // take no virtual time and cost one pass over the ranks.
 //
-// Not modelled: the harness's bookkeeping takes no virtual time;
-// contention at the receiver (many senders into one rank arrive in
-// parallel, each at its own link's speed) and any topology beyond two
-// levels are not simulated; a rank's two ports work independently and in
-// parallel with its receiving and its own work.
+// Not modelled: the harness's bookkeeping takes no virtual time; an
+// ingress port's idle time earlier in a row is credited to a later burst
+// (it is an account, not a queue); any topology beyond two levels is not
+// simulated; a rank's ports work independently and in parallel with its
+// own work.
 //
 // Calls without payload (backends.Call.NoPayload, which shm honours) move
 // no bytes at all; their clocks advance exactly as with payload, since the
@@ -218,6 +229,10 @@ type endpoint struct {
 	// busy is when each egress port (0: inside the server, 1: between
 	// servers) has sent everything posted on it so far.
 	busy [2]time.Duration
+	// in is each ingress port's account (0: from the rank's own server,
+	// 1: from other servers): when it would have taken every byte the
+	// rank received on it since its ports were last free (ingress).
+	in [2]time.Duration
 	// issue is the earliest time the rank's next message can start: a
 	// gap after the one before.
 	issue time.Duration
@@ -261,10 +276,13 @@ func (e *endpoint) advance(t time.Duration) {
 // Align implements backends.Aligner: the rank's clock reads t (within
 // 0 and backends.ClockLimit), whatever it read, and its ports and its gap
 // are free from t on: its next message starts no earlier than t and queues
-// behind nothing sent before. What it waited so far stays counted.
+// behind nothing sent before, and its ingress ports have taken everything
+// by t. What it waited so far stays counted.
 func (e *endpoint) Align(t time.Duration) {
-	e.clock.Store(int64(min(max(t, 0), backends.ClockLimit)))
+	t = min(max(t, 0), backends.ClockLimit)
+	e.clock.Store(int64(t))
 	e.busy = [2]time.Duration{}
+	e.in = [2]time.Duration{t, t}
 	e.issue = 0
 }
 

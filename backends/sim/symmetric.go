@@ -40,25 +40,25 @@ var symmetricRuns atomic.Int64
 var worldTimings atomic.Int64
 
 // stateLen is the length of an encoded rankState.
-const stateLen = 4
+const stateLen = 6
 
 // rankState is what of a rank the link model reads and moves.
 type rankState struct {
 	clock, issue time.Duration
-	busy         [2]time.Duration
+	busy, in     [2]time.Duration
 }
 
 // encode packs s for a meeting, each duration's bits as a float64's, so
 // that no nanosecond is lost.
 func (s rankState) encode() []float64 {
 	f := func(d time.Duration) float64 { return math.Float64frombits(uint64(d)) }
-	return []float64{f(s.clock), f(s.issue), f(s.busy[0]), f(s.busy[1])}
+	return []float64{f(s.clock), f(s.issue), f(s.busy[0]), f(s.busy[1]), f(s.in[0]), f(s.in[1])}
 }
 
 // decodeState unpacks what encode packed.
 func decodeState(v []float64) rankState {
 	d := func(x float64) time.Duration { return time.Duration(math.Float64bits(x)) }
-	return rankState{clock: d(v[0]), issue: d(v[1]), busy: [2]time.Duration{d(v[2]), d(v[3])}}
+	return rankState{clock: d(v[0]), issue: d(v[1]), busy: [2]time.Duration{d(v[2]), d(v[3])}, in: [2]time.Duration{d(v[4]), d(v[5])}}
 }
 
 // sameBits reports whether a and b hold the same bits.
@@ -98,7 +98,7 @@ func (e *endpoint) RunSymmetric(ctx context.Context, run func(t backends.Transpo
 	if !e.f.symmetricLayout() || e.closed {
 		return false, nil
 	}
-	in := rankState{clock: e.Now(), issue: e.issue, busy: e.busy}
+	in := rankState{clock: e.Now(), issue: e.issue, busy: e.busy, in: e.in}
 	out, err := e.Meet(ctx, in.encode(), func(all [][]float64) ([]float64, error) {
 		for _, v := range all[1:] {
 			if !sameBits(v, all[0]) {
@@ -110,7 +110,7 @@ func (e *endpoint) RunSymmetric(ctx context.Context, run func(t backends.Transpo
 			return nil, nil // asymmetric, or the run failed: every rank runs it
 		}
 		symmetricRuns.Add(1)
-		s := rankState{clock: m.clock, issue: m.issue, busy: m.busy}
+		s := rankState{clock: m.clock, issue: m.issue, busy: m.busy, in: m.in}
 		return append(s.encode(), math.Float64frombits(uint64(m.waited))), nil
 	})
 	if err != nil {
@@ -121,7 +121,7 @@ func (e *endpoint) RunSymmetric(ctx context.Context, run func(t backends.Transpo
 	}
 	s := decodeState(out)
 	e.clock.Store(int64(s.clock))
-	e.issue, e.busy = s.issue, s.busy
+	e.issue, e.busy, e.in = s.issue, s.busy, s.in
 	e.waited.Add(int64(math.Float64bits(out[stateLen])))
 	return true, nil
 }
@@ -133,7 +133,7 @@ func (e *endpoint) RunSymmetric(ctx context.Context, run func(t backends.Transpo
 type mirror struct {
 	f                    *fabric
 	clock, waited, issue time.Duration
-	busy                 [2]time.Duration
+	busy, in             [2]time.Duration
 	sent                 map[int][]sentMsg // by peer, in posting order
 	recvd                map[int]int       // receives posted, by peer
 }
@@ -146,7 +146,7 @@ type sentMsg struct {
 
 // newMirror returns rank 0 of f in state s.
 func newMirror(f *fabric, s rankState) *mirror {
-	return &mirror{f: f, clock: s.clock, issue: s.issue, busy: s.busy, sent: map[int][]sentMsg{}, recvd: map[int]int{}}
+	return &mirror{f: f, clock: s.clock, issue: s.issue, busy: s.busy, in: s.in, sent: map[int][]sentMsg{}, recvd: map[int]int{}}
 }
 
 // Rank implements backends.Transport: the mirror is rank 0.
@@ -246,10 +246,10 @@ func (r *mirrorRecv) Wait(context.Context) error {
 		r.err = fmt.Errorf("sim: mirror receive %d from rank %d: %w", r.k, r.peer, errAsymmetric)
 		return r.err
 	}
-	at := sent[r.k].t
-	if idle := at.arrive - m.clock; idle > 0 {
+	arrive := ingress(sent[r.k].t, &m.in)
+	if idle := arrive - m.clock; idle > 0 {
 		m.waited += idle
-		m.advance(at.arrive)
+		m.advance(arrive)
 	}
 	m.advance(limits.AddDurations(m.clock, r.reduce))
 	return nil
@@ -262,7 +262,7 @@ type failed struct{ err error }
 func (f failed) Wait(context.Context) error { return f.err }
 
 // rankTimesLen is the length of an encoded backends.RankTimes.
-const rankTimesLen = 5
+const rankTimesLen = 7
 
 // TimeWorld implements backends.WorldTimer: the ranks meet in memory
 // with their states, each duration's bits as a float64's (no nanosecond
@@ -274,11 +274,12 @@ func (e *endpoint) TimeWorld(ctx context.Context, eval func(l backends.LinkTimes
 	}
 	f := func(d time.Duration) float64 { return math.Float64frombits(uint64(d)) }
 	d := func(x float64) time.Duration { return time.Duration(math.Float64bits(x)) }
-	in := []float64{f(e.Now()), f(e.Waited()), f(e.issue), f(e.busy[0]), f(e.busy[1])}
+	in := []float64{f(e.Now()), f(e.Waited()), f(e.issue), f(e.busy[0]), f(e.busy[1]), f(e.in[0]), f(e.in[1])}
 	out, err := e.Meet(ctx, in, func(all [][]float64) ([]float64, error) {
 		ranks := make([]backends.RankTimes, len(all))
 		for r, v := range all {
-			ranks[r] = backends.RankTimes{Clock: d(v[0]), Waited: d(v[1]), Issue: d(v[2]), Busy: [2]time.Duration{d(v[3]), d(v[4])}}
+			ranks[r] = backends.RankTimes{Clock: d(v[0]), Waited: d(v[1]), Issue: d(v[2]), Busy: [2]time.Duration{d(v[3]), d(v[4])},
+				In: [2]time.Duration{d(v[5]), d(v[6])}}
 		}
 		lt := backends.LinkTimes{
 			Alpha: l.IntraAlpha, Gap: l.Gap,
@@ -292,7 +293,7 @@ func (e *endpoint) TimeWorld(ctx context.Context, eval func(l backends.LinkTimes
 		worldTimings.Add(1)
 		res := make([]float64, 0, rankTimesLen*len(ranks))
 		for _, s := range ranks {
-			res = append(res, f(min(s.Clock, backends.ClockLimit)), f(s.Waited), f(s.Issue), f(s.Busy[0]), f(s.Busy[1]))
+			res = append(res, f(min(s.Clock, backends.ClockLimit)), f(s.Waited), f(s.Issue), f(s.Busy[0]), f(s.Busy[1]), f(s.In[0]), f(s.In[1]))
 		}
 		return res, nil
 	})
@@ -305,6 +306,6 @@ func (e *endpoint) TimeWorld(ctx context.Context, eval func(l backends.LinkTimes
 	v := out[rankTimesLen*e.rank:]
 	e.clock.Store(int64(d(v[0])))
 	e.waited.Store(int64(d(v[1])))
-	e.issue, e.busy = d(v[2]), [2]time.Duration{d(v[3]), d(v[4])}
+	e.issue, e.busy, e.in = d(v[2]), [2]time.Duration{d(v[3]), d(v[4])}, [2]time.Duration{d(v[5]), d(v[6])}
 	return true, nil
 }
