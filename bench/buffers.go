@@ -1,6 +1,10 @@
 package bench
 
-import "github.com/hccl-test/hccl-test/payload"
+import (
+	"github.com/hccl-test/hccl-test/coll"
+	"github.com/hccl-test/hccl-test/internal/limits"
+	"github.com/hccl-test/hccl-test/payload"
+)
 
 // bufferNeed returns the size of each of the two buffers that one rank of
 // a group of n ranks allocates (payload.BufferPool.Ensure) for every row of p:
@@ -28,4 +32,35 @@ func (p Plan) bufferNeed(n int) int64 {
 		}
 	}
 	return need + p.unalignBytes()
+}
+
+// scratchNeed returns the scratch space, in bytes, that one rank of a
+// group of n ranks reserves (coll.Comm.Reserve) for every row of p: twice
+// bufferNeed, or more where an algorithm of a variable-size collective
+// takes more for the drawn counts (coll.VScratch: hier's alltoallv, whose
+// rail ranks carry their server's share of a hot expert's bytes). The
+// memory estimate (Memory) counts the same figure.
+func (p Plan) scratchNeed(n int) int64 {
+	need := limits.SatMul(2, p.bufferNeed(n))
+	top := p.Topology
+	if !top.TwoLevel() || top.PerServer <= 0 || n%top.PerServer != 0 {
+		return need
+	}
+	for _, op := range p.Ops {
+		if !op.Desc().Variable() {
+			continue
+		}
+		for _, dt := range p.DTypes {
+			_, bytes := payload.RowCount(op, dt, n, p.largestSize())
+			rows, _, err := p.drawnRows(Row{Op: op, DType: dt, Bytes: bytes, Count: 1}, n)
+			if err != nil {
+				continue // validateTraffic has drawn them once: not reached
+			}
+			for _, row := range rows {
+				v := coll.VScratch(op, p.AlgosFor(op), row.Counts, n/top.PerServer, top.PerServer)
+				need = max(need, int64(v)*int64(dt.Size()))
+			}
+		}
+	}
+	return need
 }

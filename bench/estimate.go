@@ -35,9 +35,9 @@ func (p Plan) Memory() MemoryEstimate {
 		need := p.bufferNeed(p.GroupSize(g))
 		bufs = max(bufs, limits.SatMul(2, need))
 		// Each communicator reserves scratch space for its largest row
-		// (coll.Comm.Reserve), and with --retry keeps a copy of the input;
+		// (coll.Comm.Reserve, scratchNeed), and with --retry keeps a copy of the input;
 		// with mulsum, the multiplied input (coll.Comm.ReservePreMul).
-		scratch = limits.SatAdd(scratch, limits.SatMul(2, need))
+		scratch = limits.SatAdd(scratch, p.scratchNeed(p.GroupSize(g)))
 		if p.Retry > 0 {
 			saved = limits.SatAdd(saved, need)
 		}

@@ -210,7 +210,7 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 	// inside timed calls.
 	for _, g := range r.plan.groupList() {
 		c := r.groups[g]
-		if err := c.Reserve(ctx, int(r.plan.bufferNeed(c.Size()))); err != nil {
+		if err := c.Reserve(ctx, int((r.plan.scratchNeed(c.Size())+1)/2)); err != nil {
 			return err
 		}
 		if r.plan.sweepsMulSum() {

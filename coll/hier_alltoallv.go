@@ -23,6 +23,7 @@ import (
 
 func init() {
 	register(AllToAllV, hierName, hierAllToAllV, costs{levels: hierAllToAllVCost})
+	setScratch(AllToAllV, hierName, hierAllToAllVScratch)
 }
 
 // rails is the geometry of hier's alltoallv for one rank: its server s
@@ -55,6 +56,47 @@ func (g rails) railed(s1, s2 int) (n int) {
 	return n
 }
 
+// layout returns hier's scratch regions, in elements: in[j] (from local
+// rank j), then out[l'] (to local rank l'), whose place the runs run[s']
+// (to server s') take once step 2 has sent them, and the scratch's
+// length. A uniform routing's scratch is so about twice the bytes a rank
+// sends, what Comm.Reserve holds; a skewed one's can be more
+// (VScratch).
+func (g rails) layout() (inOff, outOff, runOff []int, end int) {
+	outOff, inOff, runOff = make([]int, g.P), make([]int, g.P), make([]int, g.S)
+	inEnd := 0
+	for j := range g.P {
+		if j != g.l {
+			inOff[j] = inEnd
+			inEnd += g.gathered(j, g.l)
+		}
+	}
+	outEnd, runEnd := inEnd, inEnd
+	for j := range g.P {
+		if j != g.l {
+			outOff[j] = outEnd
+			outEnd += g.gathered(g.l, j)
+		}
+	}
+	for s2 := range g.S {
+		if s2 != g.s {
+			runOff[s2] = runEnd
+			runEnd += g.railed(g.s, s2)
+		}
+	}
+	return inOff, outOff, runOff, max(outEnd, runEnd)
+}
+
+// hierAllToAllVScratch is the scratch, in elements, that hier takes on
+// rank of S servers of P ranks for counts c.
+func hierAllToAllVScratch(c *Counts, rank, S, P int) int {
+	if S == 1 || P == 1 {
+		return 0
+	}
+	_, _, _, end := rails{cnt: c, s: rank / P, l: rank % P, S: S, P: P}.layout()
+	return end
+}
+
 // hierAllToAllV on rank (s, l):
 //
 //  1. pack: for each other local rank l', its blocks for (s', l') for
@@ -75,9 +117,9 @@ func (g rails) railed(s1, s2 int) (n int) {
 //
 // An empty message is not sent, as in directAllToAllV. Scratch: what its
 // server sends it, then the larger of its sends to its server and its
-// runs. A skewed routing can make that more than Comm.Reserve holds (a
-// hot expert's rail carries its server's share of the hot bytes), and it
-// grows on the first such call.
+// runs (layout). A skewed routing can make that more than Comm.Reserve
+// holds (a hot expert's rail carries its server's share of the hot
+// bytes): VScratch says how much, for the harness to reserve and count.
 func hierAllToAllV(ctx context.Context, c *Comm, a *Args) error {
 	S, P := c.Topology()
 	if S == 1 || P == 1 {
@@ -91,33 +133,8 @@ func hierAllToAllV(ctx context.Context, c *Comm, a *Args) error {
 	es, r := a.DType.Size(), c.rank
 	timer := c.startReceives()
 	sendSp, recvSp := a.Counts.SendSpans(r), a.Counts.RecvSpans(r)
-	// Scratch regions, in elements: in[j] (from local rank j), then
-	// out[l'] (to local rank l'), whose place the runs run[s'] (to
-	// server s') take once step 2 has sent them: a uniform routing's
-	// scratch is so about twice the bytes a rank sends, what
-	// Comm.Reserve holds.
-	outOff, inOff, runOff := make([]int, P), make([]int, P), make([]int, S)
-	inEnd := 0
-	for j := range P {
-		if j != g.l {
-			inOff[j] = inEnd
-			inEnd += g.gathered(j, g.l)
-		}
-	}
-	outEnd, runEnd := inEnd, inEnd
-	for j := range P {
-		if j != g.l {
-			outOff[j] = outEnd
-			outEnd += g.gathered(g.l, j)
-		}
-	}
-	for s2 := range S {
-		if s2 != g.s {
-			runOff[s2] = runEnd
-			runEnd += g.railed(g.s, s2)
-		}
-	}
-	scratch := c.scratchBuf(max(outEnd, runEnd) * es)
+	inOff, outOff, runOff, end := g.layout()
+	scratch := c.scratchBuf(end * es)
 	region := func(off, n int) []byte { return scratch[off*es : (off+n)*es] }
 	// runPiece is where local rank j's block for (s2, l) sits in run s2.
 	runPiece := func(s2, j int) []byte {

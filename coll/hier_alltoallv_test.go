@@ -86,3 +86,80 @@ func TestHierAllToAllVCost(t *testing.T) {
 		}
 	}
 }
+
+// TestHierAllToAllVScratch: VScratch says what hier's alltoallv takes on
+// the rank that takes most, by a formula of its own (what the rank's
+// server peers send through it, then the larger of its sends to them and
+// its runs to other servers), and on a routing whose rail ranks forward
+// their server's blocks to two other servers it is more than twice the
+// largest row or column, what Comm.Reserve holds; other algorithms take
+// none of their own.
+func TestHierAllToAllVScratch(t *testing.T) {
+	const S, P, B = 3, 4, 1000
+	for _, tc := range []struct {
+		name     string
+		cell     func(s1, l1, s2, l2 int) int
+		beyond2x bool
+	}{
+		{"uniform", func(s1, l1, s2, l2 int) int { return B }, false},
+		{"rail forwards to two servers", func(s1, l1, s2, l2 int) int {
+			if s1 == 0 && l1 != 0 && s2 != 0 && l2 == 0 {
+				return B
+			}
+			return 0
+		}, true},
+		{"hot receiver", func(s1, l1, s2, l2 int) int {
+			if s2 == 2 && l2 == 3 {
+				return 8 * B
+			}
+			return 1
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := S * P
+			cells := make([]int, n*n)
+			for src := range n {
+				for dst := range n {
+					cells[src*n+dst] = tc.cell(src/P, src%P, dst/P, dst%P)
+				}
+			}
+			c, err := NewCounts(n, cells)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, largest := 0, 0
+			for r := range n {
+				s, l := r/P, r%P
+				in, out, run := 0, 0, 0
+				for j := range P {
+					for s2 := range S {
+						if j != l {
+							in += tc.cell(s, j, s2, l)
+							out += tc.cell(s, l, s2, j)
+						}
+						if s2 != s {
+							run += tc.cell(s, j, s2, l)
+						}
+					}
+				}
+				want = max(want, in+max(out, run))
+				largest = max(largest, c.Sent(r), c.Received(r))
+			}
+			if got := VScratch(AllToAllV, []string{Auto}, c, S, P); got != want {
+				t.Errorf("VScratch = %d elements, want %d", got, want)
+			}
+			if got := VScratch(AllToAllV, []string{hierName}, c, S, P); got != want {
+				t.Errorf("VScratch of hier alone = %d elements, want %d", got, want)
+			}
+			if got := VScratch(AllToAllV, []string{"direct", "pairwise"}, c, S, P); got != 0 {
+				t.Errorf("VScratch of direct and pairwise = %d, want 0", got)
+			}
+			if got := VScratch(AllToAllV, []string{Auto}, c, 1, n); got != 0 {
+				t.Errorf("VScratch on one server = %d, want 0 (hier is direct there)", got)
+			}
+			if beyond := want > 2*largest; beyond != tc.beyond2x {
+				t.Errorf("scratch %d elements against twice the largest row or column %d: beyond = %v, want %v", want, 2*largest, beyond, tc.beyond2x)
+			}
+		})
+	}
+}

@@ -26,6 +26,11 @@ type algorithm struct {
 	name string
 	run  Func
 	costs
+	// scratch, for an algorithm of a variable-size collective whose
+	// scratch space depends on the counts, is what it takes on rank of S
+	// servers of P ranks, in elements (setScratch); nil where the scratch
+	// is at most twice the largest buffer, what Comm.Reserve holds.
+	scratch func(c *Counts, rank, S, P int) int
 }
 
 // algorithms holds every registered algorithm by collective. It is written
@@ -43,6 +48,37 @@ func register(op Op, name string, run Func, c costs) {
 	}
 	algorithms[op] = append(algorithms[op], algorithm{op: op, name: name, run: run, costs: c})
 	slices.SortFunc(algorithms[op], func(a, b algorithm) int { return strings.Compare(a.name, b.name) })
+}
+
+// setScratch gives op's algorithm name the scratch function fn (see
+// algorithm.scratch). Called from init functions only, after register.
+func setScratch(op Op, name string, fn func(c *Counts, rank, S, P int) int) {
+	for i := range algorithms[op] {
+		if algorithms[op][i].name == name {
+			algorithms[op][i].scratch = fn
+			return
+		}
+	}
+	panic(fmt.Sprintf("coll: setScratch of unregistered %v algorithm %q", op, name))
+}
+
+// VScratch returns the most scratch space, in elements, that any of the
+// algorithms names (Auto: every one) of the variable-size collective op
+// takes on any rank of a world of S servers of P ranks (S x P = the
+// counts' ranks) for counts c: 0 where each one's is at most twice its
+// largest buffer, what Comm.Reserve holds. The harness reserves and
+// counts the larger of the two.
+func VScratch(op Op, names []string, c *Counts, S, P int) int {
+	most := 0
+	for _, a := range algorithms[op] {
+		if a.scratch == nil || !slices.Contains(names, Auto) && !slices.Contains(names, a.name) {
+			continue
+		}
+		for r := range c.Ranks() {
+			most = max(most, a.scratch(c, r, S, P))
+		}
+	}
+	return most
 }
 
 // Names returns the names of the algorithms registered for op, sorted.
