@@ -11,8 +11,8 @@
 // function (Register). Config holds what every backend needs; a backend's
 // own settings travel in Config.Options, of a type its package defines
 // (tcp.Options, sim.Options), which the backend checks. Callers choose by
-// Caps, looked up by name (CapsOf) before anything runs, never by a
-// backend's name. Each rank's endpoint is a Transport: Send, Recv and
+// Caps, asked of the backend a harness resolved from its name once
+// (world.World.Resolve) before anything runs, never by a backend's name. Each rank's endpoint is a Transport: Send, Recv and
 // RecvReduce posted without blocking, completed by Request.Wait.
 //
 // # Optional interfaces

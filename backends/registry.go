@@ -56,13 +56,8 @@ type ConfigChecker interface {
 	CheckConfig(cfg Config) error
 }
 
-// CheckConfig has the backend registered as name check cfg, if it is a
-// ConfigChecker.
-func CheckConfig(name string, cfg Config) error {
-	b, err := Lookup(name)
-	if err != nil {
-		return err
-	}
+// CheckConfig has b check cfg, if it is a ConfigChecker.
+func CheckConfig(b Backend, cfg Config) error {
 	if c, ok := b.(ConfigChecker); ok {
 		return c.CheckConfig(cfg)
 	}
@@ -127,7 +122,8 @@ func Register(b Backend) {
 	registry[b.Name()] = b
 }
 
-// Lookup returns the backend registered under name.
+// Lookup returns the backend registered under name. A harness resolves
+// its backend once, in world.World.Resolve, and asks the value it returns.
 func Lookup(name string) (Backend, error) {
 	registryMu.Lock()
 	defer registryMu.Unlock()

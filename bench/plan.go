@@ -169,7 +169,7 @@ func (p Plan) validateInject() error { return p.Inject.Validate(p.Ranks, p.Check
 // validateRetryBackend checks that the backend can run a failed call
 // again.
 func (p Plan) validateRetryBackend() error {
-	if p.Retry > 0 && !capsOf(p.Backend).Recovers {
+	if p.Retry > 0 && !p.Caps().Recovers {
 		can := backends.NamesWith(func(c backends.Caps) bool { return c.Recovers })
 		return fielderr.FieldErrorf("Retry", " %d: the %s backend cannot run a failed call again (use %s)", p.Retry, p.Backend, strings.Join(can, " or "))
 	}
@@ -202,7 +202,13 @@ func (p Plan) validateGroupRuns() error {
 }
 
 // validateBackend has the backend check the configuration it is given.
-func (p Plan) validateBackend() error { return backends.CheckConfig(p.Backend, p.config()) }
+func (p Plan) validateBackend() error {
+	b, err := p.Resolve()
+	if err != nil {
+		return err
+	}
+	return backends.CheckConfig(b, p.config())
+}
 
 // Limits that keep a mistyped flag from asking for more rows or samples than
 // any machine could hold.

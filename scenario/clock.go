@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/estimate"
@@ -50,7 +49,7 @@ func (r *scenRank) compute(ctx context.Context, d time.Duration) error {
 // sweep. Elsewhere it returns one level and nil: the Comms keep the
 // default model.
 func scenSim(sc *Scenario, o Options) (world.Topology, *estimate.Calibration) {
-	if c, _ := backends.CapsOf(o.Backend); !c.Simulated {
+	if !o.Caps().Simulated {
 		return world.Topology{}, nil
 	}
 	var links sim.LinkModel

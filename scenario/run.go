@@ -53,7 +53,11 @@ func (o Options) config(ranks int) backends.Config {
 // CheckBackend has o's backend check the configuration of a world of
 // ranks (backends.CheckConfig) before anything starts.
 func (o Options) CheckBackend(ranks int) error {
-	return backends.CheckConfig(o.Backend, o.config(ranks))
+	b, err := o.Resolve()
+	if err != nil {
+		return err
+	}
+	return backends.CheckConfig(b, o.config(ranks))
 }
 
 // Run runs sc in one world on o's backend: it measures each domain's
@@ -62,7 +66,7 @@ func (o Options) CheckBackend(ranks int) error {
 // slowed by sc.Slowdown, and writes the report to out from the process that
 // hosts rank 0, which also gets it returned (other processes get nil).
 func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, error) {
-	b, err := backends.Lookup(o.Backend)
+	b, err := o.Resolve()
 	if err != nil {
 		return nil, fmt.Errorf("--backend: %w", err)
 	}
@@ -76,7 +80,7 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 		kept   []*scenRank
 	)
 	err = b.Run(ctx, o.config(sc.Ranks), func(ctx context.Context, t backends.Transport) error {
-		if runctl.NeedsAgreement(o.Backend, sc.Ranks) {
+		if runctl.NeedsAgreement(b, sc.Ranks) {
 			if err := runctl.AgreeOn(ctx, t, o.Timeout, scenarioFields(sc, o)); err != nil {
 				return err
 			}
@@ -108,7 +112,7 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 		return nil, nil
 	}
 	rep.Backend, rep.Unchecked = o.Backend, o.NoPayload
-	if c, _ := backends.CapsOf(o.Backend); c.Simulated {
+	if o.Caps().Simulated {
 		var m sim.LinkModel
 		if o.Links != nil {
 			m = *o.Links

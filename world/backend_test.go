@@ -29,7 +29,8 @@ func TestBackendOptions(t *testing.T) {
 		{"no such backend", w, nil},
 	}
 	for _, tc := range tests {
-		if got := BackendOptions(tc.backend, tc.w); !reflect.DeepEqual(got, tc.want) {
+		b, _ := World{Backend: tc.backend}.Resolve()
+		if got := BackendOptions(b, tc.w); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %#v, want %#v", tc.backend, got, tc.want)
 		}
 	}

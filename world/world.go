@@ -65,11 +65,11 @@ func (w World) Validate() error {
 
 // ValidateWho checks the backend and the number of ranks.
 func (w World) ValidateWho() error {
-	caps, err := backends.CapsOf(w.Backend)
+	b, err := w.Resolve()
 	if err != nil {
 		return fielderr.FieldErrorf("Backend", ": %w", err)
 	}
-	switch limit := caps.RankLimit(); {
+	switch limit := b.Capabilities().RankLimit(); {
 	case w.Ranks < 1:
 		return fielderr.FieldErrorf("Ranks", " %d: need at least 1 rank", w.Ranks)
 	case w.Ranks > limit:
@@ -82,9 +82,8 @@ func (w World) ValidateWho() error {
 // ", up to 65536 on sim", or "" when none does.
 func moreRanksOn(limit int) string {
 	var more []string
-	for _, name := range backends.NamesWith(func(c backends.Caps) bool { return c.RankLimit() > limit }) {
-		c, _ := backends.CapsOf(name)
-		more = append(more, fmt.Sprintf("%d on %s", c.RankLimit(), name))
+	for _, b := range backends.With(func(c backends.Caps) bool { return c.RankLimit() > limit }) {
+		more = append(more, fmt.Sprintf("%d on %s", b.Capabilities().RankLimit(), b.Name()))
 	}
 	if len(more) == 0 {
 		return ""
@@ -157,9 +156,10 @@ func (f Faults) Validate() error {
 // *sim.LinkModel; nil: its defaults), retry whether a call that failed on
 // a transport error may be run again.
 func (w World) Config(own any, retry bool) backends.Config {
+	b, _ := w.Resolve() // nil for an unknown name: no options
 	return backends.Config{
 		Ranks: w.Ranks, Log: w.Log, Retry: retry,
-		Options: BackendOptions(w.Backend, WorldOptions{Own: own,
+		Options: BackendOptions(b, WorldOptions{Own: own,
 			Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, OpTimeout: w.Timeout, Args: w.Args, PerProcess: w.PerProcess}),
 	}
 }
