@@ -50,6 +50,7 @@ func TestCapsMatchTransports(t *testing.T) {
 			_, clock := backends.ClockOf(tc.t)
 			_, hosts := backends.HostsOf(tc.t)
 			_, native := tc.t.(backends.Native)
+			_, modeled := b.(backends.Modeled)
 			dr, ok := tc.t.(backends.DirectReader)
 			direct := ok && dr.ReadsSenderBuffer()
 			for _, f := range []struct {
@@ -58,6 +59,7 @@ func TestCapsMatchTransports(t *testing.T) {
 			}{
 				{"Recovers (Recoverer)", c.Recovers, recovers},
 				{"Simulated (Clock)", c.Simulated, clock},
+				{"Simulated (the backend's Modeled)", c.Simulated, modeled},
 				{"Hosts (HostReporter)", c.Hosts, hosts},
 				{"Native (Native)", c.Native, native},
 				{"SharedMemory (DirectReader)", c.SharedMemory, direct},

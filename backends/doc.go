@@ -27,6 +27,10 @@
 //     that a mistake in them is refused as bad input.
 //   - Launched: reports a world started by an external launcher (mpirun,
 //     srun, torchrun), so that its size is known before anything runs.
+//   - OptionsMaker: makes its own options from the world's Settings.
+//   - LinkMemory: says what its links hold in memory, for the estimate.
+//   - Modeled: a simulator's link figures and their description, from
+//     which the harness predicts without measuring.
 //
 // On a Transport:
 //   - CallTagger: carries each collective Call in its messages, to fail

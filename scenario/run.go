@@ -12,7 +12,6 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/group"
 	"github.com/hccl-test/hccl-test/backends/inject"
-	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/estimate"
@@ -35,9 +34,11 @@ type Options struct {
 	// no call again: Retry and its pauses are not read.
 	world.Faults
 	JSON bool // write one JSON object instead of the text
-	// Links is the link model of a simulated world (--backend sim), nil
-	// for the default one and on other backends.
-	Links *sim.LinkModel
+	// Links is the link model of a simulated world (--backend sim), of a
+	// type its backend defines (sim: a *sim.LinkModel; see
+	// backends.Settings.Own and backends.Modeled); nil for the default
+	// one and on other backends.
+	Links any
 	// NoPayload runs the collectives with lengths only (--sim-data=false,
 	// sim only): no buffer takes memory and nothing is checked.
 	NoPayload bool
@@ -112,12 +113,8 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 		return nil, nil
 	}
 	rep.Backend, rep.Unchecked = o.Backend, o.NoPayload
-	if o.Caps().Simulated {
-		var m sim.LinkModel
-		if o.Links != nil {
-			m = *o.Links
-		}
-		rep.Simulated = m.Describe(sc.Ranks)
+	if m, ok := b.(backends.Modeled); ok && o.Caps().Simulated {
+		rep.Simulated = m.DescribeLinks(o.Links, sc.Ranks)
 	}
 	if len(o.Inject) > 0 {
 		rep.Faults = fmt.Sprintf("%s (seed %d)", o.InjectText, o.Seed)
