@@ -27,6 +27,8 @@
 //     that a mistake in them is refused as bad input.
 //   - Launched: reports a world started by an external launcher (mpirun,
 //     srun, torchrun), so that its size is known before anything runs.
+//   - FlagDefiner: defines its own flags, in a section of the command's
+//     help, and makes its options of them (refusing bad ones).
 //   - OptionsMaker: makes its own options from the world's Settings.
 //   - LinkMemory: says what its links hold in memory, for the estimate.
 //   - Modeled: a simulator's link figures and their description, from

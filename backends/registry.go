@@ -151,3 +151,7 @@ func namesLocked() []string {
 	sort.Strings(names)
 	return slices.Clip(names)
 }
+
+// Same reports whether a and b are the same registered backend (the
+// registry holds one backend per name), whatever their types allow ==.
+func Same(a, b Backend) bool { return a != nil && b != nil && a.Name() == b.Name() }

@@ -57,7 +57,12 @@ type Plan struct {
 }
 
 // config is the backend configuration of the plan.
-func (p Plan) config() backends.Config { return p.World.Config(p.simLinks(), p.Retry > 0) }
+func (p Plan) config() backends.Config {
+	if links := p.simLinks(); links != nil {
+		return p.World.Config(links, p.Retry > 0)
+	}
+	return p.World.Config(nil, p.Retry > 0) // the options of the backend's own flags (World.Own)
+}
 
 // DefaultPlan returns the defaults of the command line.
 func DefaultPlan() Plan {

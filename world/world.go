@@ -43,6 +43,11 @@ type World struct {
 	// PerProcess is how many ranks each rank process hosts (tcp: nccl-tests'
 	// threads x GPUs); 0 or 1 is one. See tcp.Options.PerProcess.
 	PerProcess int
+	// Own is the backend's own options its flags gave
+	// (backends.FlagDefiner), of a type its package defines; nil takes its
+	// defaults. Config hands it to the backend (backends.Settings.Own)
+	// unless the harness gives options of its own.
+	Own any
 	// HostedRanks is how many ranks share this machine's memory; 0 means
 	// all of them (one process, or -p on one machine).
 	HostedRanks int
@@ -153,10 +158,13 @@ func (f Faults) Validate() error {
 
 // Config is the backend configuration of w: own is the backend's own
 // options, of a type its package defines (the simulated world's
-// *sim.LinkModel; nil: its defaults), retry whether a call that failed on
+// *sim.LinkModel; nil: w.Own, or its defaults), retry whether a call that failed on
 // a transport error may be run again.
 func (w World) Config(own any, retry bool) backends.Config {
 	b, _ := w.Resolve() // nil for an unknown name: no options
+	if own == nil {
+		own = w.Own
+	}
 	return backends.Config{
 		Ranks: w.Ranks, Log: w.Log, Retry: retry,
 		Options: BackendOptions(b, WorldOptions{Own: own,

@@ -90,6 +90,11 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := refuseForeignFlags(fs, p.World); err != nil {
 		return p, o, err
 	}
+	if b, err := p.Resolve(); err == nil { // an unknown backend is refused by the plan's validation
+		if err := f.own.apply(b, &p.World); err != nil {
+			return p, o, err
+		}
+	}
 	if err := threads.apply(fs, &p); err != nil {
 		return p, o, err
 	}
