@@ -5,7 +5,8 @@ import "github.com/hccl-test/hccl-test/dtype"
 // Caps says what a backend's worlds are, so that callers choose by what a
 // backend does (which flags mean something on it, which checks apply, what
 // a run of it costs in memory) instead of by its name. A backend answers it
-// in Capabilities; CapsOf looks it up by name before anything runs. The
+// in Capabilities, which a harness asks of the backend it resolved
+// (world.World.Resolve) before anything runs. The
 // zero Caps is a backend of none of these kinds.
 type Caps struct {
 	// Simulated: the ranks run in virtual time on simulated links; rows
@@ -65,26 +66,26 @@ func (c Caps) RankLimit() int {
 	return DefaultMaxRanks
 }
 
-// CapsOf returns the capabilities of the backend registered as name, and
-// an error naming the registered ones when there is none.
-func CapsOf(name string) (Caps, error) {
-	b, err := Lookup(name)
-	if err != nil {
-		return Caps{}, err
+// With returns the registered backends whose capabilities satisfy has,
+// sorted by name.
+func With(has func(Caps) bool) []Backend {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	var bs []Backend
+	for _, n := range namesLocked() {
+		if has(registry[n].Capabilities()) {
+			bs = append(bs, registry[n])
+		}
 	}
-	return b.Capabilities(), nil
+	return bs
 }
 
 // NamesWith returns the names of the registered backends whose
 // capabilities satisfy has, sorted.
 func NamesWith(has func(Caps) bool) []string {
-	registryMu.Lock()
-	defer registryMu.Unlock()
 	var names []string
-	for _, n := range namesLocked() {
-		if has(registry[n].Capabilities()) {
-			names = append(names, n)
-		}
+	for _, b := range With(has) {
+		names = append(names, b.Name())
 	}
 	return names
 }

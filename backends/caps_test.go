@@ -41,14 +41,16 @@ func TestCapsMatchTransports(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.backend, func(t *testing.T) {
-			c, err := backends.CapsOf(tc.backend)
+			b, err := backends.Lookup(tc.backend)
 			if err != nil {
 				t.Fatal(err)
 			}
+			c := b.Capabilities()
 			_, recovers := tc.t.(backends.Recoverer)
 			_, clock := backends.ClockOf(tc.t)
 			_, hosts := backends.HostsOf(tc.t)
 			_, native := tc.t.(backends.Native)
+			_, modeled := b.(backends.Modeled)
 			dr, ok := tc.t.(backends.DirectReader)
 			direct := ok && dr.ReadsSenderBuffer()
 			for _, f := range []struct {
@@ -57,6 +59,7 @@ func TestCapsMatchTransports(t *testing.T) {
 			}{
 				{"Recovers (Recoverer)", c.Recovers, recovers},
 				{"Simulated (Clock)", c.Simulated, clock},
+				{"Simulated (the backend's Modeled)", c.Simulated, modeled},
 				{"Hosts (HostReporter)", c.Hosts, hosts},
 				{"Native (Native)", c.Native, native},
 				{"SharedMemory (DirectReader)", c.SharedMemory, direct},
@@ -86,8 +89,8 @@ func TestNamesWith(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if _, err := backends.CapsOf("nope"); err == nil || !strings.Contains(err.Error(), `unknown backend "nope"`) {
-		t.Errorf("CapsOf of an unknown backend: %v", err)
+	if _, err := backends.Lookup("nope"); err == nil || !strings.Contains(err.Error(), `unknown backend "nope"`) {
+		t.Errorf("Lookup of an unknown backend: %v", err)
 	}
 }
 
@@ -112,7 +115,7 @@ func TestOptionsRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, ok := b.(backends.ConfigChecker); ok {
-				if err := backends.CheckConfig(tc.backend, cfg); err == nil || err.Error() != tc.want {
+				if err := backends.CheckConfig(b, cfg); err == nil || err.Error() != tc.want {
 					t.Errorf("CheckConfig: %v, want %q", err, tc.want)
 				}
 			}
@@ -128,11 +131,15 @@ func TestOptionsRefused(t *testing.T) {
 // TestSimOptionsChecked: sim's CheckConfig refuses a link model its worlds
 // would refuse.
 func TestSimOptionsChecked(t *testing.T) {
-	err := backends.CheckConfig(sim.Name, backends.Config{Ranks: 2, Options: sim.Options{Links: sim.LinkModel{IntraAlpha: -1}}})
+	b, err := backends.Lookup(sim.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = backends.CheckConfig(b, backends.Config{Ranks: 2, Options: sim.Options{Links: sim.LinkModel{IntraAlpha: -1}}})
 	if err == nil || !strings.Contains(err.Error(), "negative latency") {
 		t.Fatalf("got %v, want the link model refused", err)
 	}
-	if err := backends.CheckConfig(sim.Name, backends.Config{Ranks: 2}); err != nil {
+	if err := backends.CheckConfig(b, backends.Config{Ranks: 2}); err != nil {
 		t.Fatalf("nil options: %v", err)
 	}
 }

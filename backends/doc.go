@@ -11,8 +11,8 @@
 // function (Register). Config holds what every backend needs; a backend's
 // own settings travel in Config.Options, of a type its package defines
 // (tcp.Options, sim.Options), which the backend checks. Callers choose by
-// Caps, looked up by name (CapsOf) before anything runs, never by a
-// backend's name. Each rank's endpoint is a Transport: Send, Recv and
+// Caps, asked of the backend a harness resolved from its name once
+// (world.World.Resolve) before anything runs, never by a backend's name. Each rank's endpoint is a Transport: Send, Recv and
 // RecvReduce posted without blocking, completed by Request.Wait.
 //
 // # Optional interfaces
@@ -27,6 +27,12 @@
 //     that a mistake in them is refused as bad input.
 //   - Launched: reports a world started by an external launcher (mpirun,
 //     srun, torchrun), so that its size is known before anything runs.
+//   - FlagDefiner: defines its own flags, in a section of the command's
+//     help, and makes its options of them (refusing bad ones).
+//   - OptionsMaker: makes its own options from the world's Settings.
+//   - LinkMemory: says what its links hold in memory, for the estimate.
+//   - Modeled: a simulator's link figures and their description, from
+//     which the harness predicts without measuring.
 //
 // On a Transport:
 //   - CallTagger: carries each collective Call in its messages, to fail

@@ -56,13 +56,8 @@ type ConfigChecker interface {
 	CheckConfig(cfg Config) error
 }
 
-// CheckConfig has the backend registered as name check cfg, if it is a
-// ConfigChecker.
-func CheckConfig(name string, cfg Config) error {
-	b, err := Lookup(name)
-	if err != nil {
-		return err
-	}
+// CheckConfig has b check cfg, if it is a ConfigChecker.
+func CheckConfig(b Backend, cfg Config) error {
 	if c, ok := b.(ConfigChecker); ok {
 		return c.CheckConfig(cfg)
 	}
@@ -127,7 +122,8 @@ func Register(b Backend) {
 	registry[b.Name()] = b
 }
 
-// Lookup returns the backend registered under name.
+// Lookup returns the backend registered under name. A harness resolves
+// its backend once, in world.World.Resolve, and asks the value it returns.
 func Lookup(name string) (Backend, error) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
@@ -155,3 +151,7 @@ func namesLocked() []string {
 	sort.Strings(names)
 	return slices.Clip(names)
 }
+
+// Same reports whether a and b are the same registered backend (the
+// registry holds one backend per name), whatever their types allow ==.
+func Same(a, b Backend) bool { return a != nil && b != nil && a.Name() == b.Name() }

@@ -61,7 +61,7 @@ func (p Plan) agreedFields() []string {
 
 // agreePlan has the ranks of p's world agree on p's agreedFields.
 func agreePlan(ctx context.Context, p Plan, t backends.Transport) error {
-	if !runctl.NeedsAgreement(p.Backend, p.Ranks) {
+	if b, _ := p.Resolve(); !runctl.NeedsAgreement(b, p.Ranks) {
 		return nil
 	}
 	return runctl.AgreeOn(ctx, t, p.Timeout, p.agreedFields())

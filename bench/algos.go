@@ -76,11 +76,11 @@ func (p Plan) validateAlgos() error {
 	if _, err := listarg.Parse("", p.Algo, ",", same); err != nil {
 		return fielderr.FieldErrorf("Algo", "%w", err)
 	}
-	if p.asks(coll.Native) && !capsOf(p.Backend).Native {
+	if p.asks(coll.Native) && !p.Caps().Native {
 		return fielderr.FieldErrorf("Algo", " native: runs MPI's own collectives, so it needs %s mpi (a build with -tags mpi, under mpirun)", fielderr.Field("Backend"))
 	}
 	if p.asks(coll.Native) {
-		if err := p.validateNative(capsOf(p.Backend)); err != nil {
+		if err := p.validateNative(p.Caps()); err != nil {
 			return err
 		}
 	}

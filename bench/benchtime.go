@@ -39,7 +39,7 @@ func (p Plan) validateBenchTime() error {
 		return fielderr.FieldErrorf("BenchTime", " %v: must not be negative", p.BenchTime)
 	case p.BenchTime > MaxBenchTime:
 		return fielderr.FieldErrorf("BenchTime", " %v: at most %v of timed work per row", p.BenchTime, MaxBenchTime)
-	case p.BenchTime > 0 && capsOf(p.Backend).Simulated:
+	case p.BenchTime > 0 && p.Caps().Simulated:
 		return fielderr.FieldErrorf("BenchTime", " %v: the %s backend's virtual time does not vary from one iteration to the next; use %s for a count",
 			p.BenchTime, p.Backend, fielderr.Field("Iters"))
 	}

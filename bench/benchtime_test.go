@@ -142,7 +142,7 @@ func onProbeRanks(t *testing.T, wrap func(backends.Transport) backends.Transport
 	t.Helper()
 	p := smallPlan()
 	p.Backend, p.Ranks = "shm", 2
-	b, err := backends.Lookup(p.Backend)
+	b, err := p.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -146,7 +146,7 @@ func (r *rankRunner) probeRow(ctx context.Context, bufs *payload.BufferPool, row
 	probe.plan.Overlap, probe.plan.OverlapAuto = 0, false // measured rows only
 	probe.plan.BenchTime = 0
 	probe.plan.Method = Method{} // probes measure as the tool does by default
-	if !capsOf(r.plan.Backend).Simulated {
+	if !r.plan.Caps().Simulated {
 		probe.plan.BenchTime = probeMinTime
 	}
 	return probe.measureRow(ctx, row)

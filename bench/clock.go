@@ -106,12 +106,12 @@ func (r *rankRunner) syncClocks(ctx context.Context) error {
 // moves the data (--sim-pull) and the servers of --topology;
 // what is 0 takes the model's
 // default (sim.DefaultLinkModel).
-func (p Plan) simLinks() *sim.LinkModel { return p.Links.simLinks(p.Backend, p.Topology) }
+func (p Plan) simLinks() *sim.LinkModel { return p.Links.simLinks(p.Caps(), p.Topology) }
 
-// simLinks is Plan.simLinks for links l of a world on backend whose ranks
-// sit on servers as topo says.
-func (l Links) simLinks(backend string, topo Topology) *sim.LinkModel {
-	if !capsOf(backend).Simulated {
+// simLinks is Plan.simLinks for links l of a world on a backend of
+// capabilities c whose ranks sit on servers as topo says.
+func (l Links) simLinks(c backends.Caps, topo Topology) *sim.LinkModel {
+	if !c.Simulated {
 		return nil
 	}
 	m := sim.LinkModel{
@@ -140,28 +140,28 @@ func (p Plan) simDescription() string {
 }
 
 // SimLinkModel checks the settings of the sim backend in l as a sweep's
-// are checked, for a world on backend whose ranks sit on servers as topo
+// are checked, for a world on a backend of capabilities c whose ranks sit on servers as topo
 // says and that injects faults f, and returns the link model they ask for,
 // nil when the backend is not sim: what hccl-test scenario runs a simulated
 // world on.
-func (l Links) SimLinkModel(backend string, topo Topology, f world.Faults) (*sim.LinkModel, error) {
+func (l Links) SimLinkModel(c backends.Caps, topo Topology, f world.Faults) (*sim.LinkModel, error) {
 	if l.LinkInterGBps > 0 && !topo.TwoLevel() {
 		return nil, fielderr.FieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", fielderr.Field("Topology"))
 	}
-	if err := l.validateSim(backend, topo, f); err != nil {
+	if err := l.validateSim(c, topo, f); err != nil {
 		return nil, err
 	}
-	return l.simLinks(backend, topo), nil
+	return l.simLinks(c, topo), nil
 }
 
 // validateSim checks the settings of the sim backend, and that nothing the
 // plan asks for takes wall time that virtual clocks would not see.
-func (p Plan) validateSim() error { return p.Links.validateSim(p.Backend, p.Topology, p.Faults) }
+func (p Plan) validateSim() error { return p.Links.validateSim(p.Caps(), p.Topology, p.Faults) }
 
-// validateSim is Plan.validateSim for links l of a world on backend whose
-// ranks sit on servers as topo says and that injects faults f.
-func (l Links) validateSim(backend string, topo Topology, f world.Faults) error {
-	c := capsOf(backend)
+// validateSim is Plan.validateSim for links l of a world on a backend of
+// capabilities c whose ranks sit on servers as topo says and that injects
+// faults f.
+func (l Links) validateSim(c backends.Caps, topo Topology, f world.Faults) error {
 	if l.NoPayload && !c.NoPayload {
 		return fielderr.FieldErrorf("NoPayload", ": only %s sim can run without payload", fielderr.Field("Backend"))
 	}

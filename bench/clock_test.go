@@ -263,14 +263,14 @@ func TestSimLinks(t *testing.T) {
 	if got, want := p.simDescription(), "2 servers x 4 ranks, intra 56 GB/s + 3 us, inter 25 GB/s + 10 us, gap 2 us, reduce 20 GB/s, copy 40 GB/s; times are virtual"; got != want {
 		t.Errorf("description %q, want %q", got, want)
 	}
-	if m := estimate.SimCalibration(*p.simLinks(), p.DTypes).Base; m.Fused {
+	if m := estimate.SimCalibration(p.simLinks().Figures(), p.DTypes).Base; m.Fused {
 		t.Error("ports that move the data: auto's model fuses receive and reduction")
 	}
 	p.SimPull = true
 	if got := p.simDescription(); !strings.Contains(got, ", receivers pull;") {
 		t.Errorf("description %q does not say that receivers pull", got)
 	}
-	if m := estimate.SimCalibration(*p.simLinks(), p.DTypes).Base; !m.Fused {
+	if m := estimate.SimCalibration(p.simLinks().Figures(), p.DTypes).Base; !m.Fused {
 		t.Error("receivers that pull: auto's model does not fuse receive and reduction")
 	}
 	p.Backend = "shm"

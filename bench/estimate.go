@@ -66,7 +66,8 @@ func (p Plan) Memory() MemoryEstimate {
 	if p.Runs > 1 {
 		rows += recordBytes * p.rowCount()
 	}
-	e.Parts = append(e.Parts, estimate.OverheadParts(p.Backend, p.Ranks, int(hosted), p.PerProcess, p.peersPerRank(), rows)...)
+	b, _ := p.Resolve() // nil for an unknown name, which Validate refuses
+	e.Parts = append(e.Parts, estimate.OverheadParts(b, p.Ranks, int(hosted), p.PerProcess, p.peersPerRank(), rows)...)
 	return e
 }
 
@@ -121,7 +122,7 @@ func (p Plan) checkMemory() error {
 	switch big.Flag {
 	case "maxbytes":
 		field, value, hint, hintArgs = "MaxBytes", p.MaxBytes, "use a smaller %s", []any{smaller}
-		if capsOf(p.Backend).NoPayload {
+		if p.Caps().NoPayload {
 			hint, hintArgs = hint+", or %s", append(hintArgs, fielderr.Field("NoPayload"))
 		}
 	case "link-bw":

@@ -257,7 +257,7 @@ func (m Method) ValidateCheckIters() error {
 // op's time, and --overlap's own iterations run one op each, as Blocking
 // none.
 func (p Plan) validateCPUTime() error {
-	if p.CPUTime && capsOf(p.Backend).Simulated {
+	if p.CPUTime && p.Caps().Simulated {
 		return fielderr.FieldErrorf("CPUTime", ": the %s backend's times are virtual, and its CPU time is the simulator's", p.Backend)
 	}
 	return nil

@@ -248,7 +248,7 @@ func (r *rankRunner) overlapCompute() overlapCompute {
 // hosted rank on a backend whose ranks share the process, else one (ranks
 // of other processes on the host calibrate in their own).
 func computeRanks(p Plan) int {
-	if capsOf(p.Backend).InProcess {
+	if p.Caps().InProcess {
 		return p.HostedRanksOrAll()
 	}
 	return 1

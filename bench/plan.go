@@ -57,7 +57,12 @@ type Plan struct {
 }
 
 // config is the backend configuration of the plan.
-func (p Plan) config() backends.Config { return p.World.Config(p.simLinks(), p.Retry > 0) }
+func (p Plan) config() backends.Config {
+	if links := p.simLinks(); links != nil {
+		return p.World.Config(links, p.Retry > 0)
+	}
+	return p.World.Config(nil, p.Retry > 0) // the options of the backend's own flags (World.Own)
+}
 
 // DefaultPlan returns the defaults of the command line.
 func DefaultPlan() Plan {
@@ -169,7 +174,7 @@ func (p Plan) validateInject() error { return p.Inject.Validate(p.Ranks, p.Check
 // validateRetryBackend checks that the backend can run a failed call
 // again.
 func (p Plan) validateRetryBackend() error {
-	if p.Retry > 0 && !capsOf(p.Backend).Recovers {
+	if p.Retry > 0 && !p.Caps().Recovers {
 		can := backends.NamesWith(func(c backends.Caps) bool { return c.Recovers })
 		return fielderr.FieldErrorf("Retry", " %d: the %s backend cannot run a failed call again (use %s)", p.Retry, p.Backend, strings.Join(can, " or "))
 	}
@@ -202,7 +207,13 @@ func (p Plan) validateGroupRuns() error {
 }
 
 // validateBackend has the backend check the configuration it is given.
-func (p Plan) validateBackend() error { return backends.CheckConfig(p.Backend, p.config()) }
+func (p Plan) validateBackend() error {
+	b, err := p.Resolve()
+	if err != nil {
+		return err
+	}
+	return backends.CheckConfig(b, p.config())
+}
 
 // Limits that keep a mistyped flag from asking for more rows or samples than
 // any machine could hold.

@@ -32,7 +32,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	if p.NoPayload {
 		p.Check = false // there are no results to check
 	}
-	b, err := backends.Lookup(p.Backend)
+	b, err := p.Resolve()
 	if err != nil {
 		return results.Summary{}, err
 	}
@@ -220,7 +220,7 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		}
 	}
 	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
-		r.cal = estimate.SimCalibration(*links, r.plan.DTypes)
+		r.cal = estimate.SimCalibration(links.Figures(), r.plan.DTypes)
 	} else if r.plan.needsModel() && r.comm.Size() > 1 {
 		cal, err := r.calibrate(ctx)
 		if err == nil {

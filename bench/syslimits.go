@@ -23,7 +23,7 @@ const addressSpaceMargin = 512 << 20
 // process maps them all.
 func (p Plan) AddressSpace() int64 {
 	need := p.Memory().Total()
-	if c := capsOf(p.Backend); !c.InProcess && !c.SharedMemory {
+	if c := p.Caps(); !c.InProcess && !c.SharedMemory {
 		need /= int64(max(p.Processes().Processes, 1))
 	}
 	return limits.SatAdd(need, max(need/4, addressSpaceMargin))
@@ -32,7 +32,7 @@ func (p Plan) AddressSpace() int64 {
 // Processes returns what the run takes of the limits on tasks and
 // descriptors (world.ProcessNeedsOf).
 func (p Plan) Processes() world.ProcessNeeds {
-	return world.ProcessNeedsOf(p.Backend, p.Ranks, p.HostedRanksOrAll(), p.PerProcess, p.peersPerRank(), p.LaunchedRank >= 0)
+	return world.ProcessNeedsOf(p.Caps(), p.Ranks, p.HostedRanksOrAll(), p.PerProcess, p.peersPerRank(), p.LaunchedRank >= 0)
 }
 
 // checkLimits refuses a plan that needs more than a limit of the system

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/hccl-test/hccl-test/backends/sim"
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/units"
@@ -47,17 +47,16 @@ func (c *Calibration) Model(dt dtype.DType, bytes int64) coll.Model {
 	return m
 }
 
-// SimCalibration is the model of the links the sim backend simulates: its
-// own figures, two levels when it has servers, nothing measured. A
-// simulated receive-and-reduce moves the bytes, then reduces them, or
-// where receivers move the data (Pull), does both in one pass (Fused).
-func SimCalibration(links sim.LinkModel, dtypes []dtype.DType) *Calibration {
-	l := links.WithDefaults()
+// SimCalibration is the model of the links a simulating backend
+// simulates: their own figures f (backends.Modeled), two levels when they
+// have servers, nothing measured. A simulated receive-and-reduce moves the
+// bytes, then reduces them, or where receivers move the data, does both in
+// one pass (f.Fused).
+func SimCalibration(f backends.LinkFigures, dtypes []dtype.DType) *Calibration {
 	base := coll.Model{
-		Alpha: l.IntraAlpha.Seconds(), Beta: 1 / (l.IntraGBps * 1e9), Gamma: 1 / (l.ReduceGBps * 1e9),
-		Copy:      1 / (l.CopyGBps * 1e9),
-		PerServer: l.PerServer, InterAlpha: l.InterAlpha.Seconds(), InterBeta: 1 / (l.InterGBps * 1e9),
-		Gap: l.Gap.Seconds(), Fused: l.Pull,
+		Alpha: f.Alpha, Beta: f.Beta, Gamma: f.Gamma, Copy: f.Copy,
+		PerServer: f.PerServer, InterAlpha: f.InterAlpha, InterBeta: f.InterBeta,
+		Gap: f.Gap, Fused: f.Fused,
 	}
 	c := &Calibration{Base: base, DTypes: dtypes, Gamma: map[dtype.DType]float64{}, Simulated: true}
 	for _, dt := range dtypes {

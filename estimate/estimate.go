@@ -77,20 +77,19 @@ func (e MemoryEstimate) String() string {
 }
 
 // OverheadParts returns what a run takes besides its payload and probes,
-// for hosted of a world of ranks ranks on backend, perProcess to a rank
-// process (0 or 1: one), each exchanging with peers peers and holding
-// rows bytes of rows: the transport's links, the ranks' goroutines and
+// for hosted of a world of ranks ranks on backend b (nil: one of sockets,
+// as tcp's), perProcess to a rank process (0 or 1: one), each exchanging
+// with peers peers and holding rows bytes of rows: the transport's links, the ranks' goroutines and
 // queues, and the processes.
-func OverheadParts(backend string, ranks, hosted, perProcess, peers int, rows int64) []MemPart {
+func OverheadParts(b backends.Backend, ranks, hosted, perProcess, peers int, rows int64) []MemPart {
 	h, n, links := int64(hosted), int64(ranks), int64(peers)
 	perRank := n*pairBytes + links*tcpLinkBytes
 	// One process per perProcess ranks: -p over tcp starts the others.
 	procs := (h + int64(max(1, perProcess)) - 1) / int64(max(1, perProcess))
-	b, _ := backends.Lookup(backend)
 	if m, ok := b.(backends.LinkMemory); ok {
 		perRank = m.LinkBytes(ranks, peers)
 	}
-	if c, _ := backends.CapsOf(backend); c.InProcess {
+	if b != nil && b.Capabilities().InProcess {
 		procs = 1
 	}
 	return []MemPart{

@@ -74,7 +74,7 @@ func (o LiveOptions) Validate() error {
 // world that could not start or agree, or a rank 0 that could not finish
 // (its own host gone): a measurement that fails is in the report.
 func RunLive(ctx context.Context, o LiveOptions) (*LiveReport, error) {
-	b, err := backends.Lookup(o.Backend)
+	b, err := o.Resolve()
 	if err != nil {
 		return nil, fmt.Errorf("--backend: %w", err)
 	}
@@ -88,7 +88,7 @@ func RunLive(ctx context.Context, o LiveOptions) (*LiveReport, error) {
 	)
 	began := time.Now()
 	err = b.Run(ctx, o.Config(nil, false), func(ctx context.Context, t backends.Transport) error {
-		if runctl.NeedsAgreement(o.Backend, t.Size()) {
+		if runctl.NeedsAgreement(b, t.Size()) {
 			if err := runctl.AgreeOn(ctx, t, o.Timeout, liveFields(o)); err != nil {
 				return err
 			}

@@ -33,12 +33,11 @@ const (
 	agreeVerdictMax = 1024
 )
 
-// NeedsAgreement reports whether the ranks of a world of n on backend
-// read their plans apart: on a backend whose ranks a launcher may start
-// (one process per rank), with more than one rank.
-func NeedsAgreement(backend string, n int) bool {
-	b, err := backends.Lookup(backend)
-	if err != nil || n < 2 {
+// NeedsAgreement reports whether the ranks of a world of n on b read
+// their plans apart: on a backend whose ranks a launcher may start (one
+// process per rank), with more than one rank. A nil b needs none.
+func NeedsAgreement(b backends.Backend, n int) bool {
+	if b == nil || n < 2 {
 		return false
 	}
 	_, ok := b.(backends.Launched)

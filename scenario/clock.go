@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/estimate"
 	"github.com/hccl-test/hccl-test/runctl"
@@ -45,18 +44,17 @@ func (r *scenRank) compute(ctx context.Context, d time.Duration) error {
 	return r.load.run(ctx, d)
 }
 
-// scenSim returns, for a scenario on sim, the simulated servers and the
-// model auto chooses with: the simulated links' own figures, as in a
-// sweep. Elsewhere it returns one level and nil: the Comms keep the
+// scenSim returns, for a scenario on sim (a backends.Modeled), the
+// simulated servers and the model auto chooses with: the simulated links'
+// own figures, as in a sweep. Elsewhere it returns one level and nil: the Comms keep the
 // default model.
 func scenSim(sc *Scenario, o Options) (world.Topology, *estimate.Calibration) {
-	if c, _ := backends.CapsOf(o.Backend); !c.Simulated {
+	b, _ := o.Resolve()
+	m, ok := b.(backends.Modeled)
+	if !ok || !o.Caps().Simulated {
 		return world.Topology{}, nil
 	}
-	var links sim.LinkModel
-	if o.Links != nil {
-		links = *o.Links
-	}
+	links := m.LinkFigures(o.Links)
 	var top world.Topology
 	if p := links.PerServer; p > 0 && p < sc.Ranks && sc.Ranks%p == 0 {
 		top = world.Topology{Servers: sc.Ranks / p, PerServer: p}

@@ -1,15 +1,16 @@
 package scenario
 
 import (
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/estimate"
 	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
 // Memory estimates what the scenario takes on this machine for hosted of
-// its ranks on backend: MemoryPerRank's buffers (none without payload),
+// its ranks on backend b: MemoryPerRank's buffers (none without payload),
 // and the links, ranks and processes as a sweep's (bench.Plan.Memory).
-func (sc *Scenario) Memory(backend string, hosted int, noPayload bool) estimate.MemoryEstimate {
+func (sc *Scenario) Memory(b backends.Backend, hosted int, noPayload bool) estimate.MemoryEstimate {
 	var bufs int64
 	if !noPayload {
 		bufs = limits.SatMul(sc.MemoryPerRank(), int64(hosted))
@@ -22,6 +23,6 @@ func (sc *Scenario) Memory(backend string, hosted int, noPayload bool) estimate.
 	}
 	peers := coll.PeersOf(ops, sc.Ranks)
 	e := estimate.MemoryEstimate{Hosted: hosted, Parts: []estimate.MemPart{{Name: "buffers and probes", Flag: "maxbytes", Bytes: bufs}}}
-	e.Parts = append(e.Parts, estimate.OverheadParts(backend, sc.Ranks, hosted, 1, peers, 0)...)
+	e.Parts = append(e.Parts, estimate.OverheadParts(b, sc.Ranks, hosted, 1, peers, 0)...)
 	return e
 }

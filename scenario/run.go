@@ -12,7 +12,6 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/group"
 	"github.com/hccl-test/hccl-test/backends/inject"
-	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/estimate"
@@ -35,9 +34,11 @@ type Options struct {
 	// no call again: Retry and its pauses are not read.
 	world.Faults
 	JSON bool // write one JSON object instead of the text
-	// Links is the link model of a simulated world (--backend sim), nil
-	// for the default one and on other backends.
-	Links *sim.LinkModel
+	// Links is the link model of a simulated world (--backend sim), of a
+	// type its backend defines (sim: a *sim.LinkModel; see
+	// backends.Settings.Own and backends.Modeled); nil for the default
+	// one and on other backends.
+	Links any
 	// NoPayload runs the collectives with lengths only (--sim-data=false,
 	// sim only): no buffer takes memory and nothing is checked.
 	NoPayload bool
@@ -53,7 +54,11 @@ func (o Options) config(ranks int) backends.Config {
 // CheckBackend has o's backend check the configuration of a world of
 // ranks (backends.CheckConfig) before anything starts.
 func (o Options) CheckBackend(ranks int) error {
-	return backends.CheckConfig(o.Backend, o.config(ranks))
+	b, err := o.Resolve()
+	if err != nil {
+		return err
+	}
+	return backends.CheckConfig(b, o.config(ranks))
 }
 
 // Run runs sc in one world on o's backend: it measures each domain's
@@ -62,7 +67,7 @@ func (o Options) CheckBackend(ranks int) error {
 // slowed by sc.Slowdown, and writes the report to out from the process that
 // hosts rank 0, which also gets it returned (other processes get nil).
 func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, error) {
-	b, err := backends.Lookup(o.Backend)
+	b, err := o.Resolve()
 	if err != nil {
 		return nil, fmt.Errorf("--backend: %w", err)
 	}
@@ -76,7 +81,7 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 		kept   []*scenRank
 	)
 	err = b.Run(ctx, o.config(sc.Ranks), func(ctx context.Context, t backends.Transport) error {
-		if runctl.NeedsAgreement(o.Backend, sc.Ranks) {
+		if runctl.NeedsAgreement(b, sc.Ranks) {
 			if err := runctl.AgreeOn(ctx, t, o.Timeout, scenarioFields(sc, o)); err != nil {
 				return err
 			}
@@ -108,12 +113,8 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 		return nil, nil
 	}
 	rep.Backend, rep.Unchecked = o.Backend, o.NoPayload
-	if c, _ := backends.CapsOf(o.Backend); c.Simulated {
-		var m sim.LinkModel
-		if o.Links != nil {
-			m = *o.Links
-		}
-		rep.Simulated = m.Describe(sc.Ranks)
+	if m, ok := b.(backends.Modeled); ok && o.Caps().Simulated {
+		rep.Simulated = m.DescribeLinks(o.Links, sc.Ranks)
 	}
 	if len(o.Inject) > 0 {
 		rep.Faults = fmt.Sprintf("%s (seed %d)", o.InjectText, o.Seed)

@@ -6,6 +6,25 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 )
 
+// Resolve returns the backend w.Backend names. It is the one place above
+// package backends where a backend's name is looked up: every caller asks
+// the value it returns (its Capabilities, its optional interfaces), never
+// the name. Its error names the registered backends.
+func (w World) Resolve() (backends.Backend, error) {
+	return backends.Lookup(w.Backend)
+}
+
+// Caps returns what w's backend is (Resolve); the zero Caps for a name
+// that is not registered, which ValidateWho refuses naming the registered
+// ones.
+func (w World) Caps() backends.Caps {
+	b, err := w.Resolve()
+	if err != nil {
+		return backends.Caps{}
+	}
+	return b.Capabilities()
+}
+
 // WorldOptions are the settings a sweep or a scenario gives the backends
 // that take them; BackendOptions has the backend that runs make its own.
 type WorldOptions struct {
@@ -21,12 +40,11 @@ type WorldOptions struct {
 	PerProcess                int
 }
 
-// BackendOptions returns backends.Config.Options for the backend registered
-// as name: the options it makes of w (backends.OptionsMaker), nil for a
-// backend that takes none or an unknown name.
-func BackendOptions(name string, w WorldOptions) any {
-	b, err := backends.Lookup(name)
-	if err != nil {
+// BackendOptions returns backends.Config.Options for b: the options it
+// makes of w (backends.OptionsMaker), nil for a backend that takes none or
+// for a nil b (a name that is not registered).
+func BackendOptions(b backends.Backend, w WorldOptions) any {
+	if b == nil {
 		return nil
 	}
 	return backends.OptionsFor(b, backends.Settings{Own: w.Own, Master: w.Master, Bind: w.Bind,

@@ -29,8 +29,30 @@ func TestBackendOptions(t *testing.T) {
 		{"no such backend", w, nil},
 	}
 	for _, tc := range tests {
-		if got := BackendOptions(tc.backend, tc.w); !reflect.DeepEqual(got, tc.want) {
+		b, _ := World{Backend: tc.backend}.Resolve()
+		if got := BackendOptions(b, tc.w); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %#v, want %#v", tc.backend, got, tc.want)
+		}
+	}
+}
+
+// TestConfigOwn: the options a backend's own flags gave (World.Own) reach
+// it unless the harness gives its own.
+func TestConfigOwn(t *testing.T) {
+	links := &sim.LinkModel{IntraGBps: 7}
+	tests := []struct {
+		name string
+		own  any
+		w    World
+		want any
+	}{
+		{"the world's", nil, World{Backend: "sim", Ranks: 2, Own: links}, sim.Options{Links: *links}},
+		{"the harness's first", &sim.LinkModel{IntraGBps: 9}, World{Backend: "sim", Ranks: 2, Own: links}, sim.Options{Links: sim.LinkModel{IntraGBps: 9}}},
+		{"none", nil, World{Backend: "sim", Ranks: 2}, sim.Options{}},
+	}
+	for _, tc := range tests {
+		if got := tc.w.Config(tc.own, false).Options; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %#v, want %#v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func (w *World) ChooseLaunched(backendGiven bool, getenv func(string) string) er
 	if err != nil || !launched {
 		return err
 	}
-	b, err := backends.Lookup(w.Backend)
+	b, err := w.Resolve()
 	if err != nil {
 		return nil // the plan's validation names the backends
 	}
@@ -66,7 +66,7 @@ func (w *World) ChooseLaunched(backendGiven bool, getenv func(string) string) er
 // -p, the processes of the world; under any other launcher, the processes
 // on this host, as hccl_test's -p is the ranks (devices) per node.
 func (w *World) ApplyLauncher(ranksGiven bool) error {
-	b, err := backends.Lookup(w.Backend)
+	b, err := w.Resolve()
 	if err != nil {
 		return fielderr.FieldErrorf("Backend", ": %w", err)
 	}

@@ -38,13 +38,12 @@ const (
 )
 
 // ProcessNeedsOf estimates ProcessNeeds for hosted ranks of a world of ranks
-// on backend, perProcess to a rank process (0 or 1: one), each exchanging
-// with peers peers. launched is true in a rank process that a launcher (or
+// on a backend of capabilities c, perProcess to a rank process (0 or 1:
+// one), each exchanging with peers peers. launched is true in a rank process that a launcher (or
 // a parent's -p) started, which counts only itself.
-func ProcessNeedsOf(backend string, ranks, hosted, perProcess, peers int, launched bool) ProcessNeeds {
+func ProcessNeedsOf(c backends.Caps, ranks, hosted, perProcess, peers int, launched bool) ProcessNeeds {
 	per := max(1, perProcess)
 	procs := (hosted + per - 1) / per
-	c, _ := backends.CapsOf(backend)
 	if c.InProcess {
 		procs, per = 1, hosted
 	}

@@ -43,6 +43,11 @@ type World struct {
 	// PerProcess is how many ranks each rank process hosts (tcp: nccl-tests'
 	// threads x GPUs); 0 or 1 is one. See tcp.Options.PerProcess.
 	PerProcess int
+	// Own is the backend's own options its flags gave
+	// (backends.FlagDefiner), of a type its package defines; nil takes its
+	// defaults. Config hands it to the backend (backends.Settings.Own)
+	// unless the harness gives options of its own.
+	Own any
 	// HostedRanks is how many ranks share this machine's memory; 0 means
 	// all of them (one process, or -p on one machine).
 	HostedRanks int
@@ -65,11 +70,11 @@ func (w World) Validate() error {
 
 // ValidateWho checks the backend and the number of ranks.
 func (w World) ValidateWho() error {
-	caps, err := backends.CapsOf(w.Backend)
+	b, err := w.Resolve()
 	if err != nil {
 		return fielderr.FieldErrorf("Backend", ": %w", err)
 	}
-	switch limit := caps.RankLimit(); {
+	switch limit := b.Capabilities().RankLimit(); {
 	case w.Ranks < 1:
 		return fielderr.FieldErrorf("Ranks", " %d: need at least 1 rank", w.Ranks)
 	case w.Ranks > limit:
@@ -82,9 +87,8 @@ func (w World) ValidateWho() error {
 // ", up to 65536 on sim", or "" when none does.
 func moreRanksOn(limit int) string {
 	var more []string
-	for _, name := range backends.NamesWith(func(c backends.Caps) bool { return c.RankLimit() > limit }) {
-		c, _ := backends.CapsOf(name)
-		more = append(more, fmt.Sprintf("%d on %s", c.RankLimit(), name))
+	for _, b := range backends.With(func(c backends.Caps) bool { return c.RankLimit() > limit }) {
+		more = append(more, fmt.Sprintf("%d on %s", b.Capabilities().RankLimit(), b.Name()))
 	}
 	if len(more) == 0 {
 		return ""
@@ -154,12 +158,16 @@ func (f Faults) Validate() error {
 
 // Config is the backend configuration of w: own is the backend's own
 // options, of a type its package defines (the simulated world's
-// *sim.LinkModel; nil: its defaults), retry whether a call that failed on
+// *sim.LinkModel; nil: w.Own, or its defaults), retry whether a call that failed on
 // a transport error may be run again.
 func (w World) Config(own any, retry bool) backends.Config {
+	b, _ := w.Resolve() // nil for an unknown name: no options
+	if own == nil {
+		own = w.Own
+	}
 	return backends.Config{
 		Ranks: w.Ranks, Log: w.Log, Retry: retry,
-		Options: BackendOptions(w.Backend, WorldOptions{Own: own,
+		Options: BackendOptions(b, WorldOptions{Own: own,
 			Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, OpTimeout: w.Timeout, Args: w.Args, PerProcess: w.PerProcess}),
 	}
 }

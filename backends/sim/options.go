@@ -47,14 +47,10 @@ func (Backend) CheckConfig(cfg backends.Config) error {
 }
 
 // Options makes the sim's options from the world's settings
-// (backends.OptionsMaker): its link model is s.Own, a *LinkModel (nil or
-// another type: the defaults).
+// (backends.OptionsMaker): its link model is s.Own, a *LinkModel or a
+// LinkModel (nil or another type: the defaults; ownLinks).
 func (Backend) Options(s backends.Settings) any {
-	var o Options
-	if l, ok := s.Own.(*LinkModel); ok && l != nil {
-		o.Links = *l
-	}
-	return o
+	return Options{Links: ownLinks(s.Own)}
 }
 
 // LinkBytes is what one simulated rank's links take (backends.LinkMemory):

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // backendFlag is a flag (or one value of a flag) that means something on
@@ -47,14 +48,15 @@ var backendFlags = []backendFlag{
 }
 
 // refuseForeignFlags returns an error for the first flag given on fs that
-// means nothing on backend, naming the backends it means something on. An
-// unknown backend is left to the plan's validation, which names the
+// means nothing on w's backend, naming the backends it means something on.
+// An unknown backend is left to the plan's validation, which names the
 // registered ones.
-func refuseForeignFlags(fs *pflag.FlagSet, backend string) error {
-	caps, err := backends.CapsOf(backend)
+func refuseForeignFlags(fs *pflag.FlagSet, w world.World) error {
+	b, err := w.Resolve()
 	if err != nil {
 		return nil
 	}
+	caps := b.Capabilities()
 	for _, bf := range backendFlags {
 		f := fs.Lookup(bf.flag)
 		if f == nil || !f.Changed || bf.needs(caps) {
@@ -71,7 +73,7 @@ func refuseForeignFlags(fs *pflag.FlagSet, backend string) error {
 			label += " " + bf.value
 		}
 		on := strings.Join(backends.NamesWith(bf.needs), " or ")
-		return fmt.Errorf("%s: only --backend %s %s; it means nothing on --backend %s", label, on, bf.why, backend)
+		return fmt.Errorf("%s: only --backend %s %s; it means nothing on --backend %s", label, on, bf.why, b.Name())
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 var internalFields = map[string]bool{
 	"Args": true, "Log": true, "HostedRanks": true, "LaunchedRank": true, "MemLimit": true, "Limits": true,
 	"RetrySource": true, "LinkSource": true, "LinkInterSource": true,
+	"Own": true, // the backend's own flags set it (backends.FlagDefiner)
 }
 
 // TestFieldFlagsCoverPlan: every field of every part of bench.Plan that the

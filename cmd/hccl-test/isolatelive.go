@@ -122,7 +122,7 @@ func parseLive(fs *pflag.FlagSet, args []string, l *liveFlags, c isolate.Config)
 	if err := o.ChooseLaunched(fs.Changed("backend"), os.Getenv); err != nil {
 		return o, err
 	}
-	if err := refuseForeignFlags(fs, o.Backend); err != nil {
+	if err := refuseForeignFlags(fs, o.World); err != nil {
 		return o, err
 	}
 	if err := fielderr.FirstError(o.ValidateTimeouts, o.ValidateMaster); err != nil {
@@ -140,7 +140,7 @@ func parseLive(fs *pflag.FlagSet, args []string, l *liveFlags, c isolate.Config)
 	if err := o.Validate(); err != nil {
 		return o, fmt.Errorf("--%w", err)
 	}
-	switch caps, _ := backends.CapsOf(o.Backend); {
+	switch caps := o.Caps(); {
 	case caps.Simulated:
 		return o, fmt.Errorf("--backend %s: a live search measures real links, and this backend's are simulated", o.Backend)
 	case o.LaunchedRank < 0 && o.PerHost == 0 && !caps.InProcess:
@@ -162,7 +162,11 @@ func parseLive(fs *pflag.FlagSet, args []string, l *liveFlags, c isolate.Config)
 			units.HumanSize(o.Bytes), hosted, units.HumanSize(hosted*4*o.Bytes), units.HumanSize(max(l.Room, 0)), l.Name)
 	}
 	o.Args = append([]string{"isolate"}, args...)
-	if err := backends.CheckConfig(o.Backend, o.Config(nil, false)); err != nil {
+	b, err := o.Resolve()
+	if err != nil {
+		return o, err
+	}
+	if err := backends.CheckConfig(b, o.Config(nil, false)); err != nil {
 		return o, err
 	}
 	return o, nil

@@ -87,8 +87,13 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := p.ChooseLaunched(fs.Changed("backend"), os.Getenv); err != nil {
 		return p, o, err
 	}
-	if err := refuseForeignFlags(fs, p.Backend); err != nil {
+	if err := refuseForeignFlags(fs, p.World); err != nil {
 		return p, o, err
+	}
+	if b, err := p.Resolve(); err == nil { // an unknown backend is refused by the plan's validation
+		if err := f.own.apply(b, &p.World); err != nil {
+			return p, o, err
+		}
 	}
 	if err := threads.apply(fs, &p); err != nil {
 		return p, o, err
@@ -175,7 +180,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := parseTraffic(&p, fs.Changed("traffic"), *f.traffic, env.alltoallv); err != nil {
 		return p, o, err
 	}
-	if err := simf.apply(&p.Links, p.Backend); err != nil {
+	if err := simf.apply(&p.Links, p.Caps()); err != nil {
 		return p, o, err
 	}
 	if p.NoPayload {

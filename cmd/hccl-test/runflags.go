@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/results"
 )
@@ -141,7 +140,7 @@ func ncclJSONRun(p bench.Plan) results.NCCLJSONRun {
 		}
 	}
 	slices.Sort(env)
-	caps, _ := backends.CapsOf(p.Backend)
+	caps := p.Caps()
 	return results.NCCLJSONRun{
 		Args: append([]string{programName}, p.Args...), Env: env,
 		MinBytes: p.MinBytes, MaxBytes: p.MaxBytes, StepFactor: p.StepFactor, StepBytes: p.StepBytes,

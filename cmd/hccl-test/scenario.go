@@ -143,7 +143,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if err := o.ChooseLaunched(fs.Changed("backend"), os.Getenv); err != nil {
 		return scenarioRun{}, err
 	}
-	if err := refuseForeignFlags(fs, o.Backend); err != nil {
+	if err := refuseForeignFlags(fs, o.World); err != nil {
 		return scenarioRun{}, err
 	}
 	if fs.NArg() != 1 {
@@ -201,7 +201,8 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	if o.LaunchedRank >= 0 {
 		hosted = 1
 	}
-	mem := sc.Memory(o.Backend, int(hosted), o.NoPayload)
+	b, _ := o.Resolve() // an unknown backend was refused by ApplyLauncher
+	mem := sc.Memory(b, int(hosted), o.NoPayload)
 	if l := syslimits.Read().Memory; l.Set && mem.Total() > l.Room {
 		return scenarioRun{}, fmt.Errorf("%s: the scenario needs about %s of memory for %d ranks (%s the most), more than the %s %s",
 			file, units.HumanSize(mem.Total()), hosted, mem.Largest().Name, units.HumanSize(max(l.Room, 0)), l.Name)
@@ -215,7 +216,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 // o's world and faults), and whether it runs without payload; on other
 // backends it refuses them.
 func scenarioLinks(o scenario.Options, topology, link string, simf simFlags) (*sim.LinkModel, bool, error) {
-	if caps, _ := backends.CapsOf(o.Backend); !caps.Simulated {
+	if !o.Caps().Simulated {
 		switch {
 		case topology != "":
 			return nil, false, fmt.Errorf("--topology: only --backend sim takes it in a scenario, to place the simulated ranks (elsewhere the file's groups are the domains)")
@@ -236,9 +237,9 @@ func scenarioLinks(o scenario.Options, topology, link string, simf simFlags) (*s
 			return nil, false, fmt.Errorf("--link-bw: %w", err)
 		}
 	}
-	if err := simf.apply(&l, o.Backend); err != nil {
+	if err := simf.apply(&l, o.Caps()); err != nil {
 		return nil, false, err
 	}
-	m, err := l.SimLinkModel(o.Backend, topo, o.Faults)
+	m, err := l.SimLinkModel(o.Caps(), topo, o.Faults)
 	return m, l.NoPayload, err
 }

@@ -46,12 +46,14 @@ func addSimFlags(fs *pflag.FlagSet) simFlags {
 	return f
 }
 
-// apply reads the flags into l, the links of a world on backend, and on sim
-// makes --link-bw auto the simulated link inside a server (there is nothing
-// to measure: the link is what the model says). Call it once --link-bw is
+// apply reads the flags into l, the links of a world on a backend of
+// capabilities caps (the zero Caps for an unknown one, which is refused
+// later, by name), and on sim makes --link-bw auto the simulated link
+// inside a server (there is nothing to measure: the link is what the model
+// says). Call it once --link-bw is
 // read; Plan.Validate (or Links.SimLinkModel) checks the rest. A run
 // without payload (l.NoPayload) has nothing to check.
-func (f simFlags) apply(l *bench.Links, backend string) error {
+func (f simFlags) apply(l *bench.Links, caps backends.Caps) error {
 	if *f.alpha != "" {
 		if err := parseSimAlpha(l, *f.alpha); err != nil {
 			return err
@@ -79,7 +81,6 @@ func (f simFlags) apply(l *bench.Links, backend string) error {
 		l.SimCopyGBps = gbps
 	}
 	l.SimPull = *f.pull
-	caps, _ := backends.CapsOf(backend) // an unknown backend is refused later, by name
 	if !*f.data {
 		if !caps.NoPayload {
 			return fmt.Errorf("--sim-data=false: only --backend sim can run without payload")

@@ -23,6 +23,7 @@ type sweepFlags struct {
 	sections []*flagSection
 	fs       *pflag.FlagSet // every section's flags, for parsing
 
+	own                     ownFlags // the backends' own (ownflags.go)
 	ops, dtypes, redops     *string
 	minB, maxB, stepB       sizeValue
 	factor                  *float64
@@ -55,6 +56,9 @@ func newSweepFlags(p *bench.Plan, o *options, env environment) *sweepFlags {
 		deviceSection(),
 		f.simSection(),
 	}
+	var own []*flagSection
+	f.own, own = defineOwnFlags(backends.With(func(backends.Caps) bool { return true })) // ownflags.go
+	f.sections = append(f.sections, own...)
 	f.fs = joinSections(programName, f.sections...)
 	f.fs.SetNormalizeFunc(normalizeSweep) // hccl_test's --npus too (hccltestflags.go)
 	return f

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/bench"
 )
 
@@ -46,10 +45,11 @@ func (tf *threadFlags) apply(fs *pflag.FlagSet, p *bench.Plan) error {
 	if per > maxPerProcess {
 		return fmt.Errorf("-t %d -g %d: %d ranks per process, at most %d", tf.threads, tf.gpus, per, maxPerProcess)
 	}
-	caps, err := backends.CapsOf(p.Backend)
-	switch {
-	case err != nil:
+	b, err := p.Resolve()
+	if err != nil {
 		return nil // the plan's validation names the backends
+	}
+	switch caps := b.Capabilities(); {
 	case caps.InProcess:
 		if fs.Changed("ranks") && p.Ranks != per {
 			return fmt.Errorf("-p %d and -t %d -g %d: --backend %s runs every rank in this one process, so -t x -g = %d ranks and -p %d disagree: give one of them, or make them agree",
