@@ -105,11 +105,9 @@ func (h *watchHub) run() {
 	}
 }
 
-// check ends the watched op if it has run longer than the timeout at now.
+// check ends the watched op if it has run longer than the timeout at now
+// (again, if it ended before: a cancel of an ended context does nothing).
 func (w *Watchdog) check(now time.Time) {
-	if w.ctx.Err() != nil {
-		return
-	}
 	s := w.started.Load()
 	if s < 0 && s != w.token {
 		w.token, w.seen = s, now
