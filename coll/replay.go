@@ -27,17 +27,29 @@ type worldRunner interface {
 	RunWorld(ctx context.Context, run func(t backends.Transport) error) (bool, error)
 }
 
-// replayed names the algorithms whose calls are replayed for the world:
+// replayed is the algorithms whose calls are replayed for the world:
 // those of a logarithmic number of messages per rank (a world's replay
-// records every message of every rank), which read no clock.
-var replayed = map[string]bool{"rd": true, "rhd": true, "bruck": true, "tree": true}
+// records every message of every rank) that read no clock, each compared
+// with the full simulation in TestReplayMatchesFullSimulation.
+var replayed = map[replayKey]bool{
+	{AllReduce, "rd"}: true, {AllReduce, "rhd"}: true,
+	{AllGather, "rd"}: true, {AllGather, "bruck"}: true,
+	{ReduceScatter, "rhd"}: true,
+	{Broadcast, "tree"}:    true, {Reduce, "tree"}: true,
+}
+
+// replayKey is an algorithm of an op.
+type replayKey struct {
+	op   Op
+	name string
+}
 
 // replayWorld runs a's call of alg for the whole world where it can (a
 // worldRunner, a top-level Comm without payload, an algorithm replayed)
 // and reports whether it did.
 func (c *Comm) replayWorld(ctx context.Context, alg *algorithm, a *Args) (bool, error) {
 	wr, ok := c.t.(worldRunner)
-	if !ok || c.parent != nil || !c.noPayload || a.RedOp == dtype.MulSum || c.size < 2 || !sameOnEveryRank(a) || !replayed[alg.name] {
+	if !ok || c.parent != nil || !c.noPayload || a.RedOp == dtype.MulSum || c.size < 2 || !sameOnEveryRank(a) || !replayed[replayKey{alg.op, alg.name}] {
 		return false, nil
 	}
 	return wr.RunWorld(ctx, func(t backends.Transport) error {
