@@ -22,9 +22,10 @@ import (
 // once (sim's RunWorld): every rank calls it with an equivalent run, the
 // call's program on a Transport of the rank that Transport names. It
 // reports false, with a nil error, when it did not, for every rank alike;
-// the ranks then run the call as usual.
+// the ranks then run the call as usual. Calls of an equal key run the same
+// programs, which it may keep from one call to the next.
 type worldRunner interface {
-	RunWorld(ctx context.Context, run func(t backends.Transport) error) (bool, error)
+	RunWorld(ctx context.Context, key any, run func(t backends.Transport) error) (bool, error)
 }
 
 // replayed is the algorithms whose calls are replayed for the world:
@@ -52,9 +53,25 @@ func (c *Comm) replayWorld(ctx context.Context, alg *algorithm, a *Args) (bool, 
 	if !ok || c.parent != nil || !c.noPayload || a.RedOp == dtype.MulSum || c.size < 2 || !sameOnEveryRank(a) || !replayed[replayKey{alg.op, alg.name}] {
 		return false, nil
 	}
-	return wr.RunWorld(ctx, func(t backends.Transport) error {
+	key := replayCall{op: a.Op, name: alg.name, dt: a.DType, redOp: a.RedOp, count: a.Count, root: a.Root,
+		send: len(a.Send), recv: len(a.Recv), aliased: aliased(a.Send, a.Recv), n: c.size}
+	return wr.RunWorld(ctx, key, func(t backends.Transport) error {
 		m := NewComm(t)
 		m.SetNoPayload(true)
 		return alg.run(ctx, m, a)
 	})
+}
+
+// replayCall is what decides the programs of a replayed call on every
+// rank: the algorithm, the arguments but the buffers' addresses (apart,
+// or the same buffer: sameOnEveryRank), and the world's size.
+type replayCall struct {
+	op          Op
+	name        string
+	dt          dtype.DType
+	redOp       dtype.ReduceOp
+	count, root int
+	send, recv  int
+	aliased     bool
+	n           int
 }
