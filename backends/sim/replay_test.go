@@ -104,3 +104,58 @@ func TestReplayMatchesFullSimulation(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelEndsReplayedWorld: a world whose ranks call replayed calls
+// back to back ends soon after its context does: within a few times what
+// a world of three such calls takes from start to end, measured here
+// first, not at the end of its 20000 calls.
+func TestCancelEndsReplayedWorld(t *testing.T) {
+	const n = 512
+	call := symCall{coll.AllReduce, "rhd", 37*n + 3, false}
+	world := func(ctx context.Context, list []symCall) (time.Duration, error) {
+		w, err := sim.NewWorld(n, sim.DefaultLinkModel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan error, n)
+		start := time.Now()
+		for r := range n {
+			go func() { errs <- runCalls(ctx, w.Endpoint(r), list, false) }()
+		}
+		var first error
+		for range n {
+			if err := <-errs; err != nil && first == nil {
+				first = err
+			}
+		}
+		return time.Since(start), first
+	}
+	base, err := world(context.Background(), []symCall{call, call, call})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var ended time.Duration
+	done := make(chan error, 1)
+	many := slices.Repeat([]symCall{call}, 20000)
+	go func() {
+		_, err := world(ctx, many)
+		done <- err
+	}()
+	time.Sleep(2 * base) // some calls in
+	cancelled := time.Now()
+	cancel()
+	select {
+	case err = <-done:
+		ended = time.Since(cancelled)
+	case <-time.After(time.Minute + 20*base):
+		t.Fatalf("world still running %v after its context ended (three calls took %v)", time.Minute+20*base, base)
+	}
+	if err == nil {
+		t.Fatal("20000 calls ended without an error")
+	}
+	if bound := 5 * base; ended > bound {
+		t.Errorf("world ended %v after its context did, want within %v (5 x the %v three calls took)", ended, bound, base)
+	}
+	t.Logf("three calls: %v; ended %v after the context", base, ended)
+}
