@@ -100,12 +100,11 @@ func dbtreeFollow(n int, b float64, m Model, up, down bool) float64 {
 		levels = [2]Model{m.intraLevel(), m.interLevel()}
 	}
 	gap := m.gap()
-	var trees [2][]dbPlace
+	trees := dbTreesOf(n)
 	var downAt [2]int
 	last := 0
 	for h := range trees {
 		t := dbTree{n: n, off: h}
-		trees[h] = dbPlaces(t)
 		downAt[h] = -1
 		if down {
 			downAt[h] = 0

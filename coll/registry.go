@@ -252,6 +252,9 @@ func (c *Comm) runOnce(ctx context.Context, name string, a *Args) (string, error
 		if !done && err == nil {
 			done, err = c.timeWorld(ctx, alg, a)
 		}
+		if !done && err == nil {
+			done, err = c.replayWorld(ctx, alg, a)
+		}
 	}
 	switch {
 	case done || err != nil:

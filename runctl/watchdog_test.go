@@ -3,6 +3,7 @@ package runctl
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -167,5 +168,43 @@ func TestWatchPeriod(t *testing.T) {
 			t.Errorf("timeout %v: period %v ends an op up to %v late, want at most %v (and a period of at least %v)",
 				tc.timeout, p, late, tc.maxLate, tc.minValue)
 		}
+	}
+}
+
+// TestWatchdogsShareTicker: the watchdogs of one period (a world's ranks,
+// each with its row's) share one goroutine, and each still ends its own
+// op alone: the one armed op that overruns ends its context, and the
+// others, between ops, stay alive.
+func TestWatchdogsShareTicker(t *testing.T) {
+	const n, timeout = 1000, 50 * time.Millisecond
+	before := runtime.NumGoroutine()
+	dogs := make([]*Watchdog, n)
+	for i := range dogs {
+		dogs[i] = NewWatchdog(context.Background(), timeout)
+	}
+	if grew := runtime.NumGoroutine() - before; grew > n/10 {
+		t.Errorf("%d watchdogs started %d goroutines, want them to share one", n, grew)
+	}
+	dogs[n/2].ArmNow()
+	select {
+	case <-dogs[n/2].Context().Done():
+	case <-time.After(watchdogHang):
+		t.Fatal("overrunning op not stopped")
+	}
+	for i, w := range dogs {
+		if i != n/2 && w.Context().Err() != nil {
+			t.Fatalf("watchdog %d ended with no op running: %v", i, context.Cause(w.Context()))
+		}
+	}
+	for _, w := range dogs {
+		w.Stop()
+	}
+	w := NewWatchdog(context.Background(), timeout) // a fresh hub after the last one stopped
+	defer w.Stop()
+	w.ArmNow()
+	select {
+	case <-w.Context().Done():
+	case <-time.After(watchdogHang):
+		t.Fatal("overrunning op not stopped after every earlier watchdog stopped")
 	}
 }

@@ -172,6 +172,12 @@ type fabric struct {
 	pairs *pairtab.Table[pair]
 	// meet is where the ranks meet for the harness's own calls.
 	meet *meeting
+	// kept is the latest call RunWorld replayed, by its key, used by the
+	// rank that combines a meeting alone (replay.go).
+	kept struct {
+		key any
+		w   *records
+	}
 }
 
 // newFabric returns the fabric of a world of size ranks on links.

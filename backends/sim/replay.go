@@ -1,0 +1,404 @@
+package sim
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/limits"
+)
+
+// World replay. A call without payload moves no bytes, so no rank's
+// program can depend on what it receives: each rank's requests, their
+// lengths and its own work follow from its program alone. RunWorld
+// records every rank's program once, on a recorder that times nothing
+// (one goroutine, no matching, no channels), then replays the records in
+// virtual time as the endpoints would move the clocks: a rank's posts and
+// waits in its program order, each send booked on its ports (fabric.book,
+// the one formula), each receive's wait held until the matching send
+// (the k-th of its pair) is booked. So the outcome is bit for bit the
+// full simulation's (every rank's clock, ports, gap and time waited),
+// whatever the program, at a fraction of its cost per message: where the
+// symmetric replay (symmetric.go) needs every rank alike, this one takes
+// calls whose ranks differ (halving and doubling whose parts are uneven, a
+// world that is not a power of two, two levels).
+
+// replayBudget bounds the requests a world's replay records: beyond it
+// (a call of n² messages on a large world) the call runs message by
+// message, as without the replay. A request's record takes about 60 bytes
+// (with its ops): 4 Mi of them about 250 MB. A 16384-rank allreduce by
+// halving and doubling records 917,504.
+const replayBudget = 1 << 22
+
+// errReplay is what the recorder fails a request with where the replay
+// cannot follow the program (a request shm would fail at once, or the
+// budget spent): the call then runs on every rank.
+var errReplay = errors.New("sim: the call cannot be replayed")
+
+// replayRuns counts the calls RunWorld replayed, for the tests.
+var replayRuns atomic.Int64
+
+// opKind is what a recorded step of a program does.
+type opKind uint8
+
+const (
+	opPost opKind = iota // post request req (a send is booked now)
+	opWait               // wait on request req
+	opWork               // spend d of the rank's own time (a copy, a reduction)
+)
+
+// op is one recorded step of a rank's program.
+type op struct {
+	kind opKind
+	req  int32
+	d    time.Duration
+}
+
+// replayReq is a request a rank's program posted.
+type replayReq struct {
+	send   bool
+	waited bool
+	peer   int32
+	n      int
+	// match is, for a receive, the index of the matching send among the
+	// peer's requests.
+	match  int32
+	reduce time.Duration // a receive's reduction
+	// For a send: whether it is booked yet, when it left and arrives, and
+	// whether its receiver waits on it.
+	booked, waiter bool
+	left, arrive   time.Duration
+}
+
+// trace is one rank's recorded program, then its state in the replay:
+// its ops are ops[lo:hi] and its requests reqs[lo:hi] of the world's
+// records (one slice each for the world, not one per rank).
+type trace struct {
+	ops, reqs [2]int32 // lo and hi
+	pc        int32    // the next op to replay
+	st        rankState
+	// waited is the time the rank waited in the call.
+	waited time.Duration
+}
+
+// records is every rank's recorded program.
+type records struct {
+	traces []trace
+	ops    []op
+	reqs   []replayReq
+}
+
+// RunWorld runs one call for the whole world without moving a byte,
+// where run is the call's program on a Transport of the rank that
+// Transport names (t.Rank()). Every rank of the world must call it for
+// the same call with an equivalent run. The ranks meet in memory (Meet,
+// no virtual time) with their states; the last to arrive records run on
+// every rank and replays the records, and every rank takes its outcome:
+// its clock, ports and gap, and the time it waited. It reports false,
+// with nil, when it did not (run failed on some rank, the program posted
+// a request shm would fail, the records passed replayBudget, or a rank
+// waited for a send that no rank posts): the caller then runs the call
+// on every rank as usual, all ranks alike. An error is the meeting's (a
+// rank gave up or left) or ctx's, which the replay watches.
+//
+// key, where not nil, names the call's programs: a call of an equal key
+// runs the same programs on every rank, so the records of the latest call
+// replayed are replayed again without recording (a row's iterations).
+func (e *endpoint) RunWorld(ctx context.Context, key any, run func(t backends.Transport) error) (bool, error) {
+	if e.closed || e.f.links.Pull {
+		return false, nil
+	}
+	in := []float64{f64(e.Now()), f64(e.Waited()), f64(e.issue), f64(e.busy[0]), f64(e.busy[1])}
+	out, err := e.Meet(ctx, in, func(all [][]float64) ([]float64, error) {
+		w, err := e.f.records(ctx, key, run)
+		if w == nil || err != nil {
+			return nil, err
+		}
+		for r, v := range all {
+			t := &w.traces[r]
+			t.st = rankState{clock: dur(v[0]), issue: dur(v[2]), busy: [2]time.Duration{dur(v[3]), dur(v[4])}}
+			t.waited = dur(v[1])
+		}
+		if ok, err := e.f.replay(ctx, w); !ok || err != nil {
+			return nil, err
+		}
+		replayRuns.Add(1)
+		res := make([]float64, 0, rankTimesLen*len(w.traces))
+		for _, t := range w.traces {
+			s := t.st
+			res = append(res, f64(s.clock), f64(t.waited), f64(s.issue), f64(s.busy[0]), f64(s.busy[1]))
+		}
+		return res, nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("sim: call replayed for the world: %w", err)
+	}
+	if len(out) != rankTimesLen*e.f.size {
+		return false, nil
+	}
+	v := out[rankTimesLen*e.rank:]
+	e.clock.Store(int64(dur(v[0])))
+	e.waited.Store(int64(dur(v[1])))
+	e.issue, e.busy = dur(v[2]), [2]time.Duration{dur(v[3]), dur(v[4])}
+	return true, nil
+}
+
+// f64 and dur carry a duration's bits in a float64 and back, so that no
+// nanosecond is lost in a meeting.
+func f64(d time.Duration) float64 { return math.Float64frombits(uint64(d)) }
+func dur(x float64) time.Duration { return time.Duration(math.Float64bits(x)) }
+
+// records returns the records of key's programs: those of the latest
+// call replayed, reset, where it had the same key, else run's, recorded
+// (record) and kept for the next call. Only the rank that combines a
+// meeting calls it, one meeting at a time.
+func (f *fabric) records(ctx context.Context, key any, run func(t backends.Transport) error) (*records, error) {
+	if key != nil && f.kept.w != nil && f.kept.key == key {
+		w := f.kept.w
+		for i := range w.traces {
+			w.traces[i].pc = w.traces[i].ops[0]
+		}
+		for i := range w.reqs {
+			q := &w.reqs[i]
+			q.waited, q.booked, q.waiter = false, false, false
+		}
+		return w, nil
+	}
+	f.kept.key, f.kept.w = nil, nil
+	w, err := f.record(ctx, run)
+	if w != nil && err == nil && key != nil {
+		f.kept.key, f.kept.w = key, w
+	}
+	return w, err
+}
+
+// record runs run on a recorder of every rank of f and matches every
+// receive with its send. It returns nil, with a nil error, where the
+// program cannot be replayed; an error only when ctx ended.
+func (f *fabric) record(ctx context.Context, run func(t backends.Transport) error) (*records, error) {
+	w := &records{traces: make([]trace, f.size)}
+	rec := &recorder{f: f, w: w}
+	// byPeer is a rank's requests of one kind, in posting order, sorted
+	// stably by peer: the k-th to peer p is the k-th of p's run.
+	var sends, recvs []int32
+	sendsOf := make([][2]int32, f.size) // where each rank's sends, sorted, start and end in bySend
+	var bySend []int32
+	for r := range w.traces {
+		if r%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, backends.ContextError(ctx)
+			}
+		}
+		t := &w.traces[r]
+		t.ops[0], t.reqs[0] = int32(len(w.ops)), int32(len(w.reqs))
+		rec.rank = r
+		if err := run(rec); err != nil || rec.failed {
+			return nil, nil
+		}
+		t.ops[1], t.reqs[1] = int32(len(w.ops)), int32(len(w.reqs))
+		t.pc = t.ops[0]
+		if r == 0 {
+			// Ranks mostly run programs of about rank 0's length: room
+			// for the world's records at once, not a copy per doubling.
+			w.ops = slices.Grow(w.ops, min(len(w.ops)*f.size, 2*replayBudget))
+			w.reqs = slices.Grow(w.reqs, min(len(w.reqs)*f.size, replayBudget))
+		}
+		sends = sends[:0]
+		for i := t.reqs[0]; i < t.reqs[1]; i++ {
+			if w.reqs[i].send {
+				sends = append(sends, i)
+			}
+		}
+		slices.SortStableFunc(sends, func(a, b int32) int { return cmp.Compare(w.reqs[a].peer, w.reqs[b].peer) })
+		sendsOf[r] = [2]int32{int32(len(bySend)), int32(len(bySend) + len(sends))}
+		bySend = append(bySend, sends...)
+	}
+	for r := range w.traces {
+		t := &w.traces[r]
+		recvs = recvs[:0]
+		for i := t.reqs[0]; i < t.reqs[1]; i++ {
+			if !w.reqs[i].send {
+				recvs = append(recvs, i)
+			}
+		}
+		slices.SortStableFunc(recvs, func(a, b int32) int { return cmp.Compare(w.reqs[a].peer, w.reqs[b].peer) })
+		k, prev := 0, int32(-1) // q is the k-th receive from its peer
+		for _, i := range recvs {
+			q := &w.reqs[i]
+			if q.peer != prev {
+				k, prev = 0, q.peer
+			}
+			// The peer's sends to r: the run of its sorted sends whose peer is r.
+			ps := bySend[sendsOf[q.peer][0]:sendsOf[q.peer][1]]
+			first, _ := slices.BinarySearchFunc(ps, int32(r), func(i, r int32) int { return cmp.Compare(w.reqs[i].peer, r) })
+			if first+k >= len(ps) || w.reqs[ps[first+k]].peer != int32(r) || w.reqs[ps[first+k]].n != q.n {
+				return nil, nil // no such send, or of another length: shm fails it
+			}
+			q.match = ps[first+k]
+			k++
+		}
+	}
+	return w, nil
+}
+
+// replay moves every rank's state through its trace, as the endpoints
+// would. It reports false where some rank waits for a send no rank posts
+// (the call would hang: the full simulation says so, in its own time).
+func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
+	ready := make([]int32, 0, len(w.traces))
+	for r := len(w.traces) - 1; r >= 0; r-- {
+		ready = append(ready, int32(r))
+	}
+	done, steps := 0, 0
+	for len(ready) > 0 {
+		r := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		t := &w.traces[r]
+	run:
+		for ; t.pc < t.ops[1]; t.pc++ {
+			if steps++; steps%4096 == 0 && ctx.Err() != nil {
+				return false, backends.ContextError(ctx)
+			}
+			o := w.ops[t.pc]
+			switch o.kind {
+			case opWork:
+				t.st.advance(limits.AddDurations(t.st.clock, o.d))
+			case opPost:
+				q := &w.reqs[o.req]
+				if !q.send {
+					continue
+				}
+				at := f.book(int(r), int(q.peer), q.n, 0, t.st.clock, &t.st.busy, &t.st.issue)
+				q.left, q.arrive, q.booked = at.left, at.arrive, true
+				if q.waiter {
+					ready = append(ready, q.peer)
+				}
+			case opWait:
+				q := &w.reqs[o.req]
+				if q.waited {
+					continue
+				}
+				if q.send {
+					q.waited = true
+					t.st.advance(q.left)
+					continue
+				}
+				s := &w.reqs[q.match]
+				if !s.booked {
+					s.waiter = true
+					break run // resumed when the peer books it
+				}
+				q.waited = true
+				if idle := s.arrive - t.st.clock; idle > 0 {
+					t.waited += idle
+					t.st.advance(s.arrive)
+				}
+				t.st.advance(limits.AddDurations(t.st.clock, q.reduce))
+			}
+		}
+		if t.pc == t.ops[1] {
+			done++
+		}
+	}
+	return done == len(w.traces), nil
+}
+
+// advance moves the state's clock forward to t, no further than
+// ClockLimit, as endpoint.advance does.
+func (s *rankState) advance(t time.Duration) { s.clock = max(s.clock, min(t, backends.ClockLimit)) }
+
+// recorder is a rank's Transport while RunWorld records its program
+// (one rank after another): it notes each request and each wait, and
+// every wait returns at once (no payload: nothing is moved, nothing
+// received is read).
+type recorder struct {
+	f      *fabric
+	w      *records
+	rank   int
+	failed bool
+	// slab holds the requests handed out, a chunk at a time.
+	slab []recorded
+}
+
+// Rank implements backends.Transport.
+func (c *recorder) Rank() int { return c.rank }
+
+// Size implements backends.Transport.
+func (c *recorder) Size() int { return c.f.size }
+
+// Close implements backends.Transport.
+func (c *recorder) Close() error { return nil }
+
+// Copied implements backends.LocalWorker as the endpoint does.
+func (c *recorder) Copied(n int) { c.work(bytesAt(n, c.f.links.CopyGBps)) }
+
+// Reduced implements backends.LocalWorker as the endpoint does.
+func (c *recorder) Reduced(n int) { c.work(c.f.reduceTime(n)) }
+
+// work records d of the rank's own time.
+func (c *recorder) work(d time.Duration) { c.w.ops = append(c.w.ops, op{kind: opWork, d: d}) }
+
+// Send implements backends.Transport.
+func (c *recorder) Send(peer int, buf []byte) backends.Request {
+	return c.post(replayReq{send: true, peer: int32(peer), n: len(buf)})
+}
+
+// Recv implements backends.Transport.
+func (c *recorder) Recv(peer int, buf []byte) backends.Request {
+	return c.post(replayReq{peer: int32(peer), n: len(buf)})
+}
+
+// RecvReduce implements backends.Transport: the reduction costs what the
+// endpoint's does.
+func (c *recorder) RecvReduce(peer int, dst, acc []byte, _ dtype.ReduceFunc) backends.Request {
+	if len(acc) < len(dst) {
+		return c.fail()
+	}
+	return c.post(replayReq{peer: int32(peer), n: len(dst), reduce: c.f.reduceTime(len(dst))})
+}
+
+// post records a request, or fails it where shm would fail it at once (a
+// peer out of the world, or the rank itself) or the budget is spent.
+func (c *recorder) post(q replayReq) backends.Request {
+	if q.peer < 0 || int(q.peer) >= c.f.size || int(q.peer) == c.rank || len(c.w.reqs) >= replayBudget {
+		return c.fail()
+	}
+	i := int32(len(c.w.reqs))
+	c.w.reqs = append(c.w.reqs, q)
+	c.w.ops = append(c.w.ops, op{kind: opPost, req: i})
+	if len(c.slab) == 0 {
+		c.slab = make([]recorded, 1024)
+	}
+	r := &c.slab[0]
+	c.slab = c.slab[1:]
+	r.c, r.i = c, i
+	return r
+}
+
+// fail notes that the program cannot be replayed.
+func (c *recorder) fail() backends.Request {
+	c.failed = true
+	return failed{errReplay}
+}
+
+// recorded is a request the recorder noted.
+type recorded struct {
+	c *recorder
+	i int32
+}
+
+// Wait implements backends.Request: the wait is recorded, and returns.
+func (q *recorded) Wait(context.Context) error {
+	q.c.w.ops = append(q.c.w.ops, op{kind: opWait, req: q.i})
+	return nil
+}
+
+// Ready implements backends.Readier: no wait of the recorder waits.
+func (q *recorded) Ready() bool { return true }
