@@ -71,10 +71,11 @@ type replayReq struct {
 	// peer's requests.
 	match  int32
 	reduce time.Duration // a receive's reduction
-	// For a send: whether it is booked yet, when it left and arrives, and
-	// whether its receiver waits on it.
+	// For a send: whether it is booked yet, its timing on the sender's
+	// port (when it left, when it may arrive, what it takes of the
+	// receiver's ingress port), and whether its receiver waits on it.
 	booked, waiter bool
-	left, arrive   time.Duration
+	at             timing
 }
 
 // trace is one rank's recorded program, then its state in the replay:
@@ -276,7 +277,7 @@ func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
 					continue
 				}
 				at := f.book(int(r), int(q.peer), q.n, 0, t.st.clock, &t.st.busy, &t.st.issue)
-				q.left, q.arrive, q.booked = at.left, at.arrive, true
+				q.at, q.booked = at, true
 				if q.waiter {
 					ready = append(ready, q.peer)
 				}
@@ -287,7 +288,7 @@ func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
 				}
 				if q.send {
 					q.waited = true
-					t.st.advance(q.left)
+					t.st.advance(q.at.left)
 					continue
 				}
 				s := &w.reqs[q.match]
@@ -296,9 +297,12 @@ func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
 					break run // resumed when the peer books it
 				}
 				q.waited = true
-				if idle := s.arrive - t.st.clock; idle > 0 {
+				// The receiving side's one formula, as the endpoints'
+				// receives (recvReq.Wait) take it.
+				arrive := ingress(s.at, &t.st.in)
+				if idle := arrive - t.st.clock; idle > 0 {
 					t.waited += idle
-					t.st.advance(s.arrive)
+					t.st.advance(arrive)
 				}
 				t.st.advance(limits.AddDurations(t.st.clock, q.reduce))
 			}
