@@ -82,6 +82,7 @@ func runPredict(args []string, set *outputSet) int {
 	case *export == "" && *out != "":
 		return fail(errors.New("-o: only --export writes to -o (the rows go to --csv)"))
 	}
+	_, writing := set.watchOffline(programName + " predict")
 	world, err := predictWorld(*topo)
 	if err != nil {
 		return fail(err)
@@ -124,12 +125,18 @@ func runPredict(args []string, set *outputSet) int {
 			}
 		}
 	}
+	// Every output is written, one failing not keeping the others (nor
+	// the table) from theirs; the failures are said in one line.
+	var failures outputFailures
+	var writers []io.Writer
 	toStdout := false
+	writing()
 	for _, o := range outs {
 		w, err := openOutput(o, set)
 		if err != nil {
 			return fail(err)
 		}
+		writers = append(writers, w)
 		toStdout = toStdout || o.path == "-"
 		switch {
 		case o.path == *csvPath:
@@ -139,18 +146,14 @@ func runPredict(args []string, set *outputSet) int {
 		default:
 			err = predict.WriteNCCLTuner(w, m, rows)
 		}
-		if err != nil {
-			fmt.Fprintf(stderr, "%s predict: %s: %s\n", programName, o.name, oneLine(err))
-			return exitFailed
-		}
+		failures.add(err)
 	}
 	if !toStdout {
-		if err := predict.WriteTable(stdout, *modelPath, m, rows); err != nil {
-			fmt.Fprintf(stderr, "%s predict: %s\n", programName, oneLine(err))
-			return exitFailed
-		}
+		failures.add(predict.WriteTable(stdout, *modelPath, m, rows))
+		writers = append(writers, stdout)
 	}
-	return exitOK
+	failures.drain(writers...)
+	return failures.report(stderr, "predict", exitOK)
 }
 
 // predictWorld reads --topology servers=S,per-server=G (both keys).
