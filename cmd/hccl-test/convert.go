@@ -38,7 +38,8 @@ its mpirun line's, or --ranks) are known. The ranks' hosts (nccl-tests'
 --bench writes in place of this machine's goos and goarch.
 
 Exit status: 0 converted; 1 an output could not be written; 2 bad flags,
-a log without a single row, or a log whose collective is not known.`
+a log without a single row, or a log whose collective is not known;
+130, 143 or 129 interrupted by SIGINT, SIGTERM or SIGHUP (one line says which).`
 
 // runConvert is `hccl-test convert LOG...`.
 func runConvert(args []string, set *outputSet) int {

@@ -38,7 +38,8 @@ came from and the residual of every fitted row, and writes the model as
 JSON for predict. See docs/predict.md.
 
 Exit status: 0 fitted; 1 the model could not be written; 2 bad flags or
-logs (a log of two clusters, a topology its rank lines contradict, ...).`
+logs (a log of two clusters, a topology its rank lines contradict, ...);
+130, 143 or 129 interrupted by SIGINT, SIGTERM or SIGHUP (one line says which).`
 
 // runFit is `hccl-test fit LOG... -o MODEL.json`.
 func runFit(args []string, set *outputSet) int {

@@ -57,7 +57,8 @@ docs/isolate.md.
 
 Exit status: 0 nothing named; 3 a host, pair or group named; 1 an output
 could not be written, or the live search could not run; 2 bad flags, or a
-directory that is not one of logs.`
+directory that is not one of logs; 130, 143 or 129 a search or a reading
+interrupted by SIGINT, SIGTERM or SIGHUP (one line says which).`
 
 // runIsolate is `hccl-test isolate DIR`, or with no DIR the live search
 // (isolatelive.go).

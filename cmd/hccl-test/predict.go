@@ -41,7 +41,8 @@ between servers) at the largest size; --export nccl-tuner writes the NCCL
 tuner plugin example's CSV rules for the sizes swept. See docs/predict.md.
 
 Exit status: 0 predicted; 1 an output could not be written; 2 bad flags,
-or a model file of another version or that makes no sense.`
+or a model file of another version or that makes no sense;
+130, 143 or 129 interrupted by SIGINT, SIGTERM or SIGHUP (one line says which).`
 
 // runPredict is `hccl-test predict --model MODEL.json --topology ...`.
 func runPredict(args []string, set *outputSet) int {
