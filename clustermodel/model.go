@@ -12,6 +12,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/internal/limits"
@@ -153,6 +156,9 @@ func (m *Model) Validate() error {
 	if m.Kind != Kind {
 		return invalid("kind %q, want %q", m.Kind, Kind)
 	}
+	if err := m.checkText(); err != nil {
+		return err
+	}
 	if err := m.Intra.validate("intra"); err != nil {
 		return err
 	}
@@ -181,6 +187,30 @@ func (m *Model) Validate() error {
 		seen[o.Name] = true
 	}
 	return m.Fitted.validate(m.Inter != nil)
+}
+
+// checkText refuses a text field that holds a control character (a
+// newline, an escape sequence, a NUL) or is not UTF-8: predict prints
+// them into its table's header and into the exports, where a newline
+// would start a line that is not a comment and an escape would reach the
+// terminal.
+func (m *Model) checkText() error {
+	fields := []struct{ name, text string }{{"source", m.Source}, {"device", m.Device}, {"intra.from", m.Intra.From}}
+	if m.Inter != nil {
+		fields = append(fields, struct{ name, text string }{"inter.from", m.Inter.From})
+	}
+	for _, o := range m.Ops {
+		fields = append(fields, struct{ name, text string }{"op " + o.Name + ": note", o.Note})
+	}
+	for _, f := range fields {
+		if !utf8.ValidString(f.text) {
+			return invalid("%s: not UTF-8 text", f.name)
+		}
+		if i := strings.IndexFunc(f.text, unicode.IsControl); i >= 0 {
+			return invalid("%s: a control character (%U) at byte %d: a model's text is one line of printable characters", f.name, []rune(f.text[i:])[0], i)
+		}
+	}
+	return nil
 }
 
 // validate checks one level.
@@ -236,7 +266,10 @@ func (s Span) validate(inter bool) error {
 	}
 	multi := false
 	for i, w := range s.Worlds {
-		if w.Servers < 1 || w.PerServer < 1 || w.Ranks() > MaxRanks || w.Ranks() < 2 {
+		// Each factor is bounded before the product, which a hand-edited
+		// world (2^62+1 servers of 4) wraps round to a few ranks.
+		if w.Servers < 1 || w.PerServer < 1 || w.Servers > MaxRanks || w.PerServer > MaxRanks ||
+			w.Ranks() > MaxRanks || w.Ranks() < 2 {
 			return invalid("fitted world %d x %d: want 2 to %d ranks", w.Servers, w.PerServer, MaxRanks)
 		}
 		if i > 0 && w.Ranks() < s.Worlds[i-1].Ranks() {

@@ -65,6 +65,17 @@ func TestValidate(t *testing.T) {
 		{"inter without worlds", func(m *Model) { m.Fitted.Worlds = m.Fitted.Worlds[:1] }, "inter is set"},
 		{"worlds without inter", func(m *Model) { m.Inter = nil }, "inter is missing"},
 		{"sizes", func(m *Model) { m.Fitted.MinBytes = 0 }, "fitted sizes 0.."},
+		// A product of servers and ranks that wraps round to a few ranks.
+		{"servers wrap round", func(m *Model) { m.Fitted.Worlds[1] = World{1<<62 + 1, 4} }, "fitted world 4611686018427387905 x 4"},
+		{"ranks wrap round", func(m *Model) { m.Fitted.Worlds[1] = World{4, 1<<62 + 1} }, "fitted world 4 x 4611686018427387905"},
+		{"servers beyond the limit", func(m *Model) { m.Fitted.Worlds[1] = World{MaxRanks + 1, 1} }, "want 2 to 65536 ranks"},
+		// Text that predict prints into its header and exports.
+		{"newline in source", func(m *Model) { m.Source = "nccl-tests\nallreduce 1 2 3" }, "source: a control character (U+000A)"},
+		{"escape in device", func(m *Model) { m.Device = "X1\x1b[31m" }, "device: a control character (U+001B)"},
+		{"NUL in a note", func(m *Model) { m.Ops[0].Note = "ring\x00" }, "note: a control character (U+0000)"},
+		{"tab in from", func(m *Model) { m.Intra.From = "18\trows" }, "intra.from: a control character (U+0009)"},
+		{"C1 control in inter", func(m *Model) { m.Inter.From = "rows\u0085" }, "inter.from: a control character (U+0085)"},
+		{"not UTF-8", func(m *Model) { m.Source = "nccl\xff" }, "source: not UTF-8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := valid()

@@ -38,7 +38,8 @@ its mpirun line's, or --ranks) are known. The ranks' hosts (nccl-tests'
 --bench writes in place of this machine's goos and goarch.
 
 Exit status: 0 converted; 1 an output could not be written; 2 bad flags,
-a log without a single row, or a log whose collective is not known.`
+a log without a single row, or a log whose collective is not known;
+130, 143 or 129 interrupted by SIGINT, SIGTERM or SIGHUP (one line says which).`
 
 // runConvert is `hccl-test convert LOG...`.
 func runConvert(args []string, set *outputSet) int {
@@ -63,6 +64,7 @@ func runConvert(args []string, set *outputSet) int {
 	if fs.NArg() == 0 {
 		return usageError(stderr, "convert", errors.New("want at least one log to convert"))
 	}
+	_, writing := set.watchOffline(programName + " convert")
 	opt, err := convertOptions(fs, *op, ranks)
 	if err != nil {
 		return usageError(stderr, "convert", err)
@@ -99,37 +101,49 @@ func runConvert(args []string, set *outputSet) int {
 		runs = append(runs, rs...)
 	}
 	var sinks []results.Sink
+	var writers []io.Writer
+	writing()
 	for _, out := range used {
 		w, err := openOutput(out, set)
 		if err != nil {
 			return usageError(stderr, "convert", err)
 		}
-		sinks = append(sinks, out.make(w))
+		sinks, writers = append(sinks, out.make(w)), append(writers, w)
 	}
-	sink := results.Multi(sinks...)
-	var sum results.Summary
-	for _, run := range runs {
-		if err = sink.Begin(run.Header); err != nil {
-			break
-		}
-		for _, r := range run.Records {
-			if err = sink.Write(r); err != nil {
-				break
+	// Each output gets every row until it fails itself: one that fails
+	// (a full disk, a closed pipe) is set aside, and the others still get
+	// the rest.
+	var failures outputFailures
+	failed := make([]bool, len(sinks))
+	each := func(call func(results.Sink) error) {
+		for i, k := range sinks {
+			if !failed[i] {
+				if err := call(k); err != nil {
+					failed[i] = true
+					failures.add(err)
+				}
 			}
+		}
+	}
+	var sum results.Summary
+rows:
+	for _, run := range runs {
+		each(func(k results.Sink) error { return k.Begin(run.Header) })
+		for _, r := range run.Records {
+			if set.signalled() { // the rows written are ended as a whole file
+				break rows
+			}
+			each(func(k results.Sink) error { return k.Write(r) })
 			sum.Add(r)
 		}
-		if err != nil {
-			break
-		}
 	}
-	if err == nil {
-		err = sink.End(sum)
+	each(func(k results.Sink) error { return k.End(sum) })
+	failures.drain(writers...)
+	code := failures.report(stderr, "convert", exitOK)
+	if code == exitOK && set.signalled() {
+		return exitStopped // finish says which signal
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "%s convert: %s\n", programName, oneLine(err))
-		return exitFailed
-	}
-	return exitOK
+	return code
 }
 
 // convertOptions checks convert's --op and --ranks.

@@ -38,7 +38,8 @@ came from and the residual of every fitted row, and writes the model as
 JSON for predict. See docs/predict.md.
 
 Exit status: 0 fitted; 1 the model could not be written; 2 bad flags or
-logs (a log of two clusters, a topology its rank lines contradict, ...).`
+logs (a log of two clusters, a topology its rank lines contradict, ...);
+130, 143 or 129 interrupted by SIGINT, SIGTERM or SIGHUP (one line says which).`
 
 // runFit is `hccl-test fit LOG... -o MODEL.json`.
 func runFit(args []string, set *outputSet) int {
@@ -67,6 +68,7 @@ func runFit(args []string, set *outputSet) int {
 	case *cores < 1 || *cores > 1<<20:
 		return usageError(stderr, "fit", fmt.Errorf("--cores %d: want 1 to %d", *cores, 1<<20))
 	}
+	_, writing := set.watchOffline(programName + " fit")
 	minBytes, err := limits.Size(*minSize)
 	if err != nil {
 		return usageError(stderr, "fit", fmt.Errorf("--min-size: %w", err))
@@ -94,22 +96,22 @@ func runFit(args []string, set *outputSet) int {
 	if err != nil {
 		return usageError(stderr, "fit", err)
 	}
+	writing()
 	w, err := openOutput(outs[0], set)
 	if err != nil {
 		return usageError(stderr, "fit", err)
 	}
-	if err := fit.Model.Encode(w); err != nil {
-		fmt.Fprintf(stderr, "%s fit: %s\n", programName, oneLine(err))
-		return exitFailed
+	// The report is printed even when the model could not be written:
+	// its figures are the model's. The failures are said in one line.
+	var failures outputFailures
+	failures.add(fit.Model.Encode(w))
+	if outs[0].path != "-" { // when the model is stdout, the report would spoil it
+		failures.add(fit.WriteReport(stdout))
+		failures.drain(w, stdout)
+	} else {
+		failures.drain(w)
 	}
-	if outs[0].path == "-" {
-		return exitOK // the model is stdout; the report would spoil it
-	}
-	if err := fit.WriteReport(stdout); err != nil {
-		fmt.Fprintf(stderr, "%s fit: %s\n", programName, oneLine(err))
-		return exitFailed
-	}
-	return exitOK
+	return failures.report(stderr, "fit", exitOK)
 }
 
 // fitTopologies maps each log to its --topology: "FILE=SPEC" for FILE,

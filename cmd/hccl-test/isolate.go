@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/hccl-test/hccl-test/internal/outfile"
 	"github.com/hccl-test/hccl-test/isolate"
 	"github.com/hccl-test/hccl-test/results/plot"
 )
@@ -58,7 +57,8 @@ docs/isolate.md.
 
 Exit status: 0 nothing named; 3 a host, pair or group named; 1 an output
 could not be written, or the live search could not run; 2 bad flags, or a
-directory that is not one of logs.`
+directory that is not one of logs; 130, 143 or 129 a search or a reading
+interrupted by SIGINT, SIGTERM or SIGHUP (one line says which).`
 
 // runIsolate is `hccl-test isolate DIR`, or with no DIR the live search
 // (isolatelive.go).
@@ -114,59 +114,65 @@ func runIsolate(args []string, set *outputSet) int {
 			return usageError(stderr, "isolate", fmt.Errorf("%s %s is in %s: the next isolate would read it as a log; write it elsewhere", out.flag, quotePath(out.path), quotePath(dir)))
 		}
 	}
+	_, writing := set.watchOffline(programName + " isolate")
 	logs, opName, err := isolate.ReadDir(dir, *op)
 	if err != nil {
 		return usageError(stderr, "isolate", err)
 	}
-	csvOut, err := openCSV(*csvPath)
+	csvOut, err := isolateOutputs(*csvPath, *image, set)
 	if err != nil {
-		return usageError(stderr, "isolate", fmt.Errorf("--csv %w", err))
+		return usageError(stderr, "isolate", err)
 	}
 	r := isolate.Analyze(logs, opName, c)
 	named := func() bool { hosts, pairs := r.Named(); return len(hosts)+len(pairs) > 0 }
+	writing()
 	return writeIsolate(r, r.WriteText, named, csvOut, *image, set)
 }
 
-// openCSV opens the CSV's file ("": none) before the work, so that a
-// path that cannot be written is refused first (outfile.Open: a FIFO
-// waits for its reader, a file another run writes is refused).
-func openCSV(path string) (func() (io.WriteCloser, error), error) {
-	if path == "" {
-		return nil, nil
-	}
-	open, err := outfile.Open(path)
+// isolateOutputs checks isolate's outputs before the work: the CSV, the
+// image and stdout (the report) must be three files (or a file that
+// keeps nothing), as every command's outputs are; and opens the CSV
+// ("": none, a nil writer) as one of set's outputs, so that a path that
+// cannot be written is refused first, a FIFO is waited for as long as
+// an input FIFO, and a file another run writes is refused.
+func isolateOutputs(csvPath, image string, set *outputSet) (io.Writer, error) {
+	csv := output{name: "--csv " + quotePath(csvPath), path: csvPath}
+	used, err := distinctOutputs([]output{
+		{name: "stdout (the report)", path: "-"},
+		csv,
+		{name: "--output " + quotePath(image), path: image},
+	}, set)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", quotePath(path), err)
+		return nil, err
 	}
-	return open, nil
+	for _, o := range used {
+		if o.name == csv.name && csvPath != "" {
+			return openOutput(o, set)
+		}
+	}
+	return nil, nil
 }
 
 // writeIsolate writes the CSV (csvOut, nil for none) and the heatmap of r,
 // then its report (text), and returns the status: 3 when named says a
-// host, pair or group is named.
-func writeIsolate(r *isolate.Report, text func(io.Writer) error, named func() bool, csvOut func() (io.WriteCloser, error), image string, set *outputSet) int {
-	stderr := io.Writer(set.stderr)
+// host, pair or group is named; 1, said in one line, when an output could
+// not be written, after the others were.
+func writeIsolate(r *isolate.Report, text func(io.Writer) error, named func() bool, csvOut io.Writer, image string, set *outputSet) int {
+	var failures outputFailures
 	if csvOut != nil {
-		if err := writeWith(csvOut, r.WriteCSV); err != nil {
-			fmt.Fprintf(stderr, "%s isolate: --csv %s\n", programName, oneLine(err))
-			return exitFailed
-		}
+		failures.add(r.WriteCSV(csvOut))
 	}
 	if image != "" {
 		if err := plot.WriteHeatmap(heatmapOf(r), image); err != nil {
-			fmt.Fprintf(stderr, "%s isolate: --output %s\n", programName, oneLine(err))
-			return exitFailed
+			failures.add(fmt.Errorf("--output %w", err))
 		}
 	}
-	// A report that did not reach stdout names nothing: the write's
-	// failure is the status (1), said by the output set, not 3.
-	err := text(set.stdout)
-	if err == nil {
-		err = set.stdout.Flush()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "%s isolate: %s\n", programName, oneLine(err))
-		return exitFailed
+	failures.add(text(set.stdout))
+	failures.drain(csvOut, set.stdout)
+	// A report that did not reach stdout names nothing: the failure is
+	// the status (1), not 3.
+	if code := failures.report(set.stderr, "isolate", exitOK); code != exitOK {
+		return code
 	}
 	if named() {
 		return exitNamed
@@ -179,19 +185,6 @@ func inDir(path, dir string) bool {
 	pst, err1 := os.Stat(filepath.Dir(path))
 	dst, err2 := os.Stat(dir)
 	return err1 == nil && err2 == nil && os.SameFile(pst, dst)
-}
-
-// writeWith opens the output with open and writes it with write.
-func writeWith(open func() (io.WriteCloser, error), write func(io.Writer) error) error {
-	f, err := open()
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // heatmapOf lays the report out host by host, in the order of the hosts'

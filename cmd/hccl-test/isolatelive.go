@@ -76,10 +76,10 @@ func runIsolateLive(fs *pflag.FlagSet, args []string, l *liveFlags, c isolate.Co
 	if err != nil {
 		return usageError(stderr, "isolate", err)
 	}
-	var csvOut func() (io.WriteCloser, error)
+	var csvOut io.Writer
 	if o.WritesOutput() {
-		if csvOut, err = openCSV(csvPath); err != nil {
-			return usageError(stderr, "isolate", fmt.Errorf("--csv %w", err))
+		if csvOut, err = isolateOutputs(csvPath, image, set); err != nil {
+			return usageError(stderr, "isolate", err)
 		}
 	}
 	o.Log = stderr

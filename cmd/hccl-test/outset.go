@@ -55,6 +55,7 @@ type outputSet struct {
 	sweeping  bool   // watchSignals was called: the run counts rows
 	finishing bool   // finish has begun: a signal now starts the grace time
 	quiet     bool   // finish prints no line for the cause (quietStop)
+	offline   bool   // a command of watchOffline has not begun to write
 
 	stopOnce  sync.Once  // closes stopping
 	graceOnce sync.Once  // starts the grace timers

@@ -41,7 +41,8 @@ between servers) at the largest size; --export nccl-tuner writes the NCCL
 tuner plugin example's CSV rules for the sizes swept. See docs/predict.md.
 
 Exit status: 0 predicted; 1 an output could not be written; 2 bad flags,
-or a model file of another version or that makes no sense.`
+or a model file of another version or that makes no sense;
+130, 143 or 129 interrupted by SIGINT, SIGTERM or SIGHUP (one line says which).`
 
 // runPredict is `hccl-test predict --model MODEL.json --topology ...`.
 func runPredict(args []string, set *outputSet) int {
@@ -82,6 +83,7 @@ func runPredict(args []string, set *outputSet) int {
 	case *export == "" && *out != "":
 		return fail(errors.New("-o: only --export writes to -o (the rows go to --csv)"))
 	}
+	_, writing := set.watchOffline(programName + " predict")
 	world, err := predictWorld(*topo)
 	if err != nil {
 		return fail(err)
@@ -124,12 +126,18 @@ func runPredict(args []string, set *outputSet) int {
 			}
 		}
 	}
+	// Every output is written, one failing not keeping the others (nor
+	// the table) from theirs; the failures are said in one line.
+	var failures outputFailures
+	var writers []io.Writer
 	toStdout := false
+	writing()
 	for _, o := range outs {
 		w, err := openOutput(o, set)
 		if err != nil {
 			return fail(err)
 		}
+		writers = append(writers, w)
 		toStdout = toStdout || o.path == "-"
 		switch {
 		case o.path == *csvPath:
@@ -139,18 +147,14 @@ func runPredict(args []string, set *outputSet) int {
 		default:
 			err = predict.WriteNCCLTuner(w, m, rows)
 		}
-		if err != nil {
-			fmt.Fprintf(stderr, "%s predict: %s: %s\n", programName, o.name, oneLine(err))
-			return exitFailed
-		}
+		failures.add(err)
 	}
 	if !toStdout {
-		if err := predict.WriteTable(stdout, *modelPath, m, rows); err != nil {
-			fmt.Fprintf(stderr, "%s predict: %s\n", programName, oneLine(err))
-			return exitFailed
-		}
+		failures.add(predict.WriteTable(stdout, *modelPath, m, rows))
+		writers = append(writers, stdout)
 	}
-	return exitOK
+	failures.drain(writers...)
+	return failures.report(stderr, "predict", exitOK)
 }
 
 // predictWorld reads --topology servers=S,per-server=G (both keys).

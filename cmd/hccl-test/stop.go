@@ -179,7 +179,7 @@ func (s *outputSet) watchSignals(prefix string) context.Context {
 				again := s.interrupts > 0
 				s.interrupts++
 				s.stop(stopCause{kind: stopSignal, sig: sig.(syscall.Signal)})
-				if again {
+				if again || s.computing() {
 					s.startGrace()
 					os.Exit(s.finish(exitStopped))
 				}
@@ -189,6 +189,39 @@ func (s *outputSet) watchSignals(prefix string) context.Context {
 		}
 	}()
 	return ctx
+}
+
+// watchOffline is watchSignals for a command that reads and computes
+// before it writes anything (fit, predict, convert, isolate of logs): a
+// signal that comes before writing returns ends the process at once
+// through finish, with its one line and status, as nothing computed has
+// been written yet and the computing does not watch the context; one that
+// comes after stops the writing as it stops a sweep.
+func (s *outputSet) watchOffline(prefix string) (ctx context.Context, writing func()) {
+	s.stopMu.Lock()
+	s.offline = true
+	s.stopMu.Unlock()
+	ctx = s.watchSignals(prefix)
+	return ctx, func() {
+		s.stopMu.Lock()
+		s.offline = false
+		s.stopMu.Unlock()
+	}
+}
+
+// computing reports whether a command of watchOffline has not begun to
+// write.
+func (s *outputSet) computing() bool {
+	s.stopMu.Lock()
+	defer s.stopMu.Unlock()
+	return s.offline
+}
+
+// signalled reports whether a signal stopped the run (an output's failure
+// stops it too, but leaves the other outputs to be written).
+func (s *outputSet) signalled() bool {
+	c := s.stopped()
+	return c != nil && c.kind == stopSignal
 }
 
 // quietStop makes finish print no line for the stop cause: in a process
