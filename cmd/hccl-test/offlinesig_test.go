@@ -51,8 +51,10 @@ func TestSignalWhileComputing(t *testing.T) {
 				must(t, cmd.Start())
 				// Into the reading or the computing: the inputs take
 				// seconds of CPU, the flags before the handler a few
-				// milliseconds.
-				time.Sleep(time.Second)
+				// milliseconds, so a process that has spent a fifth of
+				// a second of CPU is computing, however long a loaded
+				// machine took to schedule it.
+				waitCPU(t, cmd.Process.Pid, 200*time.Millisecond)
 				must(t, cmd.Process.Signal(sig))
 				err := cmd.Wait()
 				code := cmd.ProcessState.ExitCode()
@@ -70,4 +72,32 @@ func TestSignalWhileComputing(t *testing.T) {
 			})
 		}
 	}
+}
+
+// waitCPU waits until process pid has used at least d of CPU time (user
+// and system, from /proc/PID/stat), or has ended, or a minute has passed.
+func waitCPU(t *testing.T, pid int, d time.Duration) {
+	t.Helper()
+	const tick = 10 * time.Millisecond // USER_HZ = 100 on Linux
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return // ended (or no /proc): the signal finds it gone
+		}
+		// The fields after the command's ")" : state is the first, utime
+		// and stime the 12th and 13th.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 13 || f[0] == "Z" {
+			return
+		}
+		var ut, st int64
+		fmt.Sscan(f[11], &ut)
+		fmt.Sscan(f[12], &st)
+		if time.Duration(ut+st)*tick >= d {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("process %d used less than %v of CPU in a minute", pid, d)
 }
