@@ -119,10 +119,19 @@ func FitFiles(files []*File, opt Options) (*Fit, error) {
 	}
 	fitGrowth(m, samples)
 	fit := &Fit{Model: m, Skipped: skipped}
+	type predicted struct {
+		t    float64
+		algo string
+	}
+	done := map[sampleKey]predicted{}
 	for _, s := range samples {
-		o, _ := m.Op(s.Op.String())
-		t, algo := predictSample(m, o, s)
-		fit.Rows = append(fit.Rows, Residual{Sample: s, PredUS: t * 1e6, Algo: algo, ErrPct: 100 * (t*1e6 - s.TimeUS) / s.TimeUS})
+		p, ok := done[keyOf(s)]
+		if !ok {
+			o, _ := m.Op(s.Op.String())
+			p.t, p.algo = predictSample(m, o, s)
+			done[keyOf(s)] = p
+		}
+		fit.Rows = append(fit.Rows, Residual{Sample: s, PredUS: p.t * 1e6, Algo: p.algo, ErrPct: 100 * (p.t*1e6 - s.TimeUS) / s.TimeUS})
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("the fit made no sense of these rows: %w", err)
@@ -315,11 +324,20 @@ func minimize(x []float64, free []bool, f func([]float64) float64) []float64 {
 
 // cost is the sum of the squared logarithms of predicted over measured
 // time of samples under m.
+//
+// The model predicts one time for the repeats of a row (keyOf), so each
+// is predicted once: a log of many runs of one sweep costs what one run
+// does, and the sum is the same, term by term.
 func cost(m *clustermodel.Model, samples []Sample) float64 {
 	sum := 0.0
+	times := make(map[sampleKey]float64, len(samples))
 	for _, s := range samples {
-		o, _ := m.Op(s.Op.String())
-		t, _ := predictSample(m, o, s)
+		t, ok := times[keyOf(s)]
+		if !ok {
+			o, _ := m.Op(s.Op.String())
+			t, _ = predictSample(m, o, s)
+			times[keyOf(s)] = t
+		}
 		if !(t > 0) || math.IsInf(t, 0) {
 			return math.Inf(1)
 		}
@@ -389,3 +407,15 @@ func worldsOf(samples []Sample) string {
 	}
 	return strings.Join(ws, ", ")
 }
+
+// sampleKey is what makes two rows repeats of one measurement, which
+// the model predicts alike: the collective, the world, the size and the
+// algorithm.
+type sampleKey struct {
+	op    coll.Op
+	world clustermodel.World
+	bytes int64
+	algo  string
+}
+
+func keyOf(s Sample) sampleKey { return sampleKey{s.Op, s.World, s.Bytes, s.Algo} }
