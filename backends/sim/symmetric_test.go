@@ -79,42 +79,53 @@ func TestSymmetricMatchesFullSimulation(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := tc.calls(tc.n)
-			run := func(hide bool) ([]time.Duration, []time.Duration) {
-				waited := make([]time.Duration, tc.n)
-				// Hundreds of ranks under the race detector on a loaded
-				// machine are slow, not wrong.
-				clocks := runWorldFor(t, tc.n, tc.links, 5*time.Minute, func(ctx context.Context, tr backends.Transport) error {
-					w := tr.(backends.WaitClock)
-					if hide {
-						tr = hidden{tr}
-					}
-					if tc.hold > 0 && tr.Rank() == 1 {
-						w.(backends.Holder).Hold(tc.hold)
-					}
-					err := runCalls(ctx, tr, calls, tc.inPlace)
-					waited[tr.Rank()] = w.Waited()
-					return err
-				})
-				return clocks, waited
-			}
-			before := sim.SymmetricRuns()
-			clocks, waited := run(false)
-			got := sim.SymmetricRuns() - before
-			fullClocks, fullWaited := run(true)
-			if !slices.Equal(clocks, fullClocks) {
-				t.Errorf("clocks differ:\nsymmetric: %v\nfull:      %v", clocks, fullClocks)
-			}
-			if !slices.Equal(waited, fullWaited) {
-				t.Errorf("waited differs:\nsymmetric: %v\nfull:      %v", waited, fullWaited)
-			}
+			got := matchesFull(t, "symmetric", tc.n, tc.links, calls, tc.hold, tc.inPlace, sim.SymmetricRuns)
 			if want := int64(tc.symmetric(len(calls))); got != want {
 				t.Errorf("%d calls ran symmetric, want %d", got, want)
 			}
-			if clocks[0] == 0 {
-				t.Error("clocks did not move")
-			}
 		})
 	}
+}
+
+// matchesFull runs calls on n ranks (rank 1 holding hold first, so that
+// the clocks disagree) twice: where a fast path (named path, counted by
+// runs) may take them, and hidden from it, message by message. It checks
+// that every rank's clock and waited time come out bit for bit alike and
+// moved, and returns how many calls the fast path took.
+func matchesFull(t *testing.T, path string, n int, links sim.LinkModel, calls []symCall, hold time.Duration, inPlace bool, runs func() int64) int64 {
+	t.Helper()
+	run := func(hide bool) ([]time.Duration, []time.Duration) {
+		waited := make([]time.Duration, n)
+		// Hundreds of ranks under the race detector on a loaded
+		// machine are slow, not wrong.
+		clocks := runWorldFor(t, n, links, 5*time.Minute, func(ctx context.Context, tr backends.Transport) error {
+			w := tr.(backends.WaitClock)
+			if hide {
+				tr = hidden{tr}
+			}
+			if hold > 0 && tr.Rank() == 1 {
+				w.(backends.Holder).Hold(hold)
+			}
+			err := runCalls(ctx, tr, calls, inPlace)
+			waited[tr.Rank()] = w.Waited()
+			return err
+		})
+		return clocks, waited
+	}
+	before := runs()
+	clocks, waited := run(false)
+	got := runs() - before
+	fullClocks, fullWaited := run(true)
+	if !slices.Equal(clocks, fullClocks) {
+		t.Errorf("clocks differ:\n%s: %v\nfull: %v", path, clocks, fullClocks)
+	}
+	if !slices.Equal(waited, fullWaited) {
+		t.Errorf("waited differs:\n%s: %v\nfull: %v", path, waited, fullWaited)
+	}
+	if clocks[0] == 0 {
+		t.Error("clocks did not move")
+	}
+	return got
 }
 
 // all and none say how many of a case's calls run symmetric.
