@@ -98,6 +98,13 @@ func runBinaryEnv(t *testing.T, bin string, env []string, args ...string) (stdou
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return runCaptured(t, cmd, args)
+}
+
+// runCaptured runs cmd, whose arguments are args, and returns its stdout,
+// stderr and exit code; a command that could not run fails the test.
+func runCaptured(t *testing.T, cmd *exec.Cmd, args []string) (stdout, stderr string, code int) {
+	t.Helper()
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()

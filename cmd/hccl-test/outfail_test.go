@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,13 +129,5 @@ func runBinaryIn(t *testing.T, bin, dir string, args ...string) (stdout, stderr 
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running %v: %v", args, err)
-	}
-	return o.String(), e.String(), code
+	return runCaptured(t, cmd, args)
 }
