@@ -16,17 +16,17 @@ import (
 // one server to local rank c of the next, so every rank sends across for
 // exactly one channel and receives across for one, and the links between
 // servers of all P ranks of a server carry the data side by side, where
-// one ring would put all of it on one rank's link. The channels do not
-// step together: each passes its data on as soon as it has come (flow),
-// so both levels move data at once rather than one after the other
-// (hier), and a step's latency and gaps hide behind the other channels'
-// transfers.
+// one ring would put all of it on one rank's link. The channels step
+// together: at each step every rank posts its P messages (P-1 inside its
+// server, one across) and waits for all of them, so a step takes the
+// slower of its two ports' loads, and both levels move data at once
+// rather than one after the other (hier).
 //
 // Two ranks that are neighbours in several channels post those channels'
-// messages by step, then channel, on both ends, so FIFO matching pairs
-// each with its own receive. With one server, or one rank per server,
-// there is one channel: the ring itself. Its cost is +Inf there, so that
-// auto never picks it without a second level.
+// messages in channel order at each step on both ends, so FIFO matching
+// pairs each with its own receive. With one server, or one rank per
+// server, there is one channel: the ring itself. Its cost is +Inf there,
+// so that auto never picks it without a second level.
 
 // multiringName is the name multiring is registered under.
 const multiringName = "multiring"
@@ -59,113 +59,42 @@ func (g rings) at(ch, i int) int {
 // pos returns the position of rank r in channel ch's ring.
 func (g rings) pos(ch, r int) int { return r - r%g.p + mod(r%g.p-ch, g.p) }
 
-// hop is one channel's part of step t on a rank at position q of its
+// hop is one channel's part of a step on a rank at position q of its
 // ring: send out to the next rank, receive into in from the previous one,
 // and with a reduction, in = reduce(acc, incoming).
-type hop func(t, ch, q int) (out, in, acc []byte)
+type hop func(ch, q int) (out, in, acc []byte)
 
-// flow runs steps steps of every channel on c's rank, NCCL's way: each
-// channel moves on as soon as its own data has come, not when every
-// channel has finished the step. For each step t and each channel in
-// turn it waits for the channel's receive of step t-1 (the data that step
-// t passes on), then posts the channel's send of step t, so a channel
-// whose data came over a fast link forwards it while another's still
-// crosses a slow one, and the sends of step t leave while the receives
-// of step t+1 are on their way: a step pays its latency and its gaps
-// behind the transfers of its neighbours rather than after them all.
-//
-// Every rank posts its messages in the same order (by step, then
-// channel), so two ranks that are neighbours in several channels pair
-// each send with its own receive. A rank waits for its send of step t-2
-// of a channel before it goes on with the channel's step t: that bounds
-// what is in flight, and the receiver took it at its own step t-1, so no
-// rank waits on one further along. With early, the receive of step t is
-// posted with the send of step t; else (its buffer is the one that the
-// send of step t-1 reads) just before it is waited for, once that send
-// is done. reduce(t) is the reduction of step t's receives, nil for
-// plain ones; arrived, if set, is called once a channel's receive of a
-// step is in.
-func (g rings) flow(ctx context.Context, c *Comm, steps int, h hop, reduce func(t int) dtype.ReduceFunc, early bool, arrived func(t, ch int)) error {
+// step runs one step of every channel on c's rank: it posts each
+// channel's send and receive in channel order, then waits for the
+// receives from its own server, the one from another server, and the
+// sends, in that order (so that the reductions of what arrived first are
+// done while the slower link still moves). reduce nil receives plainly.
+func (g rings) step(ctx context.Context, c *Comm, h hop, reduce dtype.ReduceFunc) error {
+	var near, far, sends []backends.Request
 	r := c.rank
-	sends := [2][]backends.Request{make([]backends.Request, g.k), make([]backends.Request, g.k)}
-	recvs := make([]backends.Request, g.k)
-	post := func(t, ch int) {
+	for ch := range g.k {
 		q := g.pos(ch, r)
-		_, in, acc := h(t, ch, q)
-		from := g.at(ch, q-1)
-		if red := reduce(t); red != nil {
-			recvs[ch] = c.t.RecvReduce(from, in, acc, red)
+		out, in, acc := h(ch, q)
+		to, from := g.at(ch, q+1), g.at(ch, q-1)
+		sends = append(sends, c.t.Send(to, out))
+		var req backends.Request
+		if reduce != nil {
+			req = c.t.RecvReduce(from, in, acc, reduce)
 		} else {
-			recvs[ch] = c.t.Recv(from, in)
+			req = c.t.Recv(from, in)
+		}
+		if from/g.p == r/g.p {
+			near = append(near, req)
+		} else {
+			far = append(far, req)
 		}
 	}
-	receive := func(t, ch int) error {
-		if !early {
-			post(t, ch)
-		}
-		err := c.waitAll(ctx, recvs[ch])
-		recvs[ch] = nil
-		if err != nil {
-			return fmt.Errorf("step %d channel %d: receive: %w", t, ch, err)
-		}
-		if arrived != nil {
-			arrived(t, ch)
-		}
-		return nil
-	}
-	sent := func(t, ch int) error {
-		req := sends[t%2][ch]
-		sends[t%2][ch] = nil
-		if err := c.waitAll(ctx, req); err != nil {
-			return fmt.Errorf("step %d channel %d: send: %w", t, ch, err)
-		}
-		return nil
-	}
-	for t := range steps {
-		for ch := range g.k {
-			if t >= 2 {
-				if err := sent(t-2, ch); err != nil {
-					return err
-				}
-			}
-			if t >= 1 {
-				if err := receive(t-1, ch); err != nil {
-					return err
-				}
-			}
-			q := g.pos(ch, r)
-			out, _, _ := h(t, ch, q)
-			sends[t%2][ch] = c.t.Send(g.at(ch, q+1), out)
-			if early {
-				post(t, ch)
-			}
-		}
-	}
-	// Step steps, which sends nothing: the last receives, then the last
-	// sends.
-	for ch := range g.k {
-		if steps >= 2 {
-			if err := sent(steps-2, ch); err != nil {
-				return err
-			}
-		}
-		if err := receive(steps-1, ch); err != nil {
-			return err
-		}
-	}
-	for ch := range g.k {
-		if err := sent(steps-1, ch); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.waitAll(ctx, append(append(near, far...), sends...)...)
 }
 
 // multiringAllReduce is ringAllReduce on every channel's part of the
-// vector: n-1 reduce-scatter steps after which the rank at position q of
-// channel ch's ring holds part q of the channel's part reduced, then n-1
-// allgather steps, all in one flow, so a channel starts passing its
-// reduced part on as soon as it has it.
+// vector: a reduce-scatter after which the rank at position q of channel
+// ch's ring holds part q of the channel's part reduced, then an allgather.
 func multiringAllReduce(ctx context.Context, c *Comm, a *Args) error {
 	g, es := ringsOf(c), a.DType.Size()
 	send, recv := a.Send[:a.Bytes()], a.Recv[:a.Bytes()]
@@ -178,44 +107,40 @@ func multiringAllReduce(ctx context.Context, c *Comm, a *Args) error {
 		lo, hi := span(chi-clo, g.n, mod(i, g.n))
 		return elems(buf, clo+lo, clo+hi, es)
 	}
-	rs := g.n - 1 // the reduce-scatter's steps; the allgather's follow
-	red := dtype.Reducer(a.DType, a.RedOp)
-	h := func(t, ch, q int) (out, in, acc []byte) {
-		if t < rs {
-			out = part(recv, ch, q-t-1)
-			if t == 0 {
+	reduce := dtype.Reducer(a.DType, a.RedOp)
+	for s := range g.n - 1 {
+		err := g.step(ctx, c, func(ch, q int) (out, in, acc []byte) {
+			out = part(recv, ch, q-s-1)
+			if s == 0 {
 				out = part(send, ch, q-1)
 			}
-			return out, part(recv, ch, q-t-2), part(send, ch, q-t-2)
+			return out, part(recv, ch, q-s-2), part(send, ch, q-s-2)
+		}, reduce)
+		if err != nil {
+			return fmt.Errorf("reduce-scatter step %d: %w", s, err)
 		}
-		s := t - rs
-		return part(recv, ch, q-s), part(recv, ch, q-s-1), nil
 	}
-	reduce := func(t int) dtype.ReduceFunc {
-		if t < rs {
-			return red
-		}
-		return nil
-	}
-	var arrived func(t, ch int)
 	if a.RedOp == dtype.Avg {
-		// A channel's own part is whole once its last reducing step is in.
-		arrived = func(t, ch int) {
-			if t == rs-1 {
-				c.divideBy(a.DType, part(recv, ch, g.pos(ch, c.rank)), g.n)
-			}
+		for ch := range g.k {
+			c.divideBy(a.DType, part(recv, ch, g.pos(ch, c.rank)), g.n)
 		}
 	}
-	return g.flow(ctx, c, 2*rs, h, reduce, true, arrived)
+	for s := range g.n - 1 {
+		err := g.step(ctx, c, func(ch, q int) (out, in, acc []byte) {
+			return part(recv, ch, q-s), part(recv, ch, q-s-1), nil
+		}, nil)
+		if err != nil {
+			return fmt.Errorf("allgather step %d: %w", s, err)
+		}
+	}
+	return nil
 }
 
 // multiringReduceScatter is ringReduceScatter on every channel's part of
-// the blocks: at step t the rank at position q sends its partial of block
-// at(q-t-1) and folds its input into the one of block at(q-t-2), the last
+// the blocks: at step s the rank at position q sends its partial of block
+// at(q-s-1) and folds its input into the one of block at(q-s-2), the last
 // being its own block. Partials live in two scratch blocks, each channel
-// in its part of them, so the input is never written; a step's receive
-// goes to the block that the step before sends from, so it is posted
-// once that send is done.
+// in its part of them, so the input is never written.
 func multiringReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	g, b, es := ringsOf(c), a.Bytes(), a.DType.Size()
 	recv := a.Recv[:b]
@@ -228,23 +153,24 @@ func multiringReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 		c.copyIfDistinct(recv, a.Send[:b])
 		return nil
 	}
-	red := dtype.Reducer(a.DType, a.RedOp)
+	reduce := dtype.Reducer(a.DType, a.RedOp)
 	scratch := c.scratchBuf(2 * b)
 	partial := [2][]byte{scratch[:b], scratch[b:]}
-	h := func(t, ch, q int) (out, in, acc []byte) {
-		out = input(ch, q-1)
-		if t > 0 {
-			out = piece(partial[(t-1)%2], ch)
+	for s := range g.n - 1 {
+		err := g.step(ctx, c, func(ch, q int) (out, in, acc []byte) {
+			out = input(ch, q-1)
+			if s > 0 {
+				out = piece(partial[(s-1)%2], ch)
+			}
+			in = piece(recv, ch)
+			if s < g.n-2 {
+				in = piece(partial[s%2], ch)
+			}
+			return out, in, input(ch, q-s-2)
+		}, reduce)
+		if err != nil {
+			return fmt.Errorf("step %d: %w", s, err)
 		}
-		in = piece(recv, ch)
-		if t < g.n-2 {
-			in = piece(partial[t%2], ch)
-		}
-		return out, in, input(ch, q-t-2)
-	}
-	err := g.flow(ctx, c, g.n-1, h, func(int) dtype.ReduceFunc { return red }, false, nil)
-	if err != nil {
-		return err
 	}
 	if a.RedOp == dtype.Avg {
 		c.divideBy(a.DType, recv, g.n)
@@ -252,19 +178,23 @@ func multiringReduceScatter(ctx context.Context, c *Comm, a *Args) error {
 	return nil
 }
 
-// multiringAllGather places its own block, then at step t the rank at
-// position q of each channel's ring passes on its piece of block at(q-t)
-// and receives the piece of block at(q-t-1).
+// multiringAllGather places its own block, then at step s the rank at
+// position q of each channel's ring passes on its piece of block at(q-s)
+// and receives the piece of block at(q-s-1).
 func multiringAllGather(ctx context.Context, c *Comm, a *Args) error {
 	g, b, es := ringsOf(c), a.Bytes(), a.DType.Size()
 	c.copyIfDistinct(block(a.Recv, c.rank, b), a.Send[:b])
-	if g.n == 1 {
-		return nil
-	}
 	piece := func(ch, q int) []byte {
 		lo, hi := span(a.Count, g.k, ch)
 		return elems(block(a.Recv, g.at(ch, q), b), lo, hi, es)
 	}
-	h := func(t, ch, q int) (out, in, acc []byte) { return piece(ch, q-t), piece(ch, q-t-1), nil }
-	return g.flow(ctx, c, g.n-1, h, func(int) dtype.ReduceFunc { return nil }, true, nil)
+	for s := range g.n - 1 {
+		err := g.step(ctx, c, func(ch, q int) (out, in, acc []byte) {
+			return piece(ch, q-s), piece(ch, q-s-1), nil
+		}, nil)
+		if err != nil {
+			return fmt.Errorf("step %d: %w", s, err)
+		}
+	}
+	return nil
 }

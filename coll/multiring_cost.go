@@ -1,45 +1,39 @@
 package coll
 
-// multiringStep is what one step of multiring's flow adds on two levels
-// in the steady state, every channel moving its part of blk bytes (blk/P
-// each, s): the slowest of what a rank's step needs of each of its
-// resources, as the channels run apart (flow) and whatever is not the
-// slowest hides behind it.
-//
-//   - issue: a rank hands out P messages a step, a gap apart;
-//   - ports: P-1 messages of s bytes leave on the link inside the server,
-//     one on the link between servers (and as many arrive);
-//   - the chain: a channel's step starts when its step before has come,
-//     a latency and a transfer of its slower hop after it was handed out,
-//     and the channels before it in the rank's order have handed theirs
-//     out (a gap, or a transfer inside the server where that is shorter);
-//   - with reduces, the rank reduces P messages of s bytes a step, one
-//     after another, before it hands out the next (not on a fused
-//     backend, whose receiver reduces as it moves the data).
-//
-// On a transport whose sender's CPU moves its messages (SenderMoves),
-// the gaps and the transfers add up instead.
+// multiringStep is one step of multiring on two levels, every channel
+// moving its part of blk bytes (blk/P each): a rank posts P messages a
+// gap apart, P-1 to ranks of its server on the fast link and one to
+// another server on the slow one, the two ports side by side, each
+// sending its messages back to back (after the gaps, where the sender's
+// CPU moves them). With reduces, every message is reduced on arrival:
+// the earlier group's reductions hide behind the later group's transfer
+// where they can, the later group's follow it (a fused backend's receiver
+// makes every pass itself, from the first arrival on).
 func multiringStep(n int, blk float64, reduces bool, m Model) float64 {
 	_, p, _ := m.split(n)
 	intra, inter := m.intraLevel(), m.interLevel()
 	s := blk / float64(p)
-	g := intra.gap()
-	xa, xe := s*intra.Beta, s*inter.Beta
-	red := 0.0
-	if reduces {
-		red = s * m.Gamma
-		if m.Fused {
-			red = max(0, red-max(xa, xe))
+	gaps := float64(p-1) * intra.gap()
+	group := func(l Model, k float64) float64 {
+		per := s * l.Beta
+		if m.SenderMoves {
+			return l.Alpha + per + gaps + (k-1)*per
 		}
+		return l.Alpha + per + max(gaps, (k-1)*per)
 	}
-	issue := float64(p) * g
-	if m.SenderMoves {
-		issue += float64(p-1)*xa + xe
+	kA, kB := float64(p-1), 1.0
+	endA, endB := group(intra, kA), group(inter, kB)
+	if endA > endB {
+		endA, endB, kA, kB = endB, endA, kB, kA
 	}
-	ports := max(float64(p-1)*xa, xe)
-	chain := max(intra.Alpha+xa, inter.Alpha+xe) + min(g, xa) + red
-	work := float64(p)*red + g
-	return max(issue, ports, chain, work)
+	if !reduces {
+		return endB
+	}
+	rA, rB := kA*s*m.Gamma, kB*s*m.Gamma
+	if m.Fused {
+		return max(endB, max(intra.Alpha, inter.Alpha)+rA+rB)
+	}
+	return max(endB, endA+rA) + rB
 }
 
 // multiringAllReduceCost: n-1 reducing steps and n-1 moving ones, each
