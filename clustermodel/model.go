@@ -76,7 +76,22 @@ type Level struct {
 	AlphaUS float64 `json:"alpha_us"` // latency of one message, us
 	GBps    float64 `json:"bw_GBps"`  // bandwidth of one rank's link, GB/s
 	From    string  `json:"from"`     // the rows fitted: how many, which ops and worlds
+	// Ports says whose the link between servers is: PortsRank (each rank
+	// has one of GBps, as with a NIC a GPU; "" reads so) or PortsServer
+	// (the ranks of a server share one of GBps, as with one NIC a host).
+	// Only the link between servers has it.
+	Ports string `json:"ports,omitempty"`
 }
+
+// The values of Level.Ports.
+const (
+	PortsRank   = "rank"
+	PortsServer = "server"
+)
+
+// SharedNIC reports whether the ranks of a server share its link between
+// servers.
+func (l Level) SharedNIC() bool { return l.Ports == PortsServer }
 
 // Op is what one collective's measured curve says.
 type Op struct {
@@ -162,9 +177,15 @@ func (m *Model) Validate() error {
 	if err := m.Intra.validate("intra"); err != nil {
 		return err
 	}
+	if m.Intra.Ports != "" {
+		return invalid("intra.ports %q: only the link between servers (inter) has ports; what a server's ranks share inside it is cores", m.Intra.Ports)
+	}
 	if m.Inter != nil {
 		if err := m.Inter.validate("inter"); err != nil {
 			return err
+		}
+		if p := m.Inter.Ports; p != "" && p != PortsRank && p != PortsServer {
+			return invalid("inter.ports %q: want %q (a link a rank) or %q (one a server, its ranks share it)", p, PortsRank, PortsServer)
 		}
 	}
 	if err := rate("reduce_GBps", m.ReduceGBps); err != nil {
@@ -314,7 +335,8 @@ func (s Span) Largest() (w World, servers int) {
 // Coll returns auto's cost model (coll.Model) of this cluster for
 // collective o on a world of w: the levels' figures, each bandwidth times
 // o's BWScale and each latency times its LatScale, two levels when w has
-// several servers. Where the ranks share Cores CPUs and a server holds
+// several servers, the link between them shared by a server's ranks where
+// Inter.Ports says so. Where the ranks share Cores CPUs and a server holds
 // more ranks than that, every bandwidth is that share of it.
 func (m *Model) Coll(o Op, w World) coll.Model {
 	lat, bw := o.LatScale, o.BWScale
@@ -331,6 +353,7 @@ func (m *Model) Coll(o Op, w World) coll.Model {
 		cm.PerServer = w.PerServer
 		cm.InterAlpha = m.Inter.AlphaUS * 1e-6 * lat
 		cm.InterBeta = 1 / (m.Inter.GBps * 1e9 * bw)
+		cm.InterShared = m.Inter.SharedNIC()
 	}
 	return cm
 }

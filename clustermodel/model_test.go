@@ -76,6 +76,9 @@ func TestValidate(t *testing.T) {
 		{"tab in from", func(m *Model) { m.Intra.From = "18\trows" }, "intra.from: a control character (U+0009)"},
 		{"C1 control in inter", func(m *Model) { m.Inter.From = "rows\u0085" }, "inter.from: a control character (U+0085)"},
 		{"not UTF-8", func(m *Model) { m.Source = "nccl\xff" }, "source: not UTF-8"},
+		{"ports of no kind", func(m *Model) { m.Inter.Ports = "switch" }, `inter.ports "switch": want "rank"`},
+		{"ports in another case", func(m *Model) { m.Inter.Ports = "Server" }, `inter.ports "Server"`},
+		{"ports inside a server", func(m *Model) { m.Intra.Ports = PortsServer }, `intra.ports "server": only the link between servers`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := valid()

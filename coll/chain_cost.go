@@ -58,7 +58,7 @@ func chainLevelHops(n int, m Model) (cross, inside float64) {
 func chainBroadcastLevelCost(n int, b float64, m Model) float64 {
 	k := chainSegmentsFor(b)
 	seg := b / k
-	intra, inter := m.intraLevel(), m.interLevel()
+	intra, inter := m.intraLevel(), m.crossing(1)
 	cross, inside := chainLevelHops(n, m)
 	path := cross*(inter.Alpha+seg*inter.Beta) + inside*(intra.Alpha+seg*intra.Beta) +
 		(k-1)*seg*max(intra.Beta, inter.Beta)
@@ -72,7 +72,7 @@ func chainBroadcastLevelCost(n int, b float64, m Model) float64 {
 func chainReduceLevelCost(n int, b float64, m Model) float64 {
 	k := chainSegmentsFor(b)
 	seg := b / k
-	intra, inter := m.intraLevel(), m.interLevel()
+	intra, inter := m.intraLevel(), m.crossing(1)
 	cross, inside := chainLevelHops(n, m)
 	path := cross*(inter.Alpha+inter.moveReduce(seg)) + inside*(intra.Alpha+intra.moveReduce(seg))
 	return path + (k-1)*seg*max(intra.Beta, inter.Beta, m.Gamma)
@@ -89,7 +89,7 @@ func chainReduceLevelCost(n int, b float64, m Model) float64 {
 // and the last boundary stand for all. Scatter is the same run backwards.
 func chainBlocksLevels(n int, b float64, m Model) float64 {
 	s, p, _ := m.split(n)
-	intra, inter := m.intraLevel(), m.interLevel()
+	intra, inter := m.intraLevel(), m.crossing(1)
 	hopIn, hopOut := intra.Alpha+b*intra.Beta, inter.Alpha+b*inter.Beta
 	t := float64(s-1)*hopOut + float64(n-s)*hopIn
 	for _, j := range []int{1, s - 1} {

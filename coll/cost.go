@@ -46,6 +46,13 @@ type Model struct {
 	// InterAlpha and InterBeta are Alpha and Beta for messages between
 	// servers; 0 means the same as inside one.
 	InterAlpha, InterBeta float64
+	// InterShared says that the ranks of a server share one link between
+	// servers (one NIC a server, as network namespaces joined by one veth
+	// each are): InterBeta is what one rank gets alone, and a step in
+	// which k of a server's ranks send to other servers at once gives
+	// each 1/k of it. false: every rank has a link of its own (a NIC a
+	// GPU, as on rail-optimized clusters).
+	InterShared bool
 	// Gap is what each further message of a step that posts several at
 	// once adds to its latency, in seconds: the handling a rank spends
 	// on each (a simulated rank's gap, LogP's g). 0 means half of Alpha,

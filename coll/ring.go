@@ -159,7 +159,7 @@ func ringAllGatherCost(n int, b float64, m Model) float64 {
 // transfer and reduction. On one level the second is the ring's cost.
 func ringLevels(n int, steps, reduces, blk float64, m Model) float64 {
 	_, p, _ := m.split(n)
-	intra, inter := m.intraLevel(), m.interLevel()
+	intra, inter := m.intraLevel(), m.crossing(1)
 	port := steps*blk*inter.Beta + inter.Alpha
 	cross := 1 / float64(p)
 	move := steps * (cross*(inter.Alpha+blk*inter.Beta) + (1-cross)*(intra.Alpha+blk*intra.Beta))

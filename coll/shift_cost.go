@@ -29,6 +29,23 @@ type shiftStep struct {
 	bytes, pre, post float64
 }
 
+// sharing is how many ranks of a server share its link between servers
+// in a step that shifts by d on n ranks of p a server: those whose peer
+// i+d is on another server, where the ranks share it (InterShared); 1
+// where each has its own.
+func (m Model) sharing(d, n, p int) int {
+	if !m.InterShared {
+		return 1
+	}
+	k := 0
+	for i := range p {
+		if i+d >= p && i+d < n {
+			k++
+		}
+	}
+	return max(k, 1)
+}
+
 // shiftLevels is the time of a shifted exchange on n ranks of two levels
 // under m: every rank does start seconds of its own work, then the steps,
 // then end seconds more. A rank's step ends when its message has left its
@@ -38,7 +55,7 @@ type shiftStep struct {
 // predicts on every rank before every call, so the loop is kept lean.
 func shiftLevels(n int, start float64, steps iter.Seq[shiftStep], end float64, m Model) float64 {
 	_, p, _ := m.split(n)
-	intra, inter := m.intraLevel(), m.interLevel()
+	intra, inter := m.intraLevel(), m.crossing(1)
 	// clock[i] is when rank i of the first server ended its last step,
 	// and with it every rank i+kP.
 	clock, next := make([]float64, p), make([]float64, p)
@@ -48,7 +65,7 @@ func shiftLevels(n int, start float64, steps iter.Seq[shiftStep], end float64, m
 	for st := range steps {
 		d := mod(st.shift, n)
 		dp := d % p
-		sendIn, sendOut := st.bytes*intra.Beta, st.bytes*inter.Beta
+		sendIn, sendOut := st.bytes*intra.Beta, st.bytes*inter.Beta*float64(m.sharing(d, n, p))
 		recvIn, recvOut := intra.Alpha+sendIn, inter.Alpha+sendOut
 		for i := range p {
 			// Rank i sends to rank i+d, on its own server if that is

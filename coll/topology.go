@@ -135,18 +135,33 @@ func (m Model) split(n int) (servers, perServer int, ok bool) {
 
 // intraLevel returns the one-level model of the links inside a server.
 func (m Model) intraLevel() Model {
-	m.PerServer, m.InterAlpha, m.InterBeta = 0, 0, 0
+	m.PerServer, m.InterAlpha, m.InterBeta, m.InterShared = 0, 0, 0, false
 	return m
 }
 
-// interLevel returns the one-level model of the links between servers:
-// InterAlpha and InterBeta in place of Alpha and Beta where they are set.
+// interLevel returns the one-level model of the links between servers
+// while every rank of a server sends to other servers at once, as in
+// hier's level between servers, multiring's steps, a direct exchange, or
+// rd's steps across servers: InterAlpha and InterBeta in place of Alpha
+// and Beta where they are set, Beta times PerServer where the ranks share
+// their server's link (InterShared).
 func (m Model) interLevel() Model {
+	return m.crossing(max(m.PerServer, 1))
+}
+
+// crossing returns the one-level model of the links between servers
+// while k ranks of each server send to other servers at once (a ring laid
+// out server by server crosses at one): with InterShared each gets 1/k of
+// the server's link.
+func (m Model) crossing(k int) Model {
 	if m.InterAlpha > 0 {
 		m.Alpha = m.InterAlpha
 	}
 	if m.InterBeta > 0 {
 		m.Beta = m.InterBeta
+	}
+	if m.InterShared && k > 1 {
+		m.Beta *= float64(k)
 	}
 	return m.intraLevel()
 }
@@ -157,12 +172,14 @@ func (m Model) interLevel() Model {
 // for every step. A ring laid out server by server crosses servers, and
 // every rank waits on its slowest step, so the bound is simple and
 // conservative; it is loose for the steps of rhd or the trees that stay
-// inside a server, which it does not tell apart.
+// inside a server, which it does not tell apart. Such a ring crosses at
+// one rank a server, so a link that the server's ranks share
+// (InterShared) is that rank's alone.
 func (m Model) flat(n int) Model {
 	if m.PerServer <= 0 || m.PerServer >= n {
 		return m
 	}
-	inter := m.interLevel()
+	inter := m.crossing(1)
 	m = m.intraLevel()
 	m.Alpha, m.Beta = max(m.Alpha, inter.Alpha), max(m.Beta, inter.Beta)
 	return m

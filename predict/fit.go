@@ -49,6 +49,16 @@ type Fit struct {
 	Rows []Residual
 	// Skipped counts the rows of the files that fit could not use.
 	Skipped int
+	// Ports is how the fit chose whose the link between servers is (a
+	// rank's or a server's): every choice it tried, with how well it
+	// fitted; empty without a world of several servers.
+	Ports []PortsTry
+	// Cores is every number of shared CPUs the fit tried (CPU backends
+	// only), with how well it fitted.
+	Cores []CoresTry
+	// PortsTold says whether the rows told the choices apart (PortsTold);
+	// where they did not, the model keeps a link a rank.
+	PortsTold bool
 }
 
 // Residual is one measured row under the fitted model.
@@ -106,19 +116,10 @@ func FitFiles(files []*File, opt Options) (*Fit, error) {
 	}
 	fused, sender, cpu := TransportOf(first.Cluster)
 	m.Fused, m.SenderMoves = fused, sender
-	// On CPU backends the ranks share the CPUs, and on a busy machine they
-	// get fewer than it has: the number that fits best, of the powers of two below Cores and Cores.
-	best := math.Inf(1)
-	for _, c := range coreCounts(opt.Cores, cpu) {
-		try := *m
-		try.Cores = c
-		fitModel(&try, samples, nil)
-		if sum := cost(&try, samples); sum < best {
-			best, *m = sum, try
-		}
-	}
+	fit := &Fit{Skipped: skipped}
+	fit.fitPorts(m, samples, opt.Cores, cpu)
 	fitGrowth(m, samples)
-	fit := &Fit{Model: m, Skipped: skipped}
+	fit.Model = m
 	type predicted struct {
 		t    float64
 		algo string
@@ -216,6 +217,15 @@ func fitModel(m *clustermodel.Model, samples []Sample, fixed *clustermodel.Model
 		}
 	}
 	hasInter := len(multi) > 0 || fixed != nil && fixed.Inter != nil
+	// Whose the link between servers is stays what the caller set on m
+	// (FitFiles tries each), or the fixed model's.
+	ports := ""
+	if m.Inter != nil {
+		ports = m.Inter.Ports
+	}
+	if fixed != nil && fixed.Inter != nil {
+		ports = fixed.Inter.Ports
+	}
 	x := []float64{p.intraAlpha, p.intraBW, p.reduceBW, p.interAlpha, p.interBW}
 	set := func(x []float64) {
 		x = slices.Clone(x)
@@ -226,7 +236,7 @@ func fitModel(m *clustermodel.Model, samples []Sample, fixed *clustermodel.Model
 		m.ReduceGBps = math.Exp(x[2]) / 1e9
 		m.Inter = nil
 		if hasInter {
-			m.Inter = &clustermodel.Level{AlphaUS: math.Exp(x[3]) * 1e6, GBps: math.Exp(x[4]) / 1e9}
+			m.Inter = &clustermodel.Level{AlphaUS: math.Exp(x[3]) * 1e6, GBps: math.Exp(x[4]) / 1e9, Ports: ports}
 		}
 	}
 	ops := opsOf(samples)

@@ -62,7 +62,12 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 		fmt.Fprintf(&b, "# world %d servers x %d ranks = %d ranks\n", r.World.Servers, r.World.PerServer, r.World.Ranks())
 	}
 	if len(rows) > 0 {
-		fmt.Fprintf(&b, "# the same links on the simulator (without the per-collective scales): %s\n", SimCommand(m, rows[0].World))
+		without := "the per-collective scales"
+		if m.Inter != nil && m.Inter.SharedNIC() && rows[0].World.Servers > 1 && rows[0].World.PerServer > 1 {
+			// The simulator gives every rank ports of its own (docs/sim.md).
+			without += " and the link a server's ranks share: each rank gets one of its own there"
+		}
+		fmt.Fprintf(&b, "# the same links on the simulator (without %s): %s\n", without, SimCommand(m, rows[0].World))
 	}
 	b.WriteString("# band: the time lies within time/(1+band) and time*(1+band), busbw likewise; the band is the fit's own error " +
 		"plus its growth per doubling of ranks or servers beyond the fitted ones (extrap, in doublings)\n")
@@ -83,7 +88,8 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 // SimCommand returns the hccl-test command line that runs the model's
 // links on the simulated backend for world w, without payload: the levels'
 // latencies and bandwidths and the reduction rate. The per-collective
-// scales and a CPU backend's shared CPUs have no simulator flag and are
+// scales, a CPU backend's shared CPUs and a link between servers shared by
+// a server's ranks (Level.Ports) have no simulator flag and are
 // left out.
 func SimCommand(m *clustermodel.Model, w clustermodel.World) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }

@@ -1,10 +1,14 @@
 package predict
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/hccl-test/hccl-test/clustermodel"
 )
 
 // WriteReport writes what fit found, for people: each figure of the model
@@ -25,6 +29,7 @@ func (f *Fit) WriteReport(w io.Writer) error {
 	fmt.Fprintf(&b, "intra  alpha %.3f us  bw %.3f GB/s  from %s\n", m.Intra.AlphaUS, m.Intra.GBps, m.Intra.From)
 	if m.Inter != nil {
 		fmt.Fprintf(&b, "inter  alpha %.3f us  bw %.3f GB/s  from %s\n", m.Inter.AlphaUS, m.Inter.GBps, m.Inter.From)
+		f.writePorts(&b)
 	} else {
 		b.WriteString("inter  none: every run was one server (predict predicts one server only)\n")
 	}
@@ -36,11 +41,15 @@ func (f *Fit) WriteReport(w io.Writer) error {
 		b.WriteString("  (the rows show no cost of reducing: any rate this high fits them)")
 	}
 	b.WriteString("\n")
+	var tried []string
+	for _, c := range f.Cores {
+		tried = append(tried, fmt.Sprintf("%d %.2f%%", c.Cores, c.RMSPct))
+	}
 	switch {
 	case m.Fused:
-		fmt.Fprintf(&b, "transport: a receiver reads the sender's memory and reduces in the same pass; the ranks share %d CPUs (the count that fits best: a power of two below --cores, or --cores)\n", m.Cores)
+		fmt.Fprintf(&b, "transport: a receiver reads the sender's memory and reduces in the same pass; the ranks share %d CPUs (the count that fits best, of a power of two below --cores or --cores; rms error of every fitted row by count: %s)\n", m.Cores, strings.Join(tried, ", "))
 	case m.SenderMoves:
-		fmt.Fprintf(&b, "transport: a sender's CPU copies every message out; the ranks share %d CPUs (the count that fits best: a power of two below --cores, or --cores)\n", m.Cores)
+		fmt.Fprintf(&b, "transport: a sender's CPU copies every message out; the ranks share %d CPUs (the count that fits best, of a power of two below --cores or --cores; rms error of every fitted row by count: %s)\n", m.Cores, strings.Join(tried, ", "))
 	default:
 		b.WriteString("transport: devices that move data without the CPUs\n")
 	}
@@ -80,4 +89,39 @@ func hasReducing(f *Fit) bool {
 		}
 	}
 	return false
+}
+
+// writePorts says whose the link between servers is in the model and
+// why: how well each choice fitted every row.
+func (f *Fit) writePorts(b *strings.Builder) {
+	if len(f.Ports) == 0 {
+		var ws []int
+		for _, w := range f.Model.Fitted.Worlds {
+			if w.Servers > 1 && !slices.Contains(ws, w.PerServer) {
+				ws = append(ws, w.PerServer)
+			}
+		}
+		if len(ws) == 1 && ws[0] > 1 {
+			fmt.Fprintf(b, "inter  ports rank: %s by default; every fitted world of several servers has %d ranks a server, which cannot tell it from one link a server (fit runs of several servers of 1 and of several ranks a server together to tell)\n",
+				portsWords[clustermodel.PortsRank], ws[0])
+		}
+		return
+	}
+	var tried []string
+	for _, t := range f.Ports {
+		tried = append(tried, fmt.Sprintf("%s %.2f%%", portsWords[t.Ports], t.RMSPct))
+	}
+	chose := portsWords[cmp.Or(f.Model.Inter.Ports, clustermodel.PortsRank)]
+	if f.PortsTold {
+		fmt.Fprintf(b, "inter  ports %s: %s, the rows tell (rms error of every fitted row: %s)\n", f.Model.Inter.Ports, chose, strings.Join(tried, ", "))
+		return
+	}
+	fmt.Fprintf(b, "inter  ports %s: %s by default; the rows do not tell (rms error of every fitted row: %s, within %.0f%%): fit runs of several servers of 1 and of several ranks a server together to tell\n",
+		cmp.Or(f.Model.Inter.Ports, clustermodel.PortsRank), chose, strings.Join(tried, ", "), 100*portsTold)
+}
+
+// portsWords says what each value of clustermodel.Level.Ports means.
+var portsWords = map[string]string{
+	clustermodel.PortsRank:   "a link between servers a rank",
+	clustermodel.PortsServer: "one link a server, its ranks share it",
 }

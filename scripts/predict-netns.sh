@@ -28,6 +28,12 @@
 #   HIER_OPS  collectives measured again on the predicted world with --algo
 #             hier, to check the model's pick (default allreduce,allgather,
 #             reducescatter; empty for none)
+#   ONEPER    1 (default) also measures FITHOSTS hosts of one rank each and
+#             fits it: beside FITHOSTS hosts of PER ranks it tells the fit
+#             whether a host's ranks share its link (0: leave it out)
+#   NETNS_PREFIX, NETNS_OCTET  the namespaces' name prefix and the second
+#             octet of their addresses (default hp, 79), to keep apart from
+#             another run of a netns script
 #   KEEP=1    keep the scratch directory
 set -euo pipefail
 # shellcheck source=scripts/common.sh
@@ -46,22 +52,24 @@ WARMUP=${WARMUP:-1}
 RUNS=${RUNS:-3}
 AGG=${AGG:-best}
 HIER_OPS=${HIER_OPS-allreduce,allgather,reducescatter}
+ONEPER=${ONEPER:-1}
 oplist=$(echo "$OPS" | tr ' ' ',')
 
 # shellcheck source=scripts/netns.sh
 . "$repo/scripts/netns.sh"
-netns_cluster hp 79 "$PREDHOSTS"
+netns_cluster "${NETNS_PREFIX:-hp}" "${NETNS_OCTET:-79}" "$PREDHOSTS"
 # Each host's egress: what it sends to any other host.
 for h in $(seq 0 $((PREDHOSTS - 1))); do
 	ip netns exec "${hosts[$h]}" tc qdisc add dev "$(netns_veth "$h")" root tbf rate "$RATE" burst 256kb latency 100ms
 done
 
 port=29800
-world() { # hosts csv [ops [algo]]
-	local n=$(($1 * PER)) pids=() r ops=${3:-$oplist} algo=${4:-auto}
+world() { # hosts csv [ops [algo [per]]]
+	local per=${5:-$PER}
+	local n=$(($1 * per)) pids=() r ops=${3:-$oplist} algo=${4:-auto}
 	port=$((port + 1))
 	for r in $(seq 0 $((n - 1))); do
-		local h=$((r / PER))
+		local h=$((r / per))
 		env RANK="$r" WORLD_SIZE="$n" MASTER_ADDR="$net.1" MASTER_PORT="$port" HCCL_TEST_SECRET="predict-netns-$id" \
 			ip netns exec "${hosts[$h]}" "$bin" --backend proc --bind "$net.$((h + 1))" --topology auto \
 			--op "$ops" --algo "$algo" -b "$MINBYTES" -e "$MAXBYTES" -f 2 -n "$ITERS" -w "$WARMUP" -c 0 \
@@ -90,16 +98,22 @@ world1() {
 for round in $(seq "$RUNS"); do
 	world1 "$work/runs-1.csv"
 	world "$FITHOSTS" "$work/runs-$FITHOSTS.csv"
+	if [ "$ONEPER" = 1 ]; then
+		world "$FITHOSTS" "$work/runs-${FITHOSTS}x1.csv" "$oplist" auto 1
+	fi
 	world "$PREDHOSTS" "$work/measured.csv"
 	if [ -n "$HIER_OPS" ]; then
 		world "$PREDHOSTS" "$work/measured-hier.csv" "$HIER_OPS" hier
 	fi
 	echo "# round $round of $RUNS measured" >&2
 done
-for n in 1 "$FITHOSTS"; do
+fits=()
+for n in 1 "$FITHOSTS" "${FITHOSTS}x1"; do
+	[ -s "$work/runs-$n.csv" ] || continue
 	python3 "$repo/scripts/predict-report.py" "$AGG" p50 "$work/runs-$n.csv" "$work/fit-$n.csv"
+	fits+=("$work/fit-$n.csv")
 done
-"$bin" fit --stat p50 -o "$work/model.json" "$work/fit-1.csv" "$work/fit-$FITHOSTS.csv" >"$work/fit.txt"
+"$bin" fit --stat p50 -o "$work/model.json" "${fits[@]}" >"$work/fit.txt"
 "$bin" predict --model "$work/model.json" --topology "servers=$PREDHOSTS,per-server=$PER" --op "$oplist" \
 	-b "$MINBYTES" -e "$MAXBYTES" -f 2 --csv "$work/predicted.csv" >/dev/null
 valmin=$("$bin" predict --model "$work/model.json" --topology "servers=$PREDHOSTS,per-server=$PER" --op "${oplist%%,*}" \

@@ -30,8 +30,11 @@ servers and ranks per server come from its rank lines ("Rank 0 ... on
 HOST"), from hccl-test's topology column, or from --topology for a log
 without them (FILE= names the log; without it the topology is every such
 log's). The model is auto's cost model with the cluster's figures: per
-level (inside a server, between servers) latency and bandwidth, the
-reduction rate, and per collective the scales its curve shows, the
+level (inside a server, between servers) latency and bandwidth, whose
+the link between servers is (a rank's, or one a server that its ranks
+share: told where the runs of several servers have two widths, as 2 x 1
+and 2 x 2), the reduction rate, and per collective the scales its curve
+shows, the
 algorithm of ours its curve fits, and whether it passes what the links
 allow (a reduction in the network). It prints every figure, the rows it
 came from and the residual of every fitted row, and writes the model as
