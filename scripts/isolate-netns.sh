@@ -52,7 +52,7 @@ fi
 
 timeout=${TIMEOUT%s}
 n=$((HOSTS * PER))
-port=$((29000 + id % 500))
+port=$((29000 + 10#$id % 500))
 cmd=("$bin" isolate --backend proc --size "$SIZE" -n "$ITERS" -T "$TIMEOUT" --connect-timeout 60s)
 echo "# $HOSTS namespaces x $PER proc ranks; limited: $net.$((SLOW + 1)) ($RATE), downed after ${DOWNAFTER}s: $net.$((DOWN + 1)), busy: ${BUSY:+$net.$((BUSY + 1))}"
 echo "# each rank: RANK=r WORLD_SIZE=$n MASTER_ADDR=$net.1 ip netns exec NS ${cmd[*]} --bind ADDR --csv pairs.csv -o heatmap.svg (rank 0's)"
