@@ -105,19 +105,30 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 			}
 		}
 	}
+	// mid: the plan has groups after its pairs, and so a gather between
+	// them; every rank sends it (rank 0 collects it) exactly once, even
+	// when stopped before it, so that on each link to rank 0 the reports
+	// come in one order whatever slot each rank was stopped in (rank 0
+	// stopped in the rounds took its peers' gather after the pairs for
+	// their last, called the pairs they had measured failed, and named
+	// two healthy hosts).
+	mid, midDone := s.p.slots > s.p.pairSlots && s.p.pairSlots > 0, false
+	gatherMid := func(deadline time.Time) {
+		// Not cancelled by a stop: what was measured still travels.
+		gctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+		defer cancel()
+		if s.rank != 0 {
+			s.report(gctx, 0)
+		} else {
+			got, r, miss := s.collect(gctx, 0)
+			gathered(got, r, miss, "after the pairs")
+		}
+		s.results, midDone = nil, true
+	}
 	extra := 0 // limits spent gathering
 	for slot := range s.p.slots {
-		if slot == s.p.pairSlots && slot > 0 {
-			gctx, cancel := context.WithDeadline(ctx, start.Add(time.Duration(slot+1)*s.o.Timeout))
-			if s.rank != 0 {
-				s.report(gctx, 0)
-				s.results = nil
-			} else {
-				got, r, miss := s.collect(gctx, 0)
-				gathered(got, r, miss, "after the pairs")
-				s.results = nil
-			}
-			cancel()
+		if mid && slot == s.p.pairSlots {
+			gatherMid(start.Add(time.Duration(slot+1) * s.o.Timeout))
 			extra = 1
 		}
 		// A rank that is early waits for its peers in the measurement
@@ -153,6 +164,9 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 	end := start.Add(time.Duration(s.p.slots+1+extra) * s.o.Timeout)
 	if ctx.Err() != nil {
 		end = time.Now().Add(s.o.Timeout)
+	}
+	if mid && !midDone {
+		gatherMid(end) // stopped in the rounds: both gathers within the one limit
 	}
 	gctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), end)
 	defer cancel()
