@@ -30,7 +30,8 @@ type search struct {
 	// closes, so they are never used again.
 	abandoned [][]byte
 	results   []result
-	ran       int // slots run to their end: all of them, unless stopped
+	ran       int    // slots run to their end: all of them, unless stopped
+	stopped   string // what stopped this rank (a signal), "" if nothing did
 }
 
 // result is one rank's view of one measurement (of its rail, for a pair).
@@ -97,7 +98,11 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 	var all []result
 	ran := s.p.slots
 	missing := map[int]string{}
-	gathered := func(got []result, r int, miss map[int]string, phase string) {
+	stopped := "" // what stopped the rank that ran the fewest slots
+	gathered := func(got []result, r int, miss map[int]string, stop string, phase string) {
+		if stop != "" && (stopped == "" || r < ran) {
+			stopped = stop
+		}
 		all, ran = append(all, got...), min(ran, r)
 		for rank, why := range miss {
 			if _, ok := missing[rank]; !ok {
@@ -120,8 +125,8 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 		if s.rank != 0 {
 			s.report(gctx, 0)
 		} else {
-			got, r, miss := s.collect(gctx, 0)
-			gathered(got, r, miss, "after the pairs")
+			got, r, miss, stop := s.collect(gctx, 0)
+			gathered(got, r, miss, stop, "after the pairs")
 		}
 		s.results, midDone = nil, true
 	}
@@ -154,7 +159,7 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 		if ctx.Err() != nil {
 			// Stopped (a signal): this slot's measurements were cut
 			// short, not failed; the ones before it are reported.
-			s.ran = slot
+			s.ran, s.stopped = slot, context.Cause(ctx).Error()
 			break
 		}
 	}
@@ -174,11 +179,16 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 		s.report(gctx, 1)
 		return nil, nil
 	}
-	got, r, miss := s.collect(gctx, 1)
-	gathered(got, r, miss, "at the end")
+	got, r, miss, stop := s.collect(gctx, 1)
+	gathered(got, r, miss, stop, "at the end")
 	rep := liveReport(s.o, s.p, all, ran, missing)
 	if ctx.Err() != nil {
 		rep.Stopped = context.Cause(ctx).Error()
+	} else if ran < s.p.slots {
+		// Another rank was stopped (a signal to its process alone):
+		// the slots after its stop are left out, and the report says
+		// which rank it was.
+		rep.Stopped = stopped
 	}
 	return rep, nil
 }
