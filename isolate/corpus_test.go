@@ -17,6 +17,7 @@ type pairLog struct {
 	wrong  int     // > 0: the last row has this many wrong elements
 	noRank bool    // no rank lines: the hosts come from the file name
 	op     string  // nccl-tests program; sendrecv_perf when ""
+	gpus   int     // ranks on each host (nccl-tests' -g); 1 when 0
 }
 
 // sizes of the made-up logs: 1, 4, 16, 64 MiB.
@@ -31,10 +32,15 @@ func (p pairLog) text() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# nccl-tests version 2.19.6 nccl-headers=22905 nccl-library=22905\n# Collective test starting: %s\n", op)
-	b.WriteString("# nThread 1 nGpus 1 minBytes 1048576 maxBytes 67108864 step: 4(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n")
+	gpus := max(1, p.gpus)
+	fmt.Fprintf(&b, "# nThread 1 nGpus %d minBytes 1048576 maxBytes 67108864 step: 4(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n", gpus)
 	if !p.noRank {
-		fmt.Fprintf(&b, "#  Rank  0 Group  0 Pid   4000 on %10s device  0 [0000:18:00] Example Accelerator X1\n", p.a)
-		fmt.Fprintf(&b, "#  Rank  1 Group  0 Pid   4001 on %10s device  0 [0000:18:00] Example Accelerator X1\n", p.b)
+		for i, h := range []string{p.a, p.b} {
+			for g := range gpus {
+				r := i*gpus + g
+				fmt.Fprintf(&b, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:18:00] Example Accelerator X1\n", r, 4000+r, h, g)
+			}
+		}
 	}
 	b.WriteString("#\n#                                                              out-of-place                       in-place          \n")
 	b.WriteString("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong \n")

@@ -29,8 +29,11 @@ func FuzzCSVRecords(f *testing.F) {
 	f.Add([]byte("schema_version,op,size_bytes,busbw_GBps,wrong\n1,sendrecv,1024,2.5,0\n"))
 	f.Add([]byte("op,size_bytes,busbw_GBps\nx,-1,NaN\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs, err := csvRecords("f.csv", data)
+		recs, ranks, err := csvRecords("f.csv", data)
 		if err == nil {
+			if ranks < 0 {
+				t.Fatalf("ranks %d", ranks)
+			}
 			for _, r := range recs {
 				if r.Bytes < 0 || r.BusBW < 0 {
 					t.Fatalf("record %+v", r)

@@ -28,7 +28,7 @@ func tagGather(t backends.Transport, phase int) {
 // the deadline, and drops the link, whose order of messages is then
 // unknown; its peers report the measurements it took part in.
 func (s *search) report(ctx context.Context, phase int) {
-	data, err := json.Marshal(rankReport{Ran: s.ran, Results: s.results})
+	data, err := json.Marshal(rankReport{Ran: s.ran, Stopped: s.stopped, Results: s.results})
 	if err != nil {
 		return
 	}
@@ -53,16 +53,22 @@ func (s *search) drop(peer int, why error) {
 
 // rankReport is what a rank sends rank 0.
 type rankReport struct {
-	Ran     int      `json:"ran"` // slots run to their end
+	Ran     int      `json:"ran"`               // slots run to their end
+	Stopped string   `json:"stopped,omitempty"` // what stopped this rank, "" if nothing did
 	Results []result `json:"results"`
 }
 
 // collect gathers every rank's results at rank 0 by ctx's deadline, its
 // own among them, and says of each rank it did not hear from why; ran is
-// the fewest slots any rank heard from ran to their end.
-func (s *search) collect(ctx context.Context, phase int) (all []result, ran int, missing map[int]string) {
+// the fewest slots any rank heard from ran to their end, and stopped what
+// stopped the first of the ranks that ran that few ("rank 5: SIGTERM
+// received"), "" if none was stopped.
+func (s *search) collect(ctx context.Context, phase int) (all []result, ran int, missing map[int]string, stopped string) {
 	all = append(all, s.results...)
 	ran = s.ran
+	if s.stopped != "" {
+		stopped = s.stopped
+	}
 	missing = map[int]string{}
 	n := s.t.Size()
 	tagGather(s.t, phase)
@@ -94,12 +100,16 @@ func (s *search) collect(ctx context.Context, phase int) (all []result, ran int,
 			missing[r] = fmt.Sprintf("its report: %v", err)
 			continue
 		}
-		ran = min(ran, max(theirs.Ran, 0))
+		n := max(theirs.Ran, 0)
+		if theirs.Stopped != "" && (stopped == "" || n < ran) {
+			stopped = fmt.Sprintf("rank %d: %s", r, theirs.Stopped)
+		}
+		ran = min(ran, n)
 		for _, res := range theirs.Results {
 			if res.M >= 0 && res.M < len(s.p.meas) && res.Rank == r {
 				all = append(all, res)
 			}
 		}
 	}
-	return all, ran, missing
+	return all, ran, missing, stopped
 }

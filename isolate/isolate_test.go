@@ -195,3 +195,54 @@ func TestConfigValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestMixedRanksRefused: logs of runs of different sizes (one GPU a
+// host, then two, as pairwise scripts run them) are refused naming both;
+// logs of one size are read, whatever it is.
+func TestMixedRanksRefused(t *testing.T) {
+	withGPUs := func(logs []pairLog, gpus int) []pairLog {
+		for i := range logs {
+			logs[i].gpus = gpus
+		}
+		return logs
+	}
+	g2 := withGPUs(cluster(4, healthy), 2)
+	for i := range g2 {
+		g2[i].file = "g2_" + g2[i].a + "-" + g2[i].b + ".log"
+	}
+	tests := []struct {
+		name      string
+		logs      []pairLog
+		wantRanks int
+		wantErr   []string // in the refusal, "" when read
+	}{
+		{name: "one GPU a host", logs: cluster(4, healthy), wantRanks: 2},
+		{name: "two GPUs a host", logs: withGPUs(cluster(4, healthy), 2), wantRanks: 4},
+		{name: "one and two mixed", logs: append(cluster(4, healthy), g2...),
+			wantErr: []string{"g2_node01-node02.log ran on 4 ranks and", "node01-node02.log on 2", "compare runs of one size"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logs, _, err := ReadDir(writeCorpus(t, tt.logs), "")
+			if tt.wantErr != nil {
+				if err == nil {
+					t.Fatalf("read %d logs, want refused", len(logs))
+				}
+				for _, w := range tt.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("refusal %q does not say %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range logs {
+				if l.Ranks != tt.wantRanks {
+					t.Errorf("%s: ranks %d, want %d", l.Path, l.Ranks, tt.wantRanks)
+				}
+			}
+		})
+	}
+}

@@ -97,9 +97,23 @@ func liveReport(o LiveOptions, p *plan, all []result, ran int, missing map[int]s
 		views[k].add(res)
 	}
 	lr := &LiveReport{Ranks: len(p.hostOf), Rounds: len(Rounds(len(p.hosts))), Ran: ran, Slots: p.slots}
+	// A stopped search's gathers are cut short too: rank 0 stopped early
+	// meets, on its links, messages of measurements its peers went on
+	// to, and cannot read their reports. A measurement no rank reported
+	// is then not known, and left out as the slots not run are; in a
+	// search that was not stopped it failed.
+	stopped := ran < p.slots
+	unknown := func(mi int, rails int) bool {
+		for i := range rails {
+			if views[key{mi, i}] == nil {
+				return true
+			}
+		}
+		return false
+	}
 	var logs []*Log
 	for mi, m := range p.meas {
-		if m.Level > 0 || m.Slot >= ran {
+		if m.Level > 0 || m.Slot >= ran || stopped && unknown(mi, len(m.Rails)) {
 			continue
 		}
 		l := &Log{Path: fmt.Sprintf("round %d", m.Slot+1), Hosts: [2]string{p.hosts[m.Hosts[0]], p.hosts[m.Hosts[1]]},
@@ -136,7 +150,7 @@ func liveReport(o LiveOptions, p *plan, all []result, ran int, missing map[int]s
 		}
 	}
 	for mi, m := range p.meas {
-		if m.Level == 0 || m.Slot >= ran {
+		if m.Level == 0 || m.Slot >= ran || stopped && views[key{mi, -1}] == nil {
 			continue
 		}
 		g := &Group{Level: m.Level, Ranks: len(m.Ranks), Figure: math.NaN()}

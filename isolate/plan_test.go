@@ -155,3 +155,56 @@ func TestLiveReportMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveReportStoppedUnknown: a pair that no rank reported failed in a
+// search that ran every slot, but is left out, neither good nor bad, of
+// one that was stopped, whose gathers a stop cuts short too (rank 0
+// stopped alone read its peers' messages of later measurements instead
+// of their reports, and a healthy host was named for its pairs).
+func TestLiveReportStoppedUnknown(t *testing.T) {
+	hosts := []string{"a", "b", "c", "d"}
+	p, err := newPlan(hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultLiveOptions()
+	o.Bytes = 1e9
+	var all []result
+	for mi, m := range p.meas {
+		if m.Level > 0 || hosts[m.Hosts[0]]+hosts[m.Hosts[1]] == "bc" {
+			continue // bc reported by neither rank; no group measured
+		}
+		for _, r := range m.Rails[0] {
+			all = append(all, result{M: mi, Rank: r, Seconds: 1})
+		}
+	}
+	tests := []struct {
+		name      string
+		ran       int
+		wantPairs int
+		wantBC    string // bc's verdict, "" when left out
+	}{
+		{name: "every slot ran", ran: p.slots, wantPairs: 6, wantBC: Failed},
+		{name: "stopped after the rounds", ran: p.pairSlots, wantPairs: 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := liveReport(o, p, all, tt.ran, nil)
+			bc := ""
+			for _, pr := range r.Pairs {
+				if pr.A+pr.B == "bc" {
+					bc = pr.Verdict
+				}
+			}
+			if len(r.Pairs) != tt.wantPairs || bc != tt.wantBC {
+				t.Errorf("%d pairs, bc %q; want %d, %q", len(r.Pairs), bc, tt.wantPairs, tt.wantBC)
+			}
+			if tt.ran < p.slots && len(r.Groups) != 0 {
+				t.Errorf("%d groups, want none: none was reported", len(r.Groups))
+			}
+			if hosts, _, _ := r.Named(); tt.ran < p.slots && len(hosts) != 0 {
+				t.Errorf("named hosts %v, want none", hosts)
+			}
+		})
+	}
+}

@@ -40,7 +40,11 @@ type Log struct {
 	Failure     string
 	FailureLine int
 	Lines       int // lines in the log
-	recs        []results.Record
+	// Ranks is the ranks the log's run had (its rank lines, or what its
+	// header says), 0 where it does not say (hccl_test, a CSV without a
+	// ranks column).
+	Ranks int
+	recs  []results.Record
 }
 
 // use sets the log's figures, Wrong and CheckFailed from its rows of op,
@@ -104,7 +108,7 @@ func readLog(path string) (*Log, error) {
 	var recs []results.Record
 	if in.Format == results.FormatCSV {
 		l.Tool = results.SourceOurs
-		if recs, err = csvRecords(path, data); err != nil {
+		if recs, l.Ranks, err = csvRecords(path, data); err != nil {
 			return nil, err
 		}
 	} else {
@@ -112,6 +116,9 @@ func readLog(path string) (*Log, error) {
 		for _, r := range runs {
 			if l.Tool == "" {
 				l.Tool = r.Header.Source
+			}
+			if l.Ranks == 0 {
+				l.Ranks = r.Header.Ranks
 			}
 			recs = append(recs, r.Records...)
 		}
@@ -146,15 +153,16 @@ func readLog(path string) (*Log, error) {
 }
 
 // csvRecords reads hccl-test's CSV (the --csv of a run, or convert's):
-// op, size_bytes, busbw_GBps, algbw_GBps, wrong and check_note by name.
+// op, size_bytes, busbw_GBps, algbw_GBps, wrong and check_note by name,
+// and the ranks of its first row that gives them (0 if none does).
 // (results reads such files as samples for compare, which keep no wrong
 // count; this reads the few columns isolate needs.)
-func csvRecords(path string, data []byte) ([]results.Record, error) {
+func csvRecords(path string, data []byte) ([]results.Record, int, error) {
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
 	r.Comment, r.FieldsPerRecord, r.LazyQuotes = '#', -1, true
 	header, err := r.Read()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, 0, fmt.Errorf("%s: %v", path, err)
 	}
 	col := map[string]int{}
 	for i, h := range header {
@@ -162,7 +170,7 @@ func csvRecords(path string, data []byte) ([]results.Record, error) {
 	}
 	for _, need := range []string{"op", "size_bytes", "busbw_GBps"} {
 		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("%s: no %s column in its header", path, need)
+			return nil, 0, fmt.Errorf("%s: no %s column in its header", path, need)
 		}
 	}
 	field := func(row []string, name string) string {
@@ -179,13 +187,14 @@ func csvRecords(path string, data []byte) ([]results.Record, error) {
 		return v
 	}
 	var recs []results.Record
+	ranks := 0
 	for {
 		row, err := r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
+			return nil, 0, fmt.Errorf("%s: %v", path, err)
 		}
 		if field(row, "schema_version") == "schema_version" { // concatenated files
 			continue
@@ -193,16 +202,19 @@ func csvRecords(path string, data []byte) ([]results.Record, error) {
 		size, err := strconv.ParseInt(field(row, "size_bytes"), 10, 64)
 		if err != nil || size < 0 {
 			line, _ := r.FieldPos(0)
-			return nil, fmt.Errorf("%s:%d: size_bytes %q is not a size", path, line, field(row, "size_bytes"))
+			return nil, 0, fmt.Errorf("%s:%d: size_bytes %q is not a size", path, line, field(row, "size_bytes"))
 		}
 		rec := results.Record{Op: field(row, "op"), Bytes: size, BusBW: number(field(row, "busbw_GBps")),
 			AlgBW: number(field(row, "algbw_GBps")), Wrong: -1, CheckNote: field(row, "check_note")}
 		if w, err := strconv.ParseInt(field(row, "wrong"), 10, 64); err == nil {
 			rec.Wrong = w
 		}
+		if n, err := strconv.Atoi(field(row, "ranks")); err == nil && n > 0 && ranks == 0 {
+			ranks = n
+		}
 		recs = append(recs, rec)
 	}
-	return recs, nil
+	return recs, ranks, nil
 }
 
 // ReadDir reads every regular file of dir whose name does not start with
@@ -271,6 +283,9 @@ func ReadDir(dir string, op string) ([]*Log, string, error) {
 		}
 		l.Hosts, l.HostsFrom = [2]string{hs[0], hs[1]}, "file name"
 	}
+	if err := sameRanks(logs); err != nil {
+		return nil, "", err
+	}
 	op, err = chooseOp(logs, op)
 	if err != nil {
 		return nil, "", err
@@ -291,6 +306,28 @@ func ReadDir(dir string, op string) ([]*Log, string, error) {
 		unit = l
 	}
 	return logs, op, nil
+}
+
+// sameRanks refuses logs of runs of different sizes: a pairwise script
+// that runs one GPU a host, then four, then eight (nccl_N2_G1_A_B.log,
+// nccl_N2_G4_A_B.log, ...) leaves three logs of each pair whose busbw
+// differ by what the host's own links add, not by the pair's network, and
+// taken as repetitions of one pair they named a healthy host. Logs that
+// do not say their ranks are not compared.
+func sameRanks(logs []*Log) error {
+	var first *Log
+	for _, l := range logs {
+		if l.Ranks == 0 {
+			continue
+		}
+		if first == nil {
+			first = l
+		} else if l.Ranks != first.Ranks {
+			return fmt.Errorf("%s ran on %d ranks and %s on %d: compare runs of one size (put each in a directory of its own)",
+				first.Path, first.Ranks, l.Path, l.Ranks)
+		}
+	}
+	return nil
 }
 
 // images are the extensions of files in the directory that are not read:

@@ -30,7 +30,8 @@ type search struct {
 	// closes, so they are never used again.
 	abandoned [][]byte
 	results   []result
-	ran       int // slots run to their end: all of them, unless stopped
+	ran       int    // slots run to their end: all of them, unless stopped
+	stopped   string // what stopped this rank (a signal), "" if nothing did
 }
 
 // result is one rank's view of one measurement (of its rail, for a pair).
@@ -97,7 +98,11 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 	var all []result
 	ran := s.p.slots
 	missing := map[int]string{}
-	gathered := func(got []result, r int, miss map[int]string, phase string) {
+	stopped := "" // what stopped the rank that ran the fewest slots
+	gathered := func(got []result, r int, miss map[int]string, stop string, phase string) {
+		if stop != "" && (stopped == "" || r < ran) {
+			stopped = stop
+		}
 		all, ran = append(all, got...), min(ran, r)
 		for rank, why := range miss {
 			if _, ok := missing[rank]; !ok {
@@ -105,19 +110,30 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 			}
 		}
 	}
+	// mid: the plan has groups after its pairs, and so a gather between
+	// them; every rank sends it (rank 0 collects it) exactly once, even
+	// when stopped before it, so that on each link to rank 0 the reports
+	// come in one order whatever slot each rank was stopped in (rank 0
+	// stopped in the rounds took its peers' gather after the pairs for
+	// their last, called the pairs they had measured failed, and named
+	// two healthy hosts).
+	mid, midDone := s.p.slots > s.p.pairSlots && s.p.pairSlots > 0, false
+	gatherMid := func(deadline time.Time) {
+		// Not cancelled by a stop: what was measured still travels.
+		gctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+		defer cancel()
+		if s.rank != 0 {
+			s.report(gctx, 0)
+		} else {
+			got, r, miss, stop := s.collect(gctx, 0)
+			gathered(got, r, miss, stop, "after the pairs")
+		}
+		s.results, midDone = nil, true
+	}
 	extra := 0 // limits spent gathering
 	for slot := range s.p.slots {
-		if slot == s.p.pairSlots && slot > 0 {
-			gctx, cancel := context.WithDeadline(ctx, start.Add(time.Duration(slot+1)*s.o.Timeout))
-			if s.rank != 0 {
-				s.report(gctx, 0)
-				s.results = nil
-			} else {
-				got, r, miss := s.collect(gctx, 0)
-				gathered(got, r, miss, "after the pairs")
-				s.results = nil
-			}
-			cancel()
+		if mid && slot == s.p.pairSlots {
+			gatherMid(start.Add(time.Duration(slot+1) * s.o.Timeout))
 			extra = 1
 		}
 		// A rank that is early waits for its peers in the measurement
@@ -143,7 +159,7 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 		if ctx.Err() != nil {
 			// Stopped (a signal): this slot's measurements were cut
 			// short, not failed; the ones before it are reported.
-			s.ran = slot
+			s.ran, s.stopped = slot, context.Cause(ctx).Error()
 			break
 		}
 	}
@@ -154,17 +170,25 @@ func (s *search) run(ctx context.Context) (*LiveReport, error) {
 	if ctx.Err() != nil {
 		end = time.Now().Add(s.o.Timeout)
 	}
+	if mid && !midDone {
+		gatherMid(end) // stopped in the rounds: both gathers within the one limit
+	}
 	gctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), end)
 	defer cancel()
 	if s.rank != 0 {
 		s.report(gctx, 1)
 		return nil, nil
 	}
-	got, r, miss := s.collect(gctx, 1)
-	gathered(got, r, miss, "at the end")
+	got, r, miss, stop := s.collect(gctx, 1)
+	gathered(got, r, miss, stop, "at the end")
 	rep := liveReport(s.o, s.p, all, ran, missing)
 	if ctx.Err() != nil {
 		rep.Stopped = context.Cause(ctx).Error()
+	} else if ran < s.p.slots {
+		// Another rank was stopped (a signal to its process alone):
+		// the slots after its stop are left out, and the report says
+		// which rank it was.
+		rep.Stopped = stopped
 	}
 	return rep, nil
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -84,6 +86,15 @@ func runIsolateLive(fs *pflag.FlagSet, args []string, l *liveFlags, c isolate.Co
 	}
 	o.Log = stderr
 	ctx := set.watchSignals(programName + " isolate")
+	// A rank that writes to a peer whose process died gets SIGPIPE, which
+	// watchSignals takes for a stop once nothing else fails within half a
+	// second: right for a sweep, which then fails, but the search goes on
+	// past a failed measurement, so the rank stopped, its host's pairs
+	// failed, and one killed rank named its peers' hosts too (exit 141
+	// without a word). Ignored, the write fails with EPIPE: the
+	// measurement fails and names the dead peer, and an output whose
+	// reader left still stops the run through its own EPIPE.
+	signal.Ignore(syscall.SIGPIPE)
 	rep, err := isolate.RunLive(ctx, o)
 	named := func() bool { h, p, g := rep.Named(); return len(h)+len(p)+len(g) > 0 }
 	switch {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -118,4 +119,53 @@ func TestIsolateLiveNamespaces(t *testing.T) {
 		t.Errorf("rank 0's report lacks %q:\n%s", want, out)
 	}
 	t.Logf("rank 0:\n%s", out)
+}
+
+// TestIsolateLiveSIGPIPE sends SIGPIPE to a rank of a live search over
+// tcp: the kernel sends it to a rank that writes to a peer whose process
+// died, and the search goes on past that peer's measurements, so the
+// rank must not stop (it did, after half a second, with exit 141 and no
+// word, and its host was named with the dead one). Every rank ends
+// normally and rank 0's report does not say it stopped.
+func TestIsolateLiveSIGPIPE(t *testing.T) {
+	bin := buildBinary(t)
+	const ranks = 4
+	master := freeAddr(t)
+	var ps []*proc
+	for r := range ranks {
+		ps = append(ps, start(t, fmt.Sprintf("rank %d", r), torchEnv(r, ranks, master, "isolate-sigpipe-secret"), bin, "isolate",
+			"--backend", "tcp", "--per-host", "1", "--size", "4M", "-n", "100", "-T", "60s"))
+	}
+	// Once rank 1 ignores SIGPIPE it is about to search; without that,
+	// after 3 s, when it is searching too.
+	target := ps[1].cmd.Process.Pid
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && !ignoresSIGPIPE(target); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	must(t, syscall.Kill(target, syscall.SIGPIPE))
+	for r, p := range ps {
+		code := p.wait(t, 5*time.Minute)
+		if code != exitOK && !(r == 0 && code == exitNamed) {
+			t.Fatalf("rank %d exit %d, want 0 (rank 0: 0 or 3):\n%s\n%s", r, code, p.out.String(), p.errOut.String())
+		}
+	}
+	if out := ps[0].out.String(); strings.Contains(out, "stopped") || !strings.Contains(out, "searched 4 ranks in 3 rounds of pairs and 2 groups") {
+		t.Errorf("rank 0's report says it stopped, or not that it searched every slot:\n%s", out)
+	}
+}
+
+// ignoresSIGPIPE reports whether process pid ignores SIGPIPE (bit 13 of
+// SigIgn in its /proc status).
+func ignoresSIGPIPE(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && mask&(1<<(syscall.SIGPIPE-1)) != 0
+		}
+	}
+	return false
 }
