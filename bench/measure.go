@@ -381,7 +381,13 @@ func straggler(busy []float64, total float64) (rank int, skew float64) {
 // under the op timeout, quiet (no fault, and payload on); in memory where
 // the world's ranks all run in this process and meet there (sim).
 func (r *rankRunner) ctl() runctl.Ctl {
-	return runctl.Ctl{Comm: r.comm, Timeout: r.plan.Timeout, Quiet: r.quiet, Shared: runctl.SharedOf(r.comm)}
+	// Made once per rank, not per call: the method value r.quiet and
+	// the look-up of the rendezvous cost an allocation and a walk of the
+	// wrapped transports, several times a row on thousands of ranks.
+	if r.control.Comm != r.comm {
+		r.control = runctl.Ctl{Comm: r.comm, Timeout: r.plan.Timeout, Quiet: r.quiet, Shared: runctl.SharedOf(r.comm)}
+	}
+	return r.control
 }
 
 // barrier synchronises the ranks under the op timeout; in virtual time it

@@ -133,6 +133,9 @@ type rankRunner struct {
 	// --group, over the same transport as comm, which stays the world's
 	// for the harness's own calls.
 	groups map[string]*coll.Comm
+	// control is the control channel over comm (ctl), made at its first
+	// use.
+	control runctl.Ctl
 }
 
 // makeGroups makes this rank's communicator in each domain the sweep runs
