@@ -25,8 +25,7 @@ type meeting struct {
 	left int
 	// err, once set, fails every call: a call that a rank gave up on,
 	// or that a rank left, leaves the ranks out of step.
-	err   error
-	broke chan struct{} // closed when err is set
+	err error
 }
 
 // round is one control call.
@@ -46,7 +45,7 @@ type round struct {
 
 // newMeeting returns the meeting place of a world of size ranks.
 func newMeeting(size int) *meeting {
-	return &meeting{size: size, gone: make([]bool, size), broke: make(chan struct{})}
+	return &meeting{size: size, gone: make([]bool, size)}
 }
 
 // Meet implements backends.Rendezvous for the rank of e.
@@ -104,11 +103,14 @@ func (m *meeting) join(ctx context.Context, limit time.Duration, rank int, v []f
 		return r.out, r.err
 	}
 	m.mu.Unlock()
+	// A break closes the call's done too (breakLocked): the ranks wait
+	// on it and their own context, not on one more channel that all of
+	// them, thousands in a simulated world, would queue on and dequeue
+	// from under its lock.
 	select {
 	case <-r.done:
 		return r.out, r.err
 	case <-ctx.Done():
-	case <-m.broke:
 	}
 	select {
 	case <-r.done: // done wins over an end that came with it
@@ -149,10 +151,18 @@ func (m *meeting) leave(rank int) {
 	}
 }
 
-// breakLocked fails the meeting with err; m.mu is held.
+// breakLocked fails the meeting with err, and the call being joined,
+// if any, whose waiting ranks return err; m.mu is held.
 func (m *meeting) breakLocked(err error) {
 	m.err = err
-	close(m.broke)
+	if r := m.cur; r != nil {
+		m.cur = nil
+		r.err = err
+		close(r.done)
+		if r.expire != nil {
+			r.expire.Stop()
+		}
+	}
 }
 
 // goneList names the ranks that left, "" when none did; m.mu is held.
