@@ -26,7 +26,11 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// The op runs in the row's group (or the world); the harness's own
 	// barrier and gathering run on the world.
 	comm := r.groups[row.Group]
-	p, rank, n := r.plan, comm.Rank(), comm.Size()
+	// The plan by pointer, not a copy of its kilobyte on the frame: a
+	// simulated world has thousands of ranks' stacks, grown to what the
+	// harness's frames take (16384 ranks: 820 MB peak, most of it
+	// stacks).
+	p, rank, n := &r.plan, comm.Rank(), comm.Size()
 	// Iteration i runs on set i mod len(sets): one with a warm cache, with
 	// a cold one enough that its data comes from memory (cold.go).
 	sets, draws, err := r.bufferSets(row, rank, n)
