@@ -60,9 +60,15 @@ func rowHalf(row Row, n int) int64 {
 // set i runs draw i mod their number, the sets as many as the larger
 // number, and the draws are returned for the row's figures.
 func (r *rankRunner) bufferSets(row Row, rank, n int) ([][]*coll.Args, []*draw, error) {
-	rows, draws, err := r.plan.drawnRows(row, n)
-	if err != nil {
-		return nil, nil, err
+	// A collective of fixed size takes the row itself, without the call
+	// and its frame: the harness's frames on each rank's stack decide
+	// how far thousands of simulated ranks' stacks grow (measureRow).
+	rows, draws := []Row{row}, []*draw(nil)
+	if row.Op.Desc().Variable() {
+		var err error
+		if rows, draws, err = r.plan.drawnRows(row, n); err != nil {
+			return nil, nil, err
+		}
 	}
 	off := r.plan.Unalign * row.DType.Size()
 	if len(r.bufs.Cold.Mem) == 0 {

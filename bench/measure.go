@@ -26,7 +26,11 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// The op runs in the row's group (or the world); the harness's own
 	// barrier and gathering run on the world.
 	comm := r.groups[row.Group]
-	p, rank, n := r.plan, comm.Rank(), comm.Size()
+	// The plan by pointer, not a copy of its kilobyte on the frame: a
+	// simulated world has thousands of ranks' stacks, grown to what the
+	// harness's frames take (16384 ranks: 820 MB peak, most of it
+	// stacks).
+	p, rank, n := &r.plan, comm.Rank(), comm.Size()
 	// Iteration i runs on set i mod len(sets): one with a warm cache, with
 	// a cold one enough that its data comes from memory (cold.go).
 	sets, draws, err := r.bufferSets(row, rank, n)
@@ -381,7 +385,13 @@ func straggler(busy []float64, total float64) (rank int, skew float64) {
 // under the op timeout, quiet (no fault, and payload on); in memory where
 // the world's ranks all run in this process and meet there (sim).
 func (r *rankRunner) ctl() runctl.Ctl {
-	return runctl.Ctl{Comm: r.comm, Timeout: r.plan.Timeout, Quiet: r.quiet, Shared: runctl.SharedOf(r.comm)}
+	// Made once per rank, not per call: the method value r.quiet and
+	// the look-up of the rendezvous cost an allocation and a walk of the
+	// wrapped transports, several times a row on thousands of ranks.
+	if r.control.Comm != r.comm {
+		r.control = runctl.Ctl{Comm: r.comm, Timeout: r.plan.Timeout, Quiet: r.quiet, Shared: runctl.SharedOf(r.comm)}
+	}
+	return r.control
 }
 
 // barrier synchronises the ranks under the op timeout; in virtual time it

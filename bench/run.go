@@ -44,12 +44,13 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	// a transport filling a receive that failed on its context.
 	var later untilEnd
 	defer later.free()
+	share := &worldShare{}
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
 		if err := agreePlan(ctx, p, t); err != nil {
 			return err
 		}
 		ft, gate := inject.WrapGated(t, p.Inject, p.Seed)
-		r := &rankRunner{plan: p, comm: coll.NewComm(ft), bufs: &payload.BufferPool{}, gate: gate, untilEnd: &later}
+		r := &rankRunner{plan: p, comm: coll.NewComm(ft), bufs: &payload.BufferPool{}, gate: gate, untilEnd: &later, share: share}
 		later.keep(r)
 		later.add(r.bufs)
 		if err := r.makeGroups(); err != nil {
@@ -133,6 +134,12 @@ type rankRunner struct {
 	// --group, over the same transport as comm, which stays the world's
 	// for the harness's own calls.
 	groups map[string]*coll.Comm
+	// control is the control channel over comm (ctl), made at its first
+	// use.
+	control runctl.Ctl
+	// share is the work every rank of the process shares; nil outside
+	// Run.
+	share *worldShare
 }
 
 // makeGroups makes this rank's communicator in each domain the sweep runs
@@ -220,7 +227,9 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 		}
 	}
 	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
-		r.cal = estimate.SimCalibration(links.Figures(), r.plan.DTypes)
+		r.cal = r.share.simCalibration(func() *estimate.Calibration {
+			return estimate.SimCalibration(links.Figures(), r.plan.DTypes)
+		})
 	} else if r.plan.needsModel() && r.comm.Size() > 1 {
 		cal, err := r.calibrate(ctx)
 		if err == nil {
@@ -334,8 +343,7 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 		for _, row := range rows {
 			started := time.Now()
 			if r.cal != nil {
-				m := world.DomainModel(r.cal.Model(row.DType, row.Bytes), row.Group, r.plan.crossesServers(row.Group))
-				r.groups[row.Group].SetModel(m)
+				r.groups[row.Group].SetModel(r.share.rowModel(r.cal, row, r.plan.crossesServers(row.Group)))
 			}
 			rec, err := r.measureRow(ctx, row)
 			if err != nil {

@@ -190,7 +190,7 @@ func drawOf(g *traffic.Generator, op coll.Op, es int, size int64, iter int) (*dr
 // drawnRows returns the rows that row's iterations take in turn: row
 // itself for a collective of fixed size, else one per draw with its
 // counts.
-func (p Plan) drawnRows(row Row, n int) ([]Row, []*draw, error) {
+func (p *Plan) drawnRows(row Row, n int) ([]Row, []*draw, error) {
 	if !row.Op.Desc().Variable() {
 		return []Row{row}, nil, nil
 	}

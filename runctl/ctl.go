@@ -68,9 +68,19 @@ func SharedOf(world *coll.Comm) backends.Rendezvous {
 	return nil
 }
 
+// timedRendezvous is a rendezvous that bounds each rank's wait itself
+// (sim's MeetWithin): as a context.WithTimeout of limit per call would,
+// without a timer and a context per rank and call.
+type timedRendezvous interface {
+	MeetWithin(ctx context.Context, limit time.Duration, v []float64, combine func(all [][]float64) ([]float64, error)) ([]float64, error)
+}
+
 // meet is a call served by c.Shared within c.Timeout: every rank's v met
 // in memory and combined once.
 func (c Ctl) meet(ctx context.Context, v []float64, combine func(all [][]float64) ([]float64, error)) ([]float64, error) {
+	if t, ok := c.Shared.(timedRendezvous); ok && c.Timeout > 0 {
+		return t.MeetWithin(ctx, c.Timeout, v, combine)
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	return c.Shared.Meet(ctx, v, combine)

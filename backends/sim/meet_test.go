@@ -24,6 +24,11 @@ func sumAll(all [][]float64) ([]float64, error) {
 	return out, nil
 }
 
+// withinMeeter is the sim's rendezvous with a time limit of its own.
+type withinMeeter interface {
+	MeetWithin(ctx context.Context, limit time.Duration, v []float64, combine func(all [][]float64) ([]float64, error)) ([]float64, error)
+}
+
 // TestMeet: the harness's calls in memory (backends.Rendezvous) give
 // every rank the combined values of all, call after call, without moving
 // a clock; a rank that does not join, or leaves, fails the others' call
@@ -36,11 +41,17 @@ func TestMeet(t *testing.T) {
 		// call; leaves says whether it closes its endpoint instead.
 		absent int
 		leaves bool
+		// within: the ranks give the time limit to MeetWithin rather
+		// than in a context of their own.
+		within bool
 		want   string // in the others' error; "" for none
 	}{
-		{"every rank joins", -1, false, ""},
-		{"a rank does not join", 4, false, "waited for rank 4"},
-		{"a rank leaves", 2, true, "rank 2 left the world"},
+		{"every rank joins", -1, false, false, ""},
+		{"a rank does not join", 4, false, false, "waited for rank 4"},
+		{"a rank leaves", 2, true, false, "rank 2 left the world"},
+		{"every rank joins, within a limit", -1, false, true, ""},
+		{"a rank does not join a call within a limit", 4, false, true, "waited for rank 4: " + backends.ErrTimeout.Error()},
+		{"a rank leaves, within a limit", 2, true, true, "rank 2 left the world"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,9 +77,16 @@ func TestMeet(t *testing.T) {
 						if call == 1 && r == tc.absent {
 							return
 						}
-						ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-						out, err := rv.Meet(ctx, []float64{float64(r), float64(call)}, sumAll)
-						cancel()
+						v := []float64{float64(r), float64(call)}
+						var out []float64
+						var err error
+						if tc.within {
+							out, err = rv.(withinMeeter).MeetWithin(context.Background(), 200*time.Millisecond, v, sumAll)
+						} else {
+							ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+							out, err = rv.Meet(ctx, v, sumAll)
+							cancel()
+						}
 						if err != nil {
 							errs[r] = err
 							return

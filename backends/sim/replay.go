@@ -116,7 +116,9 @@ func (e *endpoint) RunWorld(ctx context.Context, key any, run func(t backends.Tr
 	if e.closed || e.f.links.Pull {
 		return false, nil
 	}
-	in := []float64{f64(e.Now()), f64(e.Waited()), f64(e.issue), f64(e.busy[0]), f64(e.busy[1])}
+	// The rank's state, as TimeWorld carries it (rankTimesLen values):
+	// its ingress ports too, which the replay's receives take (ingress).
+	in := []float64{f64(e.Now()), f64(e.Waited()), f64(e.issue), f64(e.busy[0]), f64(e.busy[1]), f64(e.in[0]), f64(e.in[1])}
 	out, err := e.Meet(ctx, in, func(all [][]float64) ([]float64, error) {
 		w, err := e.f.records(ctx, key, run)
 		if w == nil || err != nil {
@@ -124,17 +126,17 @@ func (e *endpoint) RunWorld(ctx context.Context, key any, run func(t backends.Tr
 		}
 		for r, v := range all {
 			t := &w.traces[r]
-			t.st = rankState{clock: dur(v[0]), issue: dur(v[2]), busy: [2]time.Duration{dur(v[3]), dur(v[4])}}
+			t.st = rankState{clock: dur(v[0]), issue: dur(v[2]), busy: [2]time.Duration{dur(v[3]), dur(v[4])},
+				in: [2]time.Duration{dur(v[5]), dur(v[6])}}
 			t.waited = dur(v[1])
 		}
 		if ok, err := e.f.replay(ctx, w); !ok || err != nil {
 			return nil, err
 		}
-		replayRuns.Add(1)
 		res := make([]float64, 0, rankTimesLen*len(w.traces))
 		for _, t := range w.traces {
 			s := t.st
-			res = append(res, f64(s.clock), f64(t.waited), f64(s.issue), f64(s.busy[0]), f64(s.busy[1]))
+			res = append(res, f64(s.clock), f64(t.waited), f64(s.issue), f64(s.busy[0]), f64(s.busy[1]), f64(s.in[0]), f64(s.in[1]))
 		}
 		return res, nil
 	})
@@ -148,6 +150,10 @@ func (e *endpoint) RunWorld(ctx context.Context, key any, run func(t backends.Tr
 	e.clock.Store(int64(dur(v[0])))
 	e.waited.Store(int64(dur(v[1])))
 	e.issue, e.busy = dur(v[2]), [2]time.Duration{dur(v[3]), dur(v[4])}
+	e.in = [2]time.Duration{dur(v[5]), dur(v[6])}
+	if e.rank == 0 {
+		replayRuns.Add(1) // counted where the ranks took the outcome
+	}
 	return true, nil
 }
 
