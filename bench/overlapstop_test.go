@@ -7,6 +7,7 @@ import (
 
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/wallbound"
 )
 
 // TestOverlapInterruptedKeepsPlainTiming: a run stopped while a row is in
@@ -29,9 +30,19 @@ func TestOverlapInterruptedKeepsPlainTiming(t *testing.T) {
 			p.Fusion = tc.fusion
 			// A minute of compute per overlapped iteration: the run is
 			// in the overlap phase of its first row when it is stopped.
-			p.Overlap = time.Minute
 			p.Timeout = 5 * time.Minute
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			// The stop ends the run within slack over the same row run
+			// with a millisecond of overlap, measured now (wallbound).
+			quick := p
+			quick.Overlap = time.Millisecond
+			base := wallbound.Baseline(func() {
+				if _, err := Run(context.Background(), quick, &capture{}); err != nil {
+					t.Fatalf("the row with 1ms of overlap: %v", err)
+				}
+			})
+			p.Overlap = time.Minute
+			const stopAfter = 2 * time.Second
+			ctx, cancel := context.WithTimeout(context.Background(), stopAfter)
 			defer cancel()
 			var c capture
 			start := time.Now()
@@ -39,8 +50,8 @@ func TestOverlapInterruptedKeepsPlainTiming(t *testing.T) {
 			if err == nil {
 				t.Fatal("Run: no error, want the interruption")
 			}
-			if took := time.Since(start); took > 30*time.Second {
-				t.Errorf("Run took %v after the stop", took)
+			if took, bound := time.Since(start), wallbound.Bound(stopAfter, base); took > bound {
+				t.Errorf("Run took %v, the stop came at %v (the row with 1ms of overlap takes %v)", took, stopAfter, base)
 			}
 			if len(c.records) != 1 {
 				t.Fatalf("%d records, want the first row's plain timing (error %v)", len(c.records), err)

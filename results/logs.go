@@ -54,7 +54,19 @@ var ErrNoOp = errors.New("which collective the log measured is not known")
 // collective is not known (errors.Is ErrNoOp), and an option that the log
 // contradicts, are errors that name the path.
 func ReadLog(path string, opt LogOptions) ([]LogRun, error) {
-	data, err := boundedfile.ReadFile(path, MaxInputBytes)
+	// Every line is bounded as OpenInput bounds the first: a longer one
+	// ends the read where it passes the bound (a 60 MB line took 11 s to
+	// parse, to find no rows).
+	f, err := boundedfile.Open(path, MaxInputBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	f.SetMaxLine(MaxLineBytes)
+	data, err := f.ReadAll()
+	if le := (*boundedfile.LineError)(nil); errors.As(err, &le) {
+		return nil, fmt.Errorf("%w: no line of nccl-tests, rccl-tests, hccl_test or nccom-test output is that long", err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -160,5 +161,47 @@ func TestReadSamplesBenchNotLog(t *testing.T) {
 	s, err := ReadSamples(path)
 	if err != nil || s.Source != "" {
 		t.Errorf("source %q, %v", s.Source, err)
+	}
+}
+
+// TestReadLogBoundsEveryLine: a line past MaxLineBytes anywhere in a log,
+// not only the first, is refused naming its number, and reading stops
+// there (it is not held, nor parsed).
+func TestReadLogBoundsEveryLine(t *testing.T) {
+	log, err := os.ReadFile("testdata/logs/nccl-tests-2.19.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(log), "\n")
+	long := strings.Repeat("x", MaxLineBytes+1) + "\n"
+	tests := []struct {
+		name string
+		at   int // the long line's number, from 1
+		line string
+		want string
+	}{
+		{"first line", 1, long, ":1: a line longer than 1 MiB"},
+		{"in the header", 6, long, ":6: a line longer than 1 MiB"},
+		{"after the rows", len(lines), long, fmt.Sprintf(":%d: a line longer than 1 MiB", len(lines))},
+		{"at the bound is read", 6, strings.Repeat("x", MaxLineBytes) + "\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			content := strings.Join(lines[:tc.at-1], "") + tc.line + strings.Join(lines[tc.at-1:], "")
+			path := filepath.Join(t.TempDir(), "all_reduce_perf.log")
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			runs, err := ReadLog(path, LogOptions{})
+			if tc.want == "" {
+				if err != nil || len(runs) == 0 {
+					t.Fatalf("a line of the most allowed: %v, %d runs", err, len(runs))
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), path+tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("got %v, want one line with %q", err, path+tc.want)
+			}
+		})
 	}
 }

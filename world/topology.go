@@ -34,12 +34,15 @@ func ParseTopology(s string, n int) (Topology, error) {
 		return Topology{}, err
 	}
 	for i, key := range keys {
+		item := strings.TrimSpace(strings.Split(s, ",")[i])
 		v, err := limits.Count(vals[i])
-		if errors.Is(err, limits.ErrRange) {
-			return Topology{}, fmt.Errorf("--topology %q: %q: %w", s, strings.Split(s, ",")[i], err)
-		}
-		if err != nil || v < 1 {
-			return Topology{}, fmt.Errorf("--topology %q: %q is not servers=S or per-server=P with a positive number", s, strings.Split(s, ",")[i])
+		// Neither count can pass the world's ranks, which is the limit to
+		// name (a number past what a count holds is past it too).
+		switch {
+		case errors.Is(err, limits.ErrRange) || err == nil && v > n:
+			return Topology{}, fmt.Errorf("--topology %q: %q: want 1 to %d, the world's ranks", s, item, n)
+		case err != nil || v < 1:
+			return Topology{}, fmt.Errorf("--topology %q: %q is not servers=S or per-server=P with a positive number", s, item)
 		}
 		switch key {
 		case "servers":

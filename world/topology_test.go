@@ -19,6 +19,15 @@ func TestParseTopology(t *testing.T) {
 		{"servers=2,per-server=2", 8, Topology{}, "must be the world's 8 ranks"},
 		{"racks=2", 8, Topology{}, `unknown key "racks"`},
 		{"servers=0", 8, Topology{}, "positive number"},
+		// Hostile values: each names the real limit, the world's ranks.
+		{"servers=-1", 8, Topology{}, `"servers=-1" is not servers=S or per-server=P with a positive number`},
+		{"servers=NaN", 8, Topology{}, `"servers=NaN" is not servers=S or per-server=P with a positive number`},
+		{"servers=", 8, Topology{}, `"servers=" is not servers=S or per-server=P with a positive number`},
+		{"per-server=1x", 8, Topology{}, `"per-server=1x" is not servers=S or per-server=P with a positive number`},
+		{"servers=16", 8, Topology{}, `"servers=16": want 1 to 8, the world's ranks`},
+		{"servers=9223372036854775807", 8, Topology{}, `"servers=9223372036854775807": want 1 to 8, the world's ranks`},
+		{"per-server=99999999999999999999", 8, Topology{}, `"per-server=99999999999999999999": want 1 to 8, the world's ranks`},
+		{"servers=-99999999999999999999", 8, Topology{}, `"servers=-99999999999999999999": want 1 to 8, the world's ranks`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

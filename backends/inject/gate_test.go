@@ -9,6 +9,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/backends/sim"
+	"github.com/hccl-test/hccl-test/internal/wallbound"
 )
 
 // pair returns ranks 0 and 1 of a world of two on backend ("shm" or
@@ -105,11 +106,25 @@ func TestHoldBounds(t *testing.T) {
 			if tc.cancelAfter > 0 {
 				time.AfterFunc(tc.cancelAfter, cancel)
 			}
-			start := time.Now()
+			// A hold that outlived its bound would sit for the hour: the
+			// wait is bounded by the promised time plus slack scaled from
+			// a call on the same backend with no fault, measured now.
+			healthy, _ := pair(t, tc.backend, "delay=1ns")
+			seq := uint64(0)
+			base := wallbound.Baseline(func() {
+				seq++
+				if s, r := exchange(context.Background(), healthy, seq); s != nil || r != nil {
+					t.Fatalf("a call with no hold: %v, %v", s, r)
+				}
+			})
 			ts[0].(backends.CallTagger).BeginCall(backends.Call{Seq: 1, Op: 1, Root: -1})
-			err := ts[0].Send(1, make([]byte, 8)).Wait(ctx)
-			if took := time.Since(start); took > 5*time.Second {
-				t.Errorf("the hold took %v", took)
+			done := make(chan error, 1)
+			go func() { done <- ts[0].Send(1, make([]byte, 8)).Wait(ctx) }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(wallbound.Bound(tc.cancelAfter, base)):
+				t.Fatalf("the hold did not end within %v (a call takes %v)", wallbound.Bound(tc.cancelAfter, base), base)
 			}
 			if !errors.Is(err, ErrInjected) || !errors.Is(err, tc.want) {
 				t.Errorf("got %v, want an injected hold that wraps %v", err, tc.want)

@@ -20,6 +20,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/backendtest"
 	"github.com/hccl-test/hccl-test/dtype"
+	"github.com/hccl-test/hccl-test/internal/wallbound"
 )
 
 // envChild tells this test binary that mpirun started it as a rank.
@@ -192,17 +193,38 @@ func goSignals(context.Context, backends.Transport) (err error) {
 // after its deadline, and one whose context is cancelled with
 // context.Canceled; both receives are cancelled in MPI, so the peer's
 // next message reaches the next receive.
+//
+// "Shortly" is the deadline plus slack scaled from a round trip between
+// the two ranks measured first (wallbound), not a time.
 func timeout(ctx context.Context, tr backends.Transport) error {
+	// roundTrip is one empty message there and back, begun by rank 0.
+	var tripErr error
+	roundTrip := func() {
+		other := 1 - tr.Rank()
+		first, second := tr.Send, tr.Recv
+		if tr.Rank() == 1 {
+			first, second = tr.Recv, tr.Send
+		}
+		tripErr = errors.Join(tripErr, first(other, nil).Wait(ctx), second(other, nil).Wait(ctx))
+	}
+	if tr.Rank() > 1 {
+		return nil
+	}
+	base := wallbound.Baseline(roundTrip)
+	if tripErr != nil {
+		return fmt.Errorf("round trip: %w", tripErr)
+	}
 	switch tr.Rank() {
 	case 0:
-		dctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		const deadline = 50 * time.Millisecond
+		dctx, cancel := context.WithTimeout(ctx, deadline)
 		defer cancel()
 		begin := time.Now()
 		if err := tr.Recv(1, make([]byte, 8)).Wait(dctx); !errors.Is(err, backends.ErrTimeout) {
 			return fmt.Errorf("receive from a silent peer: got %v, want ErrTimeout", err)
 		}
-		if took := time.Since(begin); took > 2*time.Second {
-			return fmt.Errorf("the 50ms deadline ended the wait after %v", took)
+		if took, bound := time.Since(begin), wallbound.Bound(deadline, base); took > bound {
+			return fmt.Errorf("the %v deadline ended the wait after %v (a round trip takes %v)", deadline, took, base)
 		}
 		cctx, cancel2 := context.WithCancel(ctx)
 		cancel2()

@@ -11,6 +11,7 @@ import (
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/backendtest"
 	"github.com/hccl-test/hccl-test/backends/tcp"
+	"github.com/hccl-test/hccl-test/internal/wallbound"
 )
 
 // localWorld starts n ranks in this process and closes them when t ends.
@@ -45,20 +46,36 @@ func both(f0, f1 func() error) error {
 // TestRingOverflow posts more sends to one peer than its ring has slots
 // before waiting on any, and receives them waiting in reverse order: the
 // sends past the ring wait in a queue and go out as slots free, in order.
+// A wait that missed its wake-up would sleep a slice (sleepSlice) at a
+// time: the exchange is bounded by one that fits in the ring, measured
+// now on this host (wallbound), not by a time.
 func TestRingOverflow(t *testing.T) {
 	eps := localWorld(t, 2)
-	// Far longer than it takes: a wait that missed its wake-up would
-	// sit until the deadline, which the test catches.
-	start := time.Now()
-	defer func() {
-		if took := time.Since(start); took > 5*time.Second {
-			t.Errorf("took %v: a wait missed its wake-up", took)
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	base := wallbound.Baseline(func() {
+		if err := ringExchange(t, ctx, eps, ringSlots); err != nil {
+			t.Fatalf("%d messages, as many as the ring holds: %v", ringSlots, err)
+		}
+	})
 	const n = 3*ringSlots + 5
-	err := both(func() error {
+	bound := wallbound.Bound(0, base)
+	start := time.Now()
+	overflowCtx, cancelOverflow := context.WithTimeout(ctx, bound)
+	defer cancelOverflow()
+	if err := ringExchange(t, overflowCtx, eps, n); err != nil {
+		t.Fatalf("%d messages (%d took %v): %v", n, ringSlots, base, err)
+	}
+	if took := time.Since(start); took > bound {
+		t.Errorf("%d messages took %v, %d took %v: a wait missed its wake-up", n, took, ringSlots, base)
+	}
+}
+
+// ringExchange sends n messages from rank 0 to rank 1, all posted before
+// any is waited on, and receives them waiting in reverse order, checking
+// that each arrived whole and in its place.
+func ringExchange(t *testing.T, ctx context.Context, eps []*endpoint, n int) error {
+	return both(func() error {
 		var reqs []backends.Request
 		for i := range n {
 			reqs = append(reqs, eps[0].Send(1, backendtest.Payload(0, i, 100+i)))
@@ -88,9 +105,6 @@ func TestRingOverflow(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestDirectFromSharedBuffers checks that a send from shared memory
@@ -143,13 +157,14 @@ func TestPeerGone(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 			eps[1].closeWith(errors.New("its body failed"))
 		})
-		start := time.Now()
 		err := eps[0].Recv(1, make([]byte, 8)).Wait(ctx)
 		if !errors.Is(err, backends.ErrPeerGone) || !bytes.Contains([]byte(err.Error()), []byte("its body failed")) {
 			t.Errorf("receive from a closed peer: %v, want ErrPeerGone saying why", err)
 		}
-		if took := time.Since(start); took > 2*time.Second {
-			t.Errorf("took %v", took)
+		// At once, not at the deadline: the close ended the wait, and the
+		// context was still live when it did.
+		if ctx.Err() != nil {
+			t.Errorf("the receive ended with its context (%v), not with the close", ctx.Err())
 		}
 		if err := eps[2].Send(1, make([]byte, 8)).Wait(ctx); !errors.Is(err, backends.ErrPeerGone) {
 			t.Errorf("send to a closed peer: %v, want ErrPeerGone", err)

@@ -184,7 +184,7 @@ func TestAgreeTimeout(t *testing.T) {
 	}
 	// Rank 0's hub still waits for ranks 2 and 3 in that round.
 	for _, ep := range eps {
-		ftCloseQuickly(t, ep, time.Second)
+		ftCloseQuickly(t, ep)
 	}
 }
 
@@ -228,6 +228,7 @@ func TestRelay(t *testing.T) {
 	actx, acancel := context.WithCancelCause(ctx)
 	defer acancel(nil)
 	eps[2].Watch(seq, acancel)
+	promptly := ftPromptly(t)               // measured before rank 1 votes
 	recv := eps[2].Recv(3, make([]byte, 8)) // rank 3 never sends
 	waited := make(chan error, 1)
 	go func() { waited <- recv.Wait(actx) }()
@@ -241,17 +242,13 @@ func TestRelay(t *testing.T) {
 		}
 		verdict1 <- err
 	}()
-	start := time.Now()
 	select {
 	case err := <-waited:
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("the receive ended with %v, want it cancelled", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the receive from rank 3 still waits 5s after rank 1 voted that the call failed")
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("the relay took %v", d.Round(time.Millisecond))
+	case <-time.After(promptly):
+		t.Fatalf("the receive from rank 3 still waits %v after rank 1 voted that the call failed", promptly)
 	}
 	cause := context.Cause(actx)
 	if !errors.Is(cause, backends.ErrPeerGone) || !strings.Contains(cause.Error(), "rank 1") || !strings.Contains(cause.Error(), fail.Err) {
@@ -291,6 +288,8 @@ func TestRankGone(t *testing.T) {
 			eps := rcWorld(t, 4, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
+			// The gone rank closes at 50ms; the others learn it promptly.
+			limit := 50*time.Millisecond + ftPromptly(t)
 			start := time.Now()
 			type result struct {
 				verdict backends.Vote
@@ -310,8 +309,8 @@ func TestRankGone(t *testing.T) {
 				if r == gone {
 					continue
 				}
-				if got.took > 3*time.Second {
-					t.Errorf("rank %d: Agree returned after %v", r, got.took.Round(time.Millisecond))
+				if got.took > limit {
+					t.Errorf("rank %d: Agree returned after %v, the rank closed at 50ms (want within %v on this host's load)", r, got.took.Round(time.Millisecond), limit)
 				}
 				named := got.err == nil && got.verdict.Outcome == backends.Fatal && got.verdict.Rank == gone &&
 					strings.Contains(got.verdict.Err, fmt.Sprintf("rank %d is gone", gone))

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hccl-test/hccl-test/internal/wallbound"
 	"golang.org/x/sys/unix"
 )
 
@@ -183,20 +183,16 @@ func TestBlockedOutputs(t *testing.T) {
 }
 
 // loadSlack is the slack a bound on how soon the program ends gets on this
-// host as loaded now: twenty times the quickest of three runs of bin
-// --version (a start and an exit, which a loaded host makes slow as it
-// does the end of a run), and 2 s at least.
+// host as loaded now: wallbound's slack over the quickest of three runs of
+// bin --version (a start and an exit, which a loaded host makes slow as it
+// does the end of a run).
 func loadSlack(t *testing.T, bin string) time.Duration {
 	t.Helper()
-	quickest := time.Duration(math.MaxInt64)
-	for range 3 {
-		start := time.Now()
+	return wallbound.Slack(wallbound.Baseline(func() {
 		if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
 			t.Fatalf("%s --version: %v\n%s", bin, err, out)
 		}
-		quickest = min(quickest, time.Since(start))
-	}
-	return max(2*time.Second, 20*quickest)
+	}))
 }
 
 // checkInterrupted checks that cmd ended by a signal's exit code (128 + the

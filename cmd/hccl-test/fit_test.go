@@ -123,6 +123,13 @@ func TestFitPredictRefusals(t *testing.T) {
 		{"topology against rank lines", []string{"fit", "-o", filepath.Join(dir, "x.json"), "--topology", "servers=1,per-server=8", log}, "contradicts the rank lines, which put 4 ranks on each of 2 hosts"},
 		{"topology of another file", []string{"fit", "-o", filepath.Join(dir, "x.json"), "--topology", "a.log=servers=2", log}, "a.log is none of the logs to fit"},
 		{"no rank lines", []string{"fit", "-o", filepath.Join(dir, "x.json"), logPath(t, "hccl_test.log")}, "give --topology"},
+		// Hostile topologies of a log with 8 ranks: the limit named is its ranks.
+		{"topology servers max int64", []string{"fit", "-o", filepath.Join(dir, "x.json"), "--topology", "servers=9223372036854775807", log}, `"servers=9223372036854775807": want 1 to 8, the world's ranks`},
+		{"topology servers past a count", []string{"fit", "-o", filepath.Join(dir, "x.json"), "--topology", "servers=99999999999999999999", log}, `"servers=99999999999999999999": want 1 to 8, the world's ranks`},
+		{"topology servers 0", []string{"fit", "-o", filepath.Join(dir, "x.json"), "--topology", "servers=0", log}, `"servers=0" is not servers=S or per-server=P with a positive number`},
+		{"topology servers negative", []string{"fit", "-o", filepath.Join(dir, "x.json"), "--topology", "servers=-2", log}, `"servers=-2" is not servers=S or per-server=P with a positive number`},
+		{"topology servers NaN", []string{"fit", "-o", filepath.Join(dir, "x.json"), "--topology", "servers=NaN", log}, `"servers=NaN" is not servers=S or per-server=P with a positive number`},
+		{"topology servers empty", []string{"fit", "-o", filepath.Join(dir, "x.json"), "--topology", "servers=", log}, `"servers=" is not servers=S or per-server=P with a positive number`},
 		{"log a directory", []string{"fit", "-o", filepath.Join(dir, "x.json"), dir}, "is a directory"},
 		{"log a fifo", []string{"fit", "-o", filepath.Join(dir, "x.json"), fifo}, "is a named pipe"},
 		{"log missing", []string{"fit", "-o", filepath.Join(dir, "x.json"), filepath.Join(dir, "none.log")}, "no such file"},

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hccl-test/hccl-test/internal/outfile"
 )
@@ -28,13 +29,21 @@ func (f *outputFailures) add(err error) {
 
 // drain waits until each of outs (openOutput's writers) has taken its
 // bytes, failed, or been given up as a FIFO nobody opened for reading
-// within outputIdle, and records the failures.
+// within outputIdle, and records the failures in the order of outs. The
+// outputs are waited on together, so that the wait is outputIdle once,
+// not once an output (two FIFOs nobody opened took 20 s one after the
+// other).
 func (f *outputFailures) drain(outs ...io.Writer) {
-	for _, w := range outs {
+	errs := make([]error, len(outs))
+	var wg sync.WaitGroup
+	for i, w := range outs {
 		if o, ok := w.(*outfile.Writer); ok {
-			_, _, err := o.Drain(outputIdle)
-			f.add(err)
+			wg.Go(func() { _, _, errs[i] = o.Drain(outputIdle) })
 		}
+	}
+	wg.Wait()
+	for _, err := range errs {
+		f.add(err)
 	}
 }
 

@@ -176,8 +176,10 @@ func TestTCPTorchrun(t *testing.T) {
 				if stdout != "" {
 					t.Errorf("stdout not empty: %q", stdout)
 				}
-				if took > 5*time.Second {
-					t.Errorf("took %v to refuse", took)
+				// A refusal before anything runs takes about what a start and
+				// an exit take: bounded by that, measured now, not by a time.
+				if limit := loadSlack(t, bin); took > limit {
+					t.Errorf("took %v to refuse, want about a start and an exit (%v on this host's load)", took, limit)
 				}
 			})
 		}

@@ -283,6 +283,10 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return f.readAll()
 }
 
+// ReadAll reads f to its end (at most its limit, each line at most what
+// SetMaxLine allows): the first error ends it, before the rest is read.
+func (f *File) ReadAll() ([]byte, error) { return f.readAll() }
+
 // readAll reads f to its end.
 func (f *File) readAll() ([]byte, error) {
 	var buf []byte

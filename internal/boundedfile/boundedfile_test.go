@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hccl-test/hccl-test/internal/wallbound"
 )
 
 // shortIdle keeps the tests of pipes that stall fast.
@@ -54,8 +56,8 @@ func TestReadAll(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
 			got, err := readPath(tc.path, limit, shortIdle)
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("took %v", d)
+			if d, bound := time.Since(start), wallbound.Bound(shortIdle, smallRead(t)); d > bound {
+				t.Errorf("took %v, more than the idle time and slack over a small file's read (%v)", d, bound)
 			}
 			if tc.want != nil {
 				if err != nil || !bytes.Equal(got, tc.want) {
@@ -137,8 +139,8 @@ func TestFIFO(t *testing.T) {
 			}
 			start := time.Now()
 			got, err := readPath(path, limit, shortIdle)
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("took %v", d)
+			if d, bound := time.Since(start), wallbound.Bound(shortIdle, smallRead(t)); d > bound {
+				t.Errorf("took %v, more than the idle time and slack over a small file's read (%v)", d, bound)
 			}
 			switch {
 			case tc.errText == "" && (err != nil || len(got) != tc.want):
@@ -209,9 +211,28 @@ func TestAnonymousPipe(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("no %s: %v", path, err)
 	}
+	// "At once": within the slack over a small file's read, measured
+	// now; the idle time is twice that, so a read that waited for it
+	// could not pass.
+	slack := wallbound.Slack(smallRead(t))
 	start := time.Now()
-	got, err := readPath(path, 1024, 5*time.Second)
-	if err != nil || string(got) != "{}\n" || time.Since(start) > 2*time.Second {
-		t.Errorf("got %q, %v after %v; want \"{}\\n\" at once", got, err, time.Since(start))
+	got, err := readPath(path, 1024, 2*slack)
+	if took := time.Since(start); err != nil || string(got) != "{}\n" || took > slack {
+		t.Errorf("got %q, %v after %v; want \"{}\\n\" at once", got, err, took)
 	}
+}
+
+// smallRead is the baseline of the bounds on reads: the quickest of three
+// reads of a small regular file, on this host now.
+func smallRead(t *testing.T) time.Duration {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "small")
+	if err := os.WriteFile(path, []byte("small\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return wallbound.Baseline(func() {
+		if _, err := readPath(path, 1024, shortIdle); err != nil {
+			t.Fatalf("a small file: %v", err)
+		}
+	})
 }
