@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/flagdoc"
 	"github.com/hccl-test/hccl-test/world"
 )
 
@@ -47,21 +48,21 @@ func defineOwnFlags(bs []backends.Backend) (ownFlags, []*flagSection) {
 }
 
 // apply refuses the first flag given of a backend other than b, the
-// backend w runs, naming the backend it belongs to; then sets w.Own to
+// backend w runs, naming the backend it belongs to (foreignFlag); then sets w.Own to
 // the options b makes of its own flags, or returns b's refusal of them.
 func (o ownFlags) apply(b backends.Backend, w *world.World) error {
 	for _, of := range o {
 		if backends.Same(of.b, b) {
 			continue
 		}
-		var given *pflag.Flag
+		var err error
 		of.fs.VisitAll(func(f *pflag.Flag) {
-			if given == nil && f.Changed {
-				given = f
+			if err == nil && f.Changed {
+				err = foreignFlag(f, of.b, b)
 			}
 		})
-		if given != nil {
-			return fmt.Errorf("--%s: only --backend %s takes it; it means nothing on --backend %s", given.Name, of.b.Name(), b.Name())
+		if err != nil {
+			return err
 		}
 	}
 	for _, of := range o {
@@ -75,4 +76,27 @@ func (o ownFlags) apply(b backends.Backend, w *world.World) error {
 		w.Own = own
 	}
 	return nil
+}
+
+// foreignFlag is the refusal of f, a flag of backend owner's own given on
+// backend b: "only --backend owner" and what the owner has that b lacks
+// (flagdoc.Only), or "takes it" when the owner says nothing. A flag whose
+// owner refuses only one value elsewhere (--sim-data=false) is refused
+// with that value alone; nil for another value.
+func foreignFlag(f *pflag.Flag, owner, b backends.Backend) error {
+	why, value, ok := flagdoc.OnlyOf(f)
+	if !ok {
+		why = "takes it"
+	}
+	label := "--" + f.Name
+	switch {
+	case value == "":
+	case !strings.EqualFold(f.Value.String(), value):
+		return nil
+	case f.Value.Type() == "bool":
+		label += "=" + value
+	default:
+		label += " " + value
+	}
+	return fmt.Errorf("%s: only --backend %s %s; it means nothing on --backend %s", label, owner.Name(), why, b.Name())
 }
