@@ -219,8 +219,8 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 			}
 		}
 	}
-	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
-		r.cal = estimate.SimCalibration(links.Figures(), r.plan.DTypes)
+	if m := r.plan.modeled(); m != nil && r.plan.needsModel() {
+		r.cal = estimate.SimCalibration(m.LinkFigures(r.plan.settings()), r.plan.DTypes)
 	} else if r.plan.needsModel() && r.comm.Size() > 1 {
 		cal, err := r.calibrate(ctx)
 		if err == nil {

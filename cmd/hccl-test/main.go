@@ -18,6 +18,7 @@ import (
 
 	_ "github.com/hccl-test/hccl-test/backends/proc" // registers --backend proc
 	_ "github.com/hccl-test/hccl-test/backends/shm"  // registers --backend shm
+	_ "github.com/hccl-test/hccl-test/backends/sim"  // registers --backend sim
 	_ "github.com/hccl-test/hccl-test/backends/tcp"  // registers --backend tcp
 )
 

@@ -2,8 +2,9 @@
 // pflag annotations that any package defining flags may set and the
 // command's --help and checks read: what the flag takes, as --help's left
 // column shows it (Arg), and, for a backend's own flag, what the backend
-// has that makes the flag mean something (Only). It imports only pflag: a
-// leaf that the backends and the command share.
+// has that makes the flag mean something (Only) and the fields of its
+// options that it sets, which refusals name (Sets). It imports only pflag:
+// a leaf that the backends and the command share.
 package flagdoc
 
 import "github.com/spf13/pflag"
@@ -12,6 +13,7 @@ import "github.com/spf13/pflag"
 const (
 	argKey  = "hccl-test/arg"
 	onlyKey = "hccl-test/only"
+	setsKey = "hccl-test/sets"
 )
 
 // Arg says what the flag name of fs takes, as --help's left column shows it
@@ -44,6 +46,33 @@ func OnlyOf(f *pflag.Flag) (why, value string, ok bool) {
 		return a[0], a[1], true
 	}
 	return "", "", false
+}
+
+// Sets says that the flag name of fs sets field, a field of the options
+// made of it as Go spells it ("Alpha"), which a refusal of the options
+// (a fielderr.FieldError) names: the command shows the field as shown
+// ("--sim-alpha inter="), or as "--name" when shown is "". A flag may set
+// several fields. It panics if fs has no such flag.
+func Sets(fs *pflag.FlagSet, name, field, shown string) {
+	if shown == "" {
+		shown = "--" + name
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		panic("flagdoc: no flag " + name)
+	}
+	set(fs, name, setsKey, append(f.Annotations[setsKey], field, shown)...)
+}
+
+// FieldsOf returns what Sets said of f: each field it sets and how the
+// command shows it.
+func FieldsOf(f *pflag.Flag) map[string]string {
+	a := f.Annotations[setsKey]
+	m := make(map[string]string, len(a)/2)
+	for i := 0; i+1 < len(a); i += 2 {
+		m[a[i]] = a[i+1]
+	}
+	return m
 }
 
 // set annotates the flag name of fs with key and values.
