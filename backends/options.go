@@ -2,6 +2,12 @@ package backends
 
 import "time"
 
+// DefaultConnectTimeout bounds setting up a world whose ranks meet (a
+// rendezvous and its connections) when the settings give no bound
+// (Settings.ConnectTimeout 0): HCCL's default for HCCL_CONNECT_TIMEOUT,
+// which --connect-timeout shows as its default.
+const DefaultConnectTimeout = 120 * time.Second
+
 // Settings are what a world says about where and how its ranks meet, from
 // which a backend that takes options of its own makes them (OptionsMaker).
 type Settings struct {
