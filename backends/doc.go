@@ -34,6 +34,12 @@
 //   - Modeled: a simulator's link figures and their description, from
 //     which the harness predicts without measuring.
 //
+// On a backend's own options (Settings.Own, what its FlagDefiner makes):
+//   - OwnChecker: says what is wrong with them for a world, on whichever
+//     backend it runs, so that a plan built in Go is checked as the
+//     command line is.
+//   - PayloadOption: asks for a run without payload (Caps.NoPayload).
+//
 // On a Transport:
 //   - CallTagger: carries each collective Call in its messages, to fail
 //     with ErrMismatch when ranks disagree about the call, naming both

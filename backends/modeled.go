@@ -15,13 +15,17 @@ type LinkFigures struct {
 }
 
 // Modeled is implemented by a backend whose links follow a model of its
-// own (a simulator; Caps.Simulated), of which own is the backend's own
-// options as the harness holds them (Settings.Own; nil: its defaults).
-// LinkFigures returns the model's figures, from which the harness
-// predicts with the model's own constants instead of measuring them
-// (estimate.SimCalibration); DescribeLinks says what the model simulates
-// for a world of ranks ranks, for a header.
+// own (a simulator; Caps.Simulated), made from the world's settings s: the
+// backend's own options (s.Own; nil: its defaults) and the links the
+// harness gives (s.Links). LinkFigures returns the model's figures, from
+// which the harness predicts with the model's own constants instead of
+// measuring them (estimate.SimCalibration); DescribeLinks says what the
+// model simulates for a world of ranks ranks, for a header;
+// DefaultLinkGBps is the bandwidth of a link inside a server when the
+// harness gives none, which --link-bw auto takes (there is nothing to
+// measure: the link is what the model says).
 type Modeled interface {
-	LinkFigures(own any) LinkFigures
-	DescribeLinks(own any, ranks int) string
+	LinkFigures(s Settings) LinkFigures
+	DescribeLinks(s Settings, ranks int) string
+	DefaultLinkGBps() float64
 }

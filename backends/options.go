@@ -2,6 +2,12 @@ package backends
 
 import "time"
 
+// DefaultConnectTimeout bounds setting up a world whose ranks meet (a
+// rendezvous and its connections) when the settings give no bound
+// (Settings.ConnectTimeout 0): HCCL's default for HCCL_CONNECT_TIMEOUT,
+// which --connect-timeout shows as its default.
+const DefaultConnectTimeout = 120 * time.Second
+
 // Settings are what a world says about where and how its ranks meet, from
 // which a backend that takes options of its own makes them (OptionsMaker).
 type Settings struct {
@@ -17,10 +23,23 @@ type Settings struct {
 	// PerProcess is how many ranks each rank process hosts; 0 or 1 is one.
 	PerProcess int
 	// Own is the backend's own options as the harness holds them, of a
-	// type the backend's package defines (sim: a *sim.LinkModel); nil
-	// takes the backend's defaults, and a backend ignores a type it does
-	// not define.
+	// type the backend's package defines (what its FlagDefiner made of
+	// its flags); nil takes the backend's defaults, and a backend ignores
+	// a type it does not define.
 	Own any
+	// Links are the links the harness measures the world against, which
+	// a backend that simulates its links simulates.
+	Links WorldLinks
+}
+
+// WorldLinks are what the harness says of a world's links, as its user
+// gave them: the bandwidth of a link inside a server and between servers
+// in GB/s (0: not given, the backend's own default; a zero InterGBps is
+// IntraGBps), and the ranks of a server, numbered server by server (0:
+// one server).
+type WorldLinks struct {
+	IntraGBps, InterGBps float64
+	PerServer            int
 }
 
 // OptionsMaker is implemented by a backend that takes options of its own:
@@ -47,4 +66,22 @@ func OptionsFor(b Backend, s Settings) any {
 // it is charged as ranks in processes joined by sockets are (tcp's).
 type LinkMemory interface {
 	LinkBytes(ranks, peers int) int64
+}
+
+// OwnChecker is implemented by a backend's own options (Settings.Own) that
+// can be wrong for a world: CheckOwn says what is wrong with them for a
+// world on backend b, which need not be theirs (a plan built in Go may
+// hand one backend another's options), with links l. Its error is a
+// fielderr.FieldError naming the options' fields as Go spells them, which
+// the command shows as the flags that set them (flagdoc.Sets), and the
+// harness's fields it mentions ("Backend", "Topology").
+type OwnChecker interface {
+	CheckOwn(b Backend, l WorldLinks) error
+}
+
+// PayloadOption is implemented by a backend's own options that can ask
+// for a run without payload (Caps.NoPayload): WithoutPayload reports
+// whether they do, which the harness then runs (bench.Links.NoPayload).
+type PayloadOption interface {
+	WithoutPayload() bool
 }

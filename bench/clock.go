@@ -2,12 +2,10 @@ package bench
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/inject"
-	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/fielderr"
@@ -99,98 +97,85 @@ func (r *rankRunner) syncClocks(ctx context.Context) error {
 	return nil
 }
 
-// simLinks returns the link model the plan asks the sim backend to
-// simulate, nil for other backends: the bandwidths of --link-bw (inside and
-// between servers), the latencies of --sim-alpha, the reduction rate of
-// --sim-reduce, the copy rate of --sim-copy, the gap of --sim-gap, who
-// moves the data (--sim-pull) and the servers of --topology;
-// what is 0 takes the model's
-// default (sim.DefaultLinkModel).
-func (p Plan) simLinks() *sim.LinkModel { return p.Links.simLinks(p.Caps(), p.Topology) }
-
-// simLinks is Plan.simLinks for links l of a world on a backend of
-// capabilities c whose ranks sit on servers as topo says.
-func (l Links) simLinks(c backends.Caps, topo Topology) *sim.LinkModel {
-	if !c.Simulated {
+// modeled returns the plan's backend as a backends.Modeled when it
+// simulates its links (Caps.Simulated), else nil.
+func (p Plan) modeled() backends.Modeled {
+	b, err := p.Resolve()
+	if err != nil || !b.Capabilities().Simulated {
 		return nil
 	}
-	m := sim.LinkModel{
-		IntraAlpha: l.SimAlpha, InterAlpha: l.SimInterAlpha,
-		IntraGBps: l.LinkGBps, InterGBps: l.LinkInterGBps, ReduceGBps: l.SimReduceGBps, CopyGBps: l.SimCopyGBps,
-		Gap: l.SimGap, Pull: l.SimPull,
-	}
+	m, _ := b.(backends.Modeled)
+	return m
+}
+
+// settings are what the plan says to its backend (world.World.Settings),
+// with the links of --link-bw and the servers of --topology
+// (worldLinks), from which a simulator makes its link model with its own
+// options (sim: --sim-alpha, --sim-reduce, --sim-copy, --sim-gap,
+// --sim-pull), zero fields taking its defaults.
+func (p Plan) settings() backends.Settings { return p.World.Settings(p.Links.WorldLinks(p.Topology)) }
+
+// WorldLinks returns what l says of the links of a world whose ranks sit
+// on servers as topo says, for its backend (backends.Settings.Links): the
+// bandwidths inside and between servers and, with two levels, the ranks
+// of a server.
+func (l Links) WorldLinks(topo Topology) backends.WorldLinks {
+	w := backends.WorldLinks{IntraGBps: l.LinkGBps, InterGBps: l.LinkInterGBps}
 	if topo.TwoLevel() {
-		m.PerServer = topo.PerServer
+		w.PerServer = topo.PerServer
 	}
-	return &m
+	return w
 }
 
 // simDescription describes the simulated links for the header, "" for
 // other backends.
 func (p Plan) simDescription() string {
-	m := p.simLinks()
+	m := p.modeled()
 	if m == nil {
 		return ""
 	}
-	s := m.Describe(p.Ranks) + "; times are virtual"
+	s := m.DescribeLinks(p.settings(), p.Ranks) + "; times are virtual"
 	if p.NoPayload {
 		s += "; no payload: results are not checked"
 	}
 	return s
 }
 
-// SimLinkModel checks the settings of the sim backend in l as a sweep's
-// are checked, for a world on a backend of capabilities c whose ranks sit on servers as topo
-// says and that injects faults f, and returns the link model they ask for,
-// nil when the backend is not sim: what hccl-test scenario runs a simulated
-// world on.
-func (l Links) SimLinkModel(c backends.Caps, topo Topology, f world.Faults) (*sim.LinkModel, error) {
+// CheckWorld checks l and the backend's own options (w.Own) for a world w
+// whose ranks sit on servers as topo says and that injects faults f, as a
+// sweep's are checked, and returns what l says of its links
+// (WorldLinks): what hccl-test scenario runs a simulated world with.
+func (l Links) CheckWorld(w world.World, topo Topology, f world.Faults) (backends.WorldLinks, error) {
 	if l.LinkInterGBps > 0 && !topo.TwoLevel() {
-		return nil, fielderr.FieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", fielderr.Field("Topology"))
+		return backends.WorldLinks{}, fielderr.FieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", fielderr.Field("Topology"))
 	}
-	if err := l.validateSim(c, topo, f); err != nil {
-		return nil, err
+	if err := l.validateSim(w, topo, f); err != nil {
+		return backends.WorldLinks{}, err
 	}
-	return l.simLinks(c, topo), nil
+	return l.WorldLinks(topo), nil
 }
 
-// validateSim checks the settings of the sim backend, and that nothing the
+// validateSim checks the backend's own options (backends.OwnChecker: sim's
+// settings on sim alone), a run without payload, and that nothing the
 // plan asks for takes wall time that virtual clocks would not see.
-func (p Plan) validateSim() error { return p.Links.validateSim(p.Caps(), p.Topology, p.Faults) }
+func (p Plan) validateSim() error { return p.Links.validateSim(p.World, p.Topology, p.Faults) }
 
-// validateSim is Plan.validateSim for links l of a world on a backend of
-// capabilities c whose ranks sit on servers as topo says and that injects
-// faults f.
-func (l Links) validateSim(c backends.Caps, topo Topology, f world.Faults) error {
+// validateSim is Plan.validateSim for links l of world w whose ranks sit
+// on servers as topo says and that injects faults f.
+func (l Links) validateSim(w world.World, topo Topology, f world.Faults) error {
+	c := w.Caps()
 	if l.NoPayload && !c.NoPayload {
 		return fielderr.FieldErrorf("NoPayload", ": only %s sim can run without payload", fielderr.Field("Backend"))
 	}
-	if !c.Simulated {
-		switch {
-		case l.SimAlpha != 0 || l.SimInterAlpha != 0:
-			return fielderr.FieldErrorf("SimAlpha", ": only %s sim simulates links", fielderr.Field("Backend"))
-		case l.SimReduceGBps != 0:
-			return fielderr.FieldErrorf("SimReduceGBps", ": only %s sim simulates reductions", fielderr.Field("Backend"))
-		case l.SimCopyGBps != 0:
-			return fielderr.FieldErrorf("SimCopyGBps", ": only %s sim simulates copies", fielderr.Field("Backend"))
-		case l.SimGap != 0:
-			return fielderr.FieldErrorf("SimGap", ": only %s sim simulates links", fielderr.Field("Backend"))
-		case l.SimPull:
-			return fielderr.FieldErrorf("SimPull", ": only %s sim simulates links", fielderr.Field("Backend"))
+	if oc, ok := w.Own.(backends.OwnChecker); ok {
+		if b, err := w.Resolve(); err == nil {
+			if err := oc.CheckOwn(b, l.WorldLinks(topo)); err != nil {
+				return err
+			}
 		}
-		return nil
 	}
-	switch {
-	case l.SimAlpha < 0 || l.SimInterAlpha < 0:
-		return fielderr.FieldErrorf("SimAlpha", " intra=%v,inter=%v: must not be negative", l.SimAlpha, l.SimInterAlpha)
-	case l.SimGap < 0:
-		return fielderr.FieldErrorf("SimGap", " %v: must not be negative", l.SimGap)
-	case l.SimReduceGBps < 0 || math.IsNaN(l.SimReduceGBps) || math.IsInf(l.SimReduceGBps, 0):
-		return fielderr.FieldErrorf("SimReduceGBps", " %v: must be a positive bandwidth", l.SimReduceGBps)
-	case l.SimCopyGBps < 0 || math.IsNaN(l.SimCopyGBps) || math.IsInf(l.SimCopyGBps, 0):
-		return fielderr.FieldErrorf("SimCopyGBps", " %v: must be a positive bandwidth", l.SimCopyGBps)
-	case l.SimInterAlpha > 0 && !topo.TwoLevel():
-		return fielderr.FieldErrorf("SimInterAlpha", ": a link between servers needs %s with more than one server", fielderr.Field("Topology"))
+	if !c.Simulated {
+		return nil
 	}
 	if l.NoPayload {
 		for _, fault := range f.Inject {

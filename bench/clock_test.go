@@ -27,9 +27,29 @@ func simPlan(bytes int64) Plan {
 	p.Iters, p.Warmup = 5, 1
 	p.Algo = "ring"
 	p.LinkGBps, p.LinkSource = 50, "given"
-	p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = 3*time.Microsecond, 20, 30
+	p.Own = sim.Own{Alpha: 3 * time.Microsecond, ReduceGBps: 20, CopyGBps: 30}
 	p.Timeout = 20 * time.Second
 	return p
+}
+
+// simOwn returns p's own options of the sim backend (World.Own; the zero
+// sim.Own for none).
+func simOwn(p Plan) sim.Own {
+	o, _ := p.Own.(sim.Own)
+	return o
+}
+
+// withSim sets p's own options of the sim backend to what edit makes of
+// them.
+func withSim(p *Plan, edit func(o *sim.Own)) {
+	o := simOwn(*p)
+	edit(&o)
+	p.Own = o
+}
+
+// simLinks returns the link model the sim backend makes of p's settings.
+func simLinks(p Plan) sim.LinkModel {
+	return sim.Backend{}.Options(p.settings()).(sim.Options).Links
 }
 
 // TestSimFormulas: on sim, a row's time is its algorithm's alpha-beta
@@ -109,7 +129,7 @@ func TestSimChargesLocalCopies(t *testing.T) {
 	const bytes = 4 << 20
 	p := simPlan(bytes)
 	p.Ops = []coll.Op{coll.AllGather}
-	p.SimCopyGBps = 8
+	withSim(&p, func(o *sim.Own) { o.CopyGBps = 8 })
 	p.Placements = []Placement{OutOfPlace, InPlace}
 	var c capture
 	if _, err := Run(context.Background(), p, &c); err != nil {
@@ -124,7 +144,7 @@ func TestSimChargesLocalCopies(t *testing.T) {
 	}
 	block := float64(bytes) / 4
 	want := block / 8e9 * 1e6 // us
-	if got := out.TimeUS - in.TimeUS; math.Abs(got-want) > p.SimAlpha.Seconds()*1e6 {
+	if got := out.TimeUS - in.TimeUS; math.Abs(got-want) > simOwn(p).Alpha.Seconds()*1e6 {
 		t.Errorf("out of place %.3f us, in place %.3f us: differ by %.3f us, want %.3f us (a %g-byte copy at 8 GB/s)",
 			out.TimeUS, in.TimeUS, got, want, block)
 	}
@@ -212,18 +232,20 @@ func TestValidateSim(t *testing.T) {
 		err  string // "" for a valid plan
 	}{
 		{"sim", func(p *Plan) {}, ""},
-		{"alpha on shm", func(p *Plan) { p.Backend = "shm" }, "SimAlpha: only Backend sim"},
-		{"reduce on shm", func(p *Plan) { p.Backend, p.SimAlpha = "shm", 0 }, "SimReduceGBps: only Backend sim"},
-		{"copy on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = "shm", 0, 0, 5 }, "SimCopyGBps: only Backend sim"},
-		{"negative copy", func(p *Plan) { p.SimCopyGBps = -1 }, "SimCopyGBps -1: must be a positive bandwidth"},
-		{"gap on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps, p.SimGap = "shm", 0, 0, 0, 1 }, "SimGap: only Backend sim"},
-		{"negative gap", func(p *Plan) { p.SimGap = -1 }, "SimGap -1ns: must not be negative"},
-		{"pull on shm", func(p *Plan) { p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps, p.SimPull = "shm", 0, 0, 0, true }, "SimPull: only Backend sim"},
-		{"pull", func(p *Plan) { p.SimPull = true }, ""},
-		{"negative alpha", func(p *Plan) { p.SimAlpha = -1 }, "must not be negative"},
-		{"inter alpha on one server", func(p *Plan) { p.SimInterAlpha = time.Microsecond }, "needs Topology"},
+		{"alpha on shm", func(p *Plan) { p.Backend = "shm" }, "Alpha: only Backend sim"},
+		{"reduce on shm", func(p *Plan) { p.Backend, p.Own = "shm", sim.Own{ReduceGBps: 20, CopyGBps: 30} }, "ReduceGBps: only Backend sim"},
+		{"copy on shm", func(p *Plan) { p.Backend, p.Own = "shm", sim.Own{CopyGBps: 5} }, "CopyGBps: only Backend sim"},
+		{"negative copy", func(p *Plan) { withSim(p, func(o *sim.Own) { o.CopyGBps = -1 }) }, "CopyGBps -1: must be a positive bandwidth"},
+		{"gap on shm", func(p *Plan) { p.Backend, p.Own = "shm", sim.Own{Gap: 1} }, "Gap: only Backend sim"},
+		{"negative gap", func(p *Plan) { withSim(p, func(o *sim.Own) { o.Gap = -1 }) }, "Gap -1ns: must not be negative"},
+		{"pull on shm", func(p *Plan) { p.Backend, p.Own = "shm", sim.Own{Pull: true} }, "Pull: only Backend sim"},
+		{"no payload on shm", func(p *Plan) { p.Backend, p.Own = "shm", sim.Own{NoPayload: true} }, "NoPayload: only Backend sim"},
+		{"pull", func(p *Plan) { withSim(p, func(o *sim.Own) { o.Pull = true }) }, ""},
+		{"negative alpha", func(p *Plan) { withSim(p, func(o *sim.Own) { o.Alpha = -1 }) }, "must not be negative"},
+		{"inter alpha on one server", func(p *Plan) { withSim(p, func(o *sim.Own) { o.InterAlpha = time.Microsecond }) }, "needs Topology"},
 		{"inter alpha on two servers", func(p *Plan) {
-			p.SimInterAlpha, p.Topology = time.Microsecond, Topology{Servers: 2, PerServer: 2}
+			withSim(p, func(o *sim.Own) { o.InterAlpha = time.Microsecond })
+			p.Topology = Topology{Servers: 2, PerServer: 2}
 		}, ""},
 		{"overlap", func(p *Plan) { p.OverlapAuto = true }, ""},
 		{"delay", func(p *Plan) {
@@ -254,27 +276,31 @@ func TestValidateSim(t *testing.T) {
 func TestSimLinks(t *testing.T) {
 	p := simPlan(1024)
 	p.Ranks, p.Topology = 8, Topology{Servers: 2, PerServer: 4}
-	p.LinkGBps, p.LinkInterGBps, p.SimInterAlpha, p.SimCopyGBps, p.SimGap = 56, 25, 10*time.Microsecond, 40, 2*time.Microsecond
+	p.LinkGBps, p.LinkInterGBps = 56, 25
+	withSim(&p, func(o *sim.Own) { o.InterAlpha, o.CopyGBps, o.Gap = 10*time.Microsecond, 40, 2*time.Microsecond })
 	want := sim.LinkModel{PerServer: 4, IntraAlpha: 3 * time.Microsecond, InterAlpha: 10 * time.Microsecond,
 		IntraGBps: 56, InterGBps: 25, ReduceGBps: 20, CopyGBps: 40, Gap: 2 * time.Microsecond}
-	if got := p.simLinks(); got == nil || *got != want {
+	if got := simLinks(p); got != want {
 		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	if p.modeled() == nil {
+		t.Fatal("a plan on sim has no modeled links")
 	}
 	if got, want := p.simDescription(), "2 servers x 4 ranks, intra 56 GB/s + 3 us, inter 25 GB/s + 10 us, gap 2 us, reduce 20 GB/s, copy 40 GB/s; times are virtual"; got != want {
 		t.Errorf("description %q, want %q", got, want)
 	}
-	if m := estimate.SimCalibration(p.simLinks().Figures(), p.DTypes).Base; m.Fused {
+	if m := estimate.SimCalibration(p.modeled().LinkFigures(p.settings()), p.DTypes).Base; m.Fused {
 		t.Error("ports that move the data: auto's model fuses receive and reduction")
 	}
-	p.SimPull = true
+	withSim(&p, func(o *sim.Own) { o.Pull = true })
 	if got := p.simDescription(); !strings.Contains(got, ", receivers pull;") {
 		t.Errorf("description %q does not say that receivers pull", got)
 	}
-	if m := estimate.SimCalibration(p.simLinks().Figures(), p.DTypes).Base; !m.Fused {
+	if m := estimate.SimCalibration(p.modeled().LinkFigures(p.settings()), p.DTypes).Base; !m.Fused {
 		t.Error("receivers that pull: auto's model does not fuse receive and reduction")
 	}
 	p.Backend = "shm"
-	if p.simLinks() != nil || p.simDescription() != "" {
+	if p.modeled() != nil || p.simDescription() != "" {
 		t.Error("a plan on shm has simulated links")
 	}
 }
@@ -290,7 +316,8 @@ func TestSimGap(t *testing.T) {
 	rows := map[time.Duration]results.Record{}
 	for _, gap := range []time.Duration{time.Microsecond, 4 * time.Microsecond} {
 		p := simPlan(1024)
-		p.Algo, p.SimGap, p.Stats, p.Iters = "oneshot", gap, true, 20
+		p.Algo, p.Stats, p.Iters = "oneshot", true, 20
+		withSim(&p, func(o *sim.Own) { o.Gap = gap })
 		_, rec := runOneRow(t, p)
 		t.Logf("gap %v: sim %.3f us, model %.3f us", gap, rec.TimeUS, rec.ModelUS)
 		if math.Abs(rec.ModelUS-rec.TimeUS) > 0.1*rec.TimeUS+0.5 {

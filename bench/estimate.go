@@ -89,7 +89,7 @@ func memoryReport(e MemoryEstimate) string {
 // calibrates reports whether the ranks calibrate the cost model before
 // the sweep (prepare): auto or --stats on a backend that is not simulated.
 func (p Plan) calibrates() bool {
-	return p.needsModel() && p.simLinks() == nil && p.Ranks > 1
+	return p.needsModel() && p.modeled() == nil && p.Ranks > 1
 }
 
 // peersPerRank is how many peers one rank exchanges messages with, which

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends/inject"
+	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/fielderr"
 )
@@ -20,9 +21,9 @@ var testFlags = fielderr.Names{
 			"MaxBytes": "--maxbytes", "Iters": "--iters", "BenchTime": "--benchtime",
 			"Algo": "--algo", "InjectText": "--inject", "Retry": "--retry",
 			"LinkGBps": "--link-bw", "LinkInterGBps": "--link-bw inter=",
-			"SimAlpha": "--sim-alpha", "SimInterAlpha": "--sim-alpha inter=",
-			"SimReduceGBps": "--sim-reduce", "SimCopyGBps": "--sim-copy",
-			"SimGap": "--sim-gap", "SimPull": "--sim-pull", "NoPayload": "--sim-data=false",
+			"Alpha": "--sim-alpha", "InterAlpha": "--sim-alpha inter=",
+			"ReduceGBps": "--sim-reduce", "CopyGBps": "--sim-copy",
+			"Gap": "--sim-gap", "Pull": "--sim-pull", "NoPayload": "--sim-data=false",
 		}[f]
 	},
 	Short: func(f fielderr.Field) string { return map[fielderr.Field]string{"MaxBytes": "-e", "Iters": "-n"}[f] },
@@ -36,7 +37,7 @@ var testFlags = fielderr.Names{
 func TestChecksNameFields(t *testing.T) {
 	onShm := func(edit func(p *Plan)) func(p *Plan) {
 		return func(p *Plan) {
-			p.Backend, p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = "shm", 0, 0, 0
+			p.Backend, p.Own = "shm", nil
 			edit(p)
 		}
 	}
@@ -54,16 +55,16 @@ func TestChecksNameFields(t *testing.T) {
 		{"algo does not serve", func(p *Plan) { p.Algo = "pairwise" }, "Algo", `--algo "pairwise": does not serve allreduce (it has: …)`},
 		{"no payload off sim", onShm(func(p *Plan) { p.NoPayload = true }), "NoPayload",
 			"--sim-data=false: only --backend sim can run without payload"},
-		{"alpha off sim", onShm(func(p *Plan) { p.SimAlpha = time.Microsecond }), "SimAlpha", "--sim-alpha: only --backend sim simulates links"},
-		{"reduce off sim", onShm(func(p *Plan) { p.SimReduceGBps = 1 }), "SimReduceGBps", "--sim-reduce: only --backend sim simulates reductions"},
-		{"copy off sim", onShm(func(p *Plan) { p.SimCopyGBps = 1 }), "SimCopyGBps", "--sim-copy: only --backend sim simulates copies"},
-		{"gap off sim", onShm(func(p *Plan) { p.SimGap = 1 }), "SimGap", "--sim-gap: only --backend sim simulates links"},
-		{"pull off sim", onShm(func(p *Plan) { p.SimPull = true }), "SimPull", "--sim-pull: only --backend sim simulates links"},
-		{"negative alpha", func(p *Plan) { p.SimAlpha = -1 }, "SimAlpha", "--sim-alpha intra=-1ns,inter=0s: must not be negative"},
-		{"negative gap", func(p *Plan) { p.SimGap = -1 }, "SimGap", "--sim-gap -1ns: must not be negative"},
-		{"negative reduce", func(p *Plan) { p.SimReduceGBps = -1 }, "SimReduceGBps", "--sim-reduce -1: must be a positive bandwidth"},
-		{"negative copy", func(p *Plan) { p.SimCopyGBps = -1 }, "SimCopyGBps", "--sim-copy -1: must be a positive bandwidth"},
-		{"inter alpha on one server", func(p *Plan) { p.SimInterAlpha = time.Microsecond }, "SimInterAlpha",
+		{"alpha off sim", onShm(func(p *Plan) { p.Own = sim.Own{Alpha: time.Microsecond} }), "Alpha", "--sim-alpha: only --backend sim simulates links"},
+		{"reduce off sim", onShm(func(p *Plan) { p.Own = sim.Own{ReduceGBps: 1} }), "ReduceGBps", "--sim-reduce: only --backend sim simulates reductions"},
+		{"copy off sim", onShm(func(p *Plan) { p.Own = sim.Own{CopyGBps: 1} }), "CopyGBps", "--sim-copy: only --backend sim simulates copies"},
+		{"gap off sim", onShm(func(p *Plan) { p.Own = sim.Own{Gap: 1} }), "Gap", "--sim-gap: only --backend sim simulates links"},
+		{"pull off sim", onShm(func(p *Plan) { p.Own = sim.Own{Pull: true} }), "Pull", "--sim-pull: only --backend sim simulates links"},
+		{"negative alpha", func(p *Plan) { withSim(p, func(o *sim.Own) { o.Alpha = -1 }) }, "Alpha", "--sim-alpha intra=-1ns,inter=0s: must not be negative"},
+		{"negative gap", func(p *Plan) { withSim(p, func(o *sim.Own) { o.Gap = -1 }) }, "Gap", "--sim-gap -1ns: must not be negative"},
+		{"negative reduce", func(p *Plan) { withSim(p, func(o *sim.Own) { o.ReduceGBps = -1 }) }, "ReduceGBps", "--sim-reduce -1: must be a positive bandwidth"},
+		{"negative copy", func(p *Plan) { withSim(p, func(o *sim.Own) { o.CopyGBps = -1 }) }, "CopyGBps", "--sim-copy -1: must be a positive bandwidth"},
+		{"inter alpha on one server", func(p *Plan) { withSim(p, func(o *sim.Own) { o.InterAlpha = time.Microsecond }) }, "InterAlpha",
 			"--sim-alpha inter=: a link between servers needs --topology with more than one server"},
 		{"corrupt without payload", func(p *Plan) {
 			p.NoPayload, p.Check, p.InjectText = true, true, "corrupt=op:3"

@@ -268,8 +268,9 @@ func (d Domains) validateRanges() error {
 	return nil
 }
 
-// Links are the links a plan's util is computed against, and on the sim
-// backend the model of the simulated links.
+// Links are the links a plan's util is computed against, which a backend
+// that simulates its links simulates (backends.Settings.Links), with the
+// backend's own options (World.Own: sim's --sim-* flags).
 type Links struct {
 	// LinkGBps is the link bandwidth util is computed against, in GB/s;
 	// 0 with LinkSource == LinkAuto measures it before the sweep, 0
@@ -284,26 +285,8 @@ type Links struct {
 	LinkInterGBps float64
 	// LinkInterSource says where LinkInterGBps came from, for the header.
 	LinkInterSource string
-	// SimAlpha is the latency of a simulated link inside a server
-	// (backend sim only; its bandwidth is LinkGBps). 0, here and in the
-	// other Sim fields: the default of sim.DefaultLinkModel.
-	SimAlpha time.Duration
-	// SimInterAlpha is the latency of a simulated link between servers
-	// (its bandwidth is LinkInterGBps).
-	SimInterAlpha time.Duration
-	// SimReduceGBps is the rate at which simulated ranks reduce.
-	SimReduceGBps float64
-	// SimCopyGBps is the rate at which simulated ranks copy between their
-	// own buffers.
-	SimCopyGBps float64
-	// SimGap is the least time between two messages a simulated rank
-	// sends; 0 takes the model's default.
-	SimGap time.Duration
-	// SimPull makes simulated receivers move the data, as on shared
-	// memory (sim.LinkModel.Pull).
-	SimPull bool
-	// NoPayload runs the measured ops with lengths only (backend sim
-	// only): no buffer is backed by memory, nothing is copied or reduced,
+	// NoPayload runs the measured ops with lengths only (a backend with
+	// Caps.NoPayload only, as sim): no buffer is backed by memory, nothing is copied or reduced,
 	// and results are not checked (Sweep.Check is ignored). The harness's
 	// own calls still carry data. Times are the same as with payload,
 	// since the simulated links time messages by their lengths.

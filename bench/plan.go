@@ -58,10 +58,7 @@ type Plan struct {
 
 // config is the backend configuration of the plan.
 func (p Plan) config() backends.Config {
-	if links := p.simLinks(); links != nil {
-		return p.World.Config(links, p.Retry > 0)
-	}
-	return p.World.Config(nil, p.Retry > 0) // the options of the backend's own flags (World.Own)
+	return p.World.Config(p.Links.WorldLinks(p.Topology), p.Retry > 0)
 }
 
 // DefaultPlan returns the defaults of the command line.

@@ -226,9 +226,9 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 			}
 		}
 	}
-	if links := r.plan.simLinks(); links != nil && r.plan.needsModel() {
+	if m := r.plan.modeled(); m != nil && r.plan.needsModel() {
 		r.cal = r.share.simCalibration(func() *estimate.Calibration {
-			return estimate.SimCalibration(links.Figures(), r.plan.DTypes)
+			return estimate.SimCalibration(m.LinkFigures(r.plan.settings()), r.plan.DTypes)
 		})
 	} else if r.plan.needsModel() && r.comm.Size() > 1 {
 		cal, err := r.calibrate(ctx)

@@ -24,8 +24,8 @@ func TestSimInjectedHolds(t *testing.T) {
 	base := simPlan(bytes)
 	base.Ranks, base.Algo, base.Iters = 2, "rd", 50
 	_, plain := runOneRow(t, base)
-	transfer := bytes / (base.LinkGBps * 1e3)                       // us
-	reduce := plain.TimeUS - base.SimAlpha.Seconds()*1e6 - transfer // us
+	transfer := bytes / (base.LinkGBps * 1e3)                            // us
+	reduce := plain.TimeUS - simOwn(base).Alpha.Seconds()*1e6 - transfer // us
 	tests := []struct {
 		spec       string
 		link, rank float64 // us held

@@ -74,7 +74,7 @@ func TestSimTwoLevelCosts(t *testing.T) {
 				p := simPlan(bytes)
 				p.Ranks, p.Topology = 8, Topology{Servers: 2, PerServer: 4}
 				p.LinkGBps, p.LinkInterGBps = intraGBps, interGBps
-				p.SimAlpha, p.SimInterAlpha = intraAlpha, interAlpha
+				withSim(&p, func(o *sim.Own) { o.Alpha, o.InterAlpha = intraAlpha, interAlpha })
 				p.Ops, p.Algo, p.Stats = []coll.Op{tc.op}, tc.algo, true
 				if tc.op.Desc().Variable() {
 					p.Traffic = traffic.DefaultSpec(traffic.Spread)
@@ -99,7 +99,7 @@ func TestSimTwoLevelCosts(t *testing.T) {
 				}
 				// The flat bound: one level, every link the slower one.
 				flat := coll.Model{Alpha: interAlpha.Seconds(), Beta: 1 / (interGBps * 1e9),
-					Gamma: 1 / (p.SimReduceGBps * 1e9), Copy: 1 / (p.SimCopyGBps * 1e9)}
+					Gamma: 1 / (simOwn(p).ReduceGBps * 1e9), Copy: 1 / (simOwn(p).CopyGBps * 1e9)}
 				flatUS := 1e6 * coll.Predict(tc.op, tc.algo, p.Ranks, b, flat)
 				t.Logf("sim %.1f us (mean %.1f, max %.1f), model %.1f us, flat bound %.1f us", simUS, rec.TimeUS, rec.MaxUS, rec.ModelUS, flatUS)
 				if d := rec.ModelUS - simUS; math.Abs(d) > tol*simUS+slack {
@@ -126,7 +126,7 @@ func TestSimTwoLevelCosts(t *testing.T) {
 // between servers here).
 func oneCallUS(t *testing.T, p Plan, op coll.Op, algo string, b int) float64 {
 	t.Helper()
-	w, err := sim.NewWorld(p.Ranks, *p.simLinks())
+	w, err := sim.NewWorld(p.Ranks, simLinks(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,8 @@ func oneCallUS(t *testing.T, p Plan, op coll.Op, algo string, b int) float64 {
 func TestSimDomainModel(t *testing.T) {
 	p := simPlan(4 << 20)
 	p.Ranks, p.Topology = 8, Topology{Servers: 2, PerServer: 4}
-	p.LinkGBps, p.LinkInterGBps, p.SimInterAlpha = 50, 10, 10*time.Microsecond
+	p.LinkGBps, p.LinkInterGBps = 50, 10
+	withSim(&p, func(o *sim.Own) { o.InterAlpha = 10 * time.Microsecond })
 	p.Algo, p.Stats = coll.Auto, true
 	var err error
 	if p.Layout, err = world.ParseLayout("tp=4,dp=2", p.Ranks); err != nil {
@@ -222,7 +223,8 @@ func TestSimDBTreeCost(t *testing.T) {
 				p := simPlan(bytes)
 				p.Ranks, p.Topology = tc.ranks, tc.topo
 				if tc.topo.Servers > 0 {
-					p.LinkInterGBps, p.SimInterAlpha = 10, 10*time.Microsecond
+					p.LinkInterGBps = 10
+					withSim(&p, func(o *sim.Own) { o.InterAlpha = 10 * time.Microsecond })
 				}
 				p.Algo, p.Stats = "dbtree", true
 				_, rec := runOneRow(t, p)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/coll"
 )
 
@@ -46,7 +47,8 @@ func TestSimRowPosition(t *testing.T) {
 			key := fmt.Sprintf("%d iterations on one server", a.iters)
 			if a.twoLevel {
 				p.Topology = Topology{Servers: 4, PerServer: 8}
-				p.LinkInterGBps, p.SimInterAlpha = 10, p.SimAlpha*4
+				p.LinkInterGBps = 10
+				withSim(&p, func(o *sim.Own) { o.InterAlpha = o.Alpha * 4 })
 				key = fmt.Sprintf("%d iterations on four servers", a.iters)
 			}
 			var c capture

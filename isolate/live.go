@@ -87,7 +87,7 @@ func RunLive(ctx context.Context, o LiveOptions) (*LiveReport, error) {
 		kept []*search
 	)
 	began := time.Now()
-	err = b.Run(ctx, o.Config(nil, false), func(ctx context.Context, t backends.Transport) error {
+	err = b.Run(ctx, o.Config(backends.WorldLinks{}, false), func(ctx context.Context, t backends.Transport) error {
 		if runctl.NeedsAgreement(b, t.Size()) {
 			if err := runctl.AgreeOn(ctx, t, o.Timeout, liveFields(o)); err != nil {
 				return err

@@ -54,7 +54,7 @@ func scenSim(sc *Scenario, o Options) (world.Topology, *estimate.Calibration) {
 	if !ok || !o.Caps().Simulated {
 		return world.Topology{}, nil
 	}
-	links := m.LinkFigures(o.Links)
+	links := m.LinkFigures(o.Settings(o.Links))
 	var top world.Topology
 	if p := links.PerServer; p > 0 && p < sc.Ranks && sc.Ranks%p == 0 {
 		top = world.Topology{Servers: sc.Ranks / p, PerServer: p}

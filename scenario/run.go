@@ -34,11 +34,11 @@ type Options struct {
 	// no call again: Retry and its pauses are not read.
 	world.Faults
 	JSON bool // write one JSON object instead of the text
-	// Links is the link model of a simulated world (--backend sim), of a
-	// type its backend defines (sim: a *sim.LinkModel; see
-	// backends.Settings.Own and backends.Modeled); nil for the default
-	// one and on other backends.
-	Links any
+	// Links are the links of a simulated world (--backend sim: --link-bw
+	// and --topology), which its backend simulates with its own options
+	// (World.Own; see backends.Settings and backends.Modeled); the zero
+	// WorldLinks for the backend's defaults, and on other backends.
+	Links backends.WorldLinks
 	// NoPayload runs the collectives with lengths only (--sim-data=false,
 	// sim only): no buffer takes memory and nothing is checked.
 	NoPayload bool
@@ -114,7 +114,7 @@ func Run(ctx context.Context, sc *Scenario, o Options, out io.Writer) (*Report, 
 	}
 	rep.Backend, rep.Unchecked = o.Backend, o.NoPayload
 	if m, ok := b.(backends.Modeled); ok && o.Caps().Simulated {
-		rep.Simulated = m.DescribeLinks(o.Links, sc.Ranks)
+		rep.Simulated = m.DescribeLinks(o.Settings(o.Links), sc.Ranks)
 	}
 	if len(o.Inject) > 0 {
 		rep.Faults = fmt.Sprintf("%s (seed %d)", o.InjectText, o.Seed)

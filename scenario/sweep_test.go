@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/coll"
@@ -49,7 +50,9 @@ func TestScenarioOnSim(t *testing.T) {
 	}
 	links := simScenarioLinks
 	var out bytes.Buffer
-	rep, err := scenario.Run(context.Background(), sc, scenario.Options{World: world.World{Backend: sim.Name, Timeout: 20 * time.Second}, Links: &links}, &out)
+	own := sim.Own{Alpha: links.IntraAlpha, InterAlpha: links.InterAlpha, ReduceGBps: links.ReduceGBps, CopyGBps: links.CopyGBps}
+	wl := backends.WorldLinks{IntraGBps: links.IntraGBps, InterGBps: links.InterGBps, PerServer: links.PerServer}
+	rep, err := scenario.Run(context.Background(), sc, scenario.Options{World: world.World{Backend: sim.Name, Timeout: 20 * time.Second, Own: own}, Links: wl}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +70,10 @@ func TestScenarioOnSim(t *testing.T) {
 		p.Ranks, p.Algo, p.Iters = 2, coll.Auto, 20
 		if servers > 1 {
 			p.Topology = world.Topology{Servers: 2, PerServer: 1}
-			p.SimInterAlpha, p.LinkInterGBps = links.InterAlpha, links.InterGBps
+			p.LinkInterGBps = links.InterGBps
+			o := p.Own.(sim.Own)
+			o.InterAlpha = links.InterAlpha
+			p.Own = o
 		}
 		rec := runOneRow(t, p)
 		t.Logf("%d B on %d server(s): %s, %.2f us", bytes, servers, rec.Algo, rec.TimeUS)
@@ -107,7 +113,7 @@ func TestScenarioOnSimWithoutPayload(t *testing.T) {
 	var out bytes.Buffer
 	for i, none := range []bool{false, true} {
 		out.Reset()
-		o := scenario.Options{World: world.World{Backend: sim.Name, Timeout: 20 * time.Second}, Links: &links, NoPayload: none}
+		o := scenario.Options{World: world.World{Backend: sim.Name, Timeout: 20 * time.Second, Own: links}, NoPayload: none}
 		if reps[i], err = scenario.Run(context.Background(), sc, o, &out); err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +140,7 @@ func simPlan(bytes int64) bench.Plan {
 	p.Iters, p.Warmup = 5, 1
 	p.Algo = "ring"
 	p.LinkGBps, p.LinkSource = 50, "given"
-	p.SimAlpha, p.SimReduceGBps, p.SimCopyGBps = 3*time.Microsecond, 20, 30
+	p.Own = sim.Own{Alpha: 3 * time.Microsecond, ReduceGBps: 20, CopyGBps: 30}
 	p.Timeout = 20 * time.Second
 	return p
 }
@@ -182,7 +188,7 @@ func TestMoEExampleReportsSkew(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		rep, err := scenario.Run(context.Background(), sc, scenario.Options{World: world.World{Backend: sim.Name, Timeout: 60 * time.Second}, Links: &links, NoPayload: true}, &out)
+		rep, err := scenario.Run(context.Background(), sc, scenario.Options{World: world.World{Backend: sim.Name, Timeout: 60 * time.Second, Own: links}, NoPayload: true}, &out)
 		if err != nil {
 			t.Fatal(err)
 		}

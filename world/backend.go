@@ -29,9 +29,11 @@ func (w World) Caps() backends.Caps {
 // that take them; BackendOptions has the backend that runs make its own.
 type WorldOptions struct {
 	// Own is the backend's own options, of a type its package defines
-	// (sim: its *sim.LinkModel); nil takes its defaults. See
+	// (what its flags gave, World.Own); nil takes its defaults. See
 	// backends.Settings.
 	Own any
+	// Links are the harness's links (backends.Settings.Links).
+	Links backends.WorldLinks
 	// Master, Bind, ConnectTimeout, OpTimeout, Args and PerProcess: see
 	// backends.Settings.
 	Master, Bind              string
@@ -47,6 +49,19 @@ func BackendOptions(b backends.Backend, w WorldOptions) any {
 	if b == nil {
 		return nil
 	}
-	return backends.OptionsFor(b, backends.Settings{Own: w.Own, Master: w.Master, Bind: w.Bind,
-		ConnectTimeout: w.ConnectTimeout, OpTimeout: w.OpTimeout, Args: w.Args, PerProcess: w.PerProcess})
+	return backends.OptionsFor(b, w.settings())
+}
+
+// settings are the backends.Settings of w.
+func (w WorldOptions) settings() backends.Settings {
+	return backends.Settings{Own: w.Own, Links: w.Links, Master: w.Master, Bind: w.Bind,
+		ConnectTimeout: w.ConnectTimeout, OpTimeout: w.OpTimeout, Args: w.Args, PerProcess: w.PerProcess}
+}
+
+// Settings returns what w says to its backend of where and how its ranks
+// meet, with the harness's links l: the settings its OptionsMaker and
+// Modeled read.
+func (w World) Settings(l backends.WorldLinks) backends.Settings {
+	return WorldOptions{Own: w.Own, Links: l, Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout,
+		OpTimeout: w.Timeout, Args: w.Args, PerProcess: w.PerProcess}.settings()
 }

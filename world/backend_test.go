@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends"
 	_ "github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/backends/tcp"
@@ -37,21 +38,26 @@ func TestBackendOptions(t *testing.T) {
 }
 
 // TestConfigOwn: the options a backend's own flags gave (World.Own) reach
-// it unless the harness gives its own.
+// it, with the harness's links.
 func TestConfigOwn(t *testing.T) {
 	links := &sim.LinkModel{IntraGBps: 7}
+	own := sim.Own{Alpha: time.Microsecond, ReduceGBps: 3}
+	given := backends.WorldLinks{IntraGBps: 9, InterGBps: 4, PerServer: 2}
 	tests := []struct {
-		name string
-		own  any
-		w    World
-		want any
+		name  string
+		links backends.WorldLinks
+		w     World
+		want  any
 	}{
-		{"the world's", nil, World{Backend: "sim", Ranks: 2, Own: links}, sim.Options{Links: *links}},
-		{"the harness's first", &sim.LinkModel{IntraGBps: 9}, World{Backend: "sim", Ranks: 2, Own: links}, sim.Options{Links: sim.LinkModel{IntraGBps: 9}}},
-		{"none", nil, World{Backend: "sim", Ranks: 2}, sim.Options{}},
+		{"the world's", backends.WorldLinks{}, World{Backend: "sim", Ranks: 2, Own: links}, sim.Options{Links: *links}},
+		{"own options and the harness's links", given, World{Backend: "sim", Ranks: 2, Own: own},
+			sim.Options{Links: sim.LinkModel{PerServer: 2, IntraAlpha: time.Microsecond, IntraGBps: 9, InterGBps: 4, ReduceGBps: 3}}},
+		{"the harness's links alone", given, World{Backend: "sim", Ranks: 2},
+			sim.Options{Links: sim.LinkModel{PerServer: 2, IntraGBps: 9, InterGBps: 4}}},
+		{"none", backends.WorldLinks{}, World{Backend: "sim", Ranks: 2}, sim.Options{}},
 	}
 	for _, tc := range tests {
-		if got := tc.w.Config(tc.own, false).Options; !reflect.DeepEqual(got, tc.want) {
+		if got := tc.w.Config(tc.links, false).Options; !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %#v, want %#v", tc.name, got, tc.want)
 		}
 	}

@@ -74,7 +74,7 @@ func (w *World) ApplyLauncher(ranksGiven bool) error {
 	if !ok {
 		return refuseLaunched(w.Backend, os.Getenv)
 	}
-	lw, launched, err := l.LaunchedWorld(w.Config(nil, false))
+	lw, launched, err := l.LaunchedWorld(w.Config(backends.WorldLinks{}, false))
 	if err != nil || !launched {
 		return err
 	}

@@ -45,8 +45,7 @@ type World struct {
 	PerProcess int
 	// Own is the backend's own options its flags gave
 	// (backends.FlagDefiner), of a type its package defines; nil takes its
-	// defaults. Config hands it to the backend (backends.Settings.Own)
-	// unless the harness gives options of its own.
+	// defaults. Config hands it to the backend (backends.Settings.Own).
 	Own any
 	// HostedRanks is how many ranks share this machine's memory; 0 means
 	// all of them (one process, or -p on one machine).
@@ -156,20 +155,18 @@ func (f Faults) Validate() error {
 	return nil
 }
 
-// Config is the backend configuration of w: own is the backend's own
-// options, of a type its package defines (the simulated world's
-// *sim.LinkModel; nil: w.Own, or its defaults), retry whether a call that failed on
-// a transport error may be run again.
-func (w World) Config(own any, retry bool) backends.Config {
+// Config is the backend configuration of w: the options its backend makes
+// of w's settings (Settings), its own options (w.Own) among them, with the
+// harness's links l (which a simulator simulates; the zero WorldLinks
+// elsewhere); retry whether a call that failed on a transport error may
+// be run again.
+func (w World) Config(l backends.WorldLinks, retry bool) backends.Config {
 	b, _ := w.Resolve() // nil for an unknown name: no options
-	if own == nil {
-		own = w.Own
+	var opts any
+	if b != nil {
+		opts = backends.OptionsFor(b, w.Settings(l))
 	}
-	return backends.Config{
-		Ranks: w.Ranks, Log: w.Log, Retry: retry,
-		Options: BackendOptions(b, WorldOptions{Own: own,
-			Master: w.Master, Bind: w.Bind, ConnectTimeout: w.ConnectTimeout, OpTimeout: w.Timeout, Args: w.Args, PerProcess: w.PerProcess}),
-	}
+	return backends.Config{Ranks: w.Ranks, Log: w.Log, Retry: retry, Options: opts}
 }
 
 // WritesOutput reports whether this process writes the run's output: it

@@ -4,10 +4,23 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/hccl-test/hccl-test/backends"
 )
 
 // This file holds the grammar of the variables the backend reads, built
-// without MPI too, so that hccl-test checks them whatever the backend.
+// without MPI too, so that hccl-test checks them whatever the backend:
+// the package registers them (backends.RegisterEnv) in every build, and
+// the command imports it in every build.
+
+// init registers the variables the backend reads. EnvSpin's value is
+// checked by tcp's grammar (tcp.ParseSpin, 0 to 10ms), which accepts no
+// value that ParseSpin refuses: ParseSpin's own check would add no
+// refusal, and the user sees tcp's words whatever the packages' order.
+func init() {
+	backends.RegisterEnv(EnvSpin, nil)
+	backends.RegisterEnv(EnvColl, func(v string) error { _, err := ParseColl(v); return err })
+}
 
 // Environment variables the backend reads.
 const (

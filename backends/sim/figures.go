@@ -31,9 +31,17 @@ func (m LinkModel) Figures() backends.LinkFigures {
 }
 
 // LinkFigures implements backends.Modeled: the figures of the link model
-// own holds (ownLinks).
-func (Backend) LinkFigures(own any) backends.LinkFigures { return ownLinks(own).Figures() }
+// the world's settings s ask for (settingsLinks).
+func (Backend) LinkFigures(s backends.Settings) backends.LinkFigures {
+	return settingsLinks(s).Figures()
+}
 
-// DescribeLinks implements backends.Modeled: what the link model own
-// holds simulates for a world of ranks ranks (LinkModel.Describe).
-func (Backend) DescribeLinks(own any, ranks int) string { return ownLinks(own).Describe(ranks) }
+// DescribeLinks implements backends.Modeled: what the link model s asks
+// for simulates for a world of ranks ranks (LinkModel.Describe).
+func (Backend) DescribeLinks(s backends.Settings, ranks int) string {
+	return settingsLinks(s).Describe(ranks)
+}
+
+// DefaultLinkGBps implements backends.Modeled: DefaultLinkModel's link
+// inside a server.
+func (Backend) DefaultLinkGBps() float64 { return DefaultLinkModel.IntraGBps }

@@ -42,13 +42,13 @@ func TestLinkFigures(t *testing.T) {
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Abs(b) }
 	for _, tc := range tests {
-		got := m.LinkFigures(tc.own)
+		got := m.LinkFigures(backends.Settings{Own: tc.own})
 		if !near(got.Alpha, tc.want.Alpha) || !near(got.Beta, tc.want.Beta) || !near(got.Gamma, tc.want.Gamma) ||
 			!near(got.Copy, tc.want.Copy) || !near(got.InterAlpha, tc.want.InterAlpha) || !near(got.InterBeta, tc.want.InterBeta) ||
 			!near(got.Gap, tc.want.Gap) || got.PerServer != tc.want.PerServer || got.Fused != tc.want.Fused {
 			t.Errorf("%s: LinkFigures %+v, want %+v", tc.name, got, tc.want)
 		}
-		if d := m.DescribeLinks(tc.own, 8); d != tc.desc {
+		if d := m.DescribeLinks(backends.Settings{Own: tc.own}, 8); d != tc.desc {
 			t.Errorf("%s: DescribeLinks %q, want %q", tc.name, d, tc.desc)
 		}
 	}

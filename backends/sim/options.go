@@ -47,10 +47,10 @@ func (Backend) CheckConfig(cfg backends.Config) error {
 }
 
 // Options makes the sim's options from the world's settings
-// (backends.OptionsMaker): its link model is s.Own, a *LinkModel or a
-// LinkModel (nil or another type: the defaults; ownLinks).
+// (backends.OptionsMaker): its link model is made of s.Own, its own
+// options (an Own), and s.Links (settingsLinks).
 func (Backend) Options(s backends.Settings) any {
-	return Options{Links: ownLinks(s.Own)}
+	return Options{Links: settingsLinks(s)}
 }
 
 // LinkBytes is what one simulated rank's links take (backends.LinkMemory):

@@ -21,13 +21,17 @@ import (
 const Name = "tcp"
 
 // DefaultConnectTimeout limits setting up when the configuration gives no
-// limit: HCCL's default for HCCL_CONNECT_TIMEOUT.
-const DefaultConnectTimeout = 120 * time.Second
+// limit: backends.DefaultConnectTimeout, HCCL's default for
+// HCCL_CONNECT_TIMEOUT.
+const DefaultConnectTimeout = backends.DefaultConnectTimeout
 
 // getenv reads the environment; tests replace it.
 var getenv = os.Getenv
 
-func init() { backends.Register(Backend{}) }
+func init() {
+	backends.Register(Backend{})
+	backends.RegisterEnv(EnvSpin, func(v string) error { _, err := ParseSpin(v); return err })
+}
 
 // connectTimeout is o's connect timeout, or the default.
 func connectTimeout(o Options) time.Duration {

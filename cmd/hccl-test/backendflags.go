@@ -24,8 +24,6 @@ type backendFlag struct {
 var (
 	rendezvous = func(c backends.Caps) bool { return c.Rendezvous }
 	hosts      = func(c backends.Caps) bool { return c.Hosts }
-	simulated  = func(c backends.Caps) bool { return c.Simulated }
-	noPayload  = func(c backends.Caps) bool { return c.NoPayload }
 )
 
 // backendFlags is every flag that only some backends use. A flag added to
@@ -39,12 +37,6 @@ var backendFlags = []backendFlag{
 	{flag: "bind", needs: rendezvous, why: "has ranks that listen on a network address"},
 	{flag: "connect-timeout", needs: rendezvous, why: "has connections to set up"},
 	{flag: "topology", value: "auto", needs: hosts, why: "knows the host of every rank"},
-	{flag: "sim-alpha", needs: simulated, why: "simulates links"},
-	{flag: "sim-gap", needs: simulated, why: "simulates links"},
-	{flag: "sim-pull", needs: simulated, why: "simulates links"},
-	{flag: "sim-reduce", needs: simulated, why: "simulates reductions"},
-	{flag: "sim-copy", needs: simulated, why: "simulates copies"},
-	{flag: "sim-data", value: "false", needs: noPayload, why: "can run without payload"},
 }
 
 // refuseForeignFlags returns an error for the first flag given on fs that

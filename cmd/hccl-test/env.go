@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/launcher"
-	"github.com/hccl-test/hccl-test/backends/mpi"
-	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/traffic"
@@ -59,9 +58,10 @@ import (
 // MASTER_PORT) and HCCL_TEST_RANK, HCCL_TEST_WORLD_SIZE, HCCL_TEST_MASTER
 // and HCCL_TEST_SECRET (package backends/launcher reads them all, for
 // backends/tcp, which sets the last four for the rank processes it
-// starts, and backends/mpi). HCCL_TEST_SPIN (tcp.ParseSpin and
-// mpi.ParseSpin: both backends poll) and HCCL_TEST_MPI_COLL
-// (mpi.ParseColl), whatever the backend. Any other name under
+// starts, and backends/mpi). The variables a backend's package reads
+// (HCCL_TEST_SPIN: tcp and mpi poll; HCCL_TEST_MPI_COLL: mpi) are its own,
+// registered with their grammar (backends.RegisterEnv) and checked
+// (backends.CheckEnv) whatever the backend. Any other name under
 // HCCL_TEST_ or HCCL_OP_RETRY_ is refused (checkOwnVars).
 
 // envHelp is --help's section on the environment: the variables above,
@@ -190,8 +190,6 @@ var ownVars = map[string]func(string) error{
 	launcher.EnvSecret: nil, launcher.EnvParentPipe: nil,
 	dtype.KernelsEnv:       dtype.CheckKernels,
 	envCPUProfile:          nil,
-	tcp.EnvSpin:            checkSpin,
-	mpi.EnvColl:            func(v string) error { _, err := mpi.ParseColl(v); return err },
 	"HCCL_OP_RETRY_ENABLE": nil, // parseHCCLRetry
 	"HCCL_OP_RETRY_PARAMS": nil,
 }
@@ -202,8 +200,9 @@ var ownVars = map[string]func(string) error{
 var ownPrefixes = []string{"HCCL_TEST_", "HCCL_OP_RETRY_"}
 
 // checkOwnVars refuses, among names (NAME=value, as os.Environ), a
-// variable of ownPrefixes that ownVars does not list, or whose check
-// refuses its value.
+// variable of ownPrefixes that neither ownVars lists nor a backend's
+// package registered (backends.RegisterEnv), or whose check refuses its
+// value.
 func checkOwnVars(names []string, getenv func(string) string) error {
 	for _, kv := range names {
 		name, _, _ := strings.Cut(kv, "=")
@@ -212,7 +211,15 @@ func checkOwnVars(names []string, getenv func(string) string) error {
 		}
 		check, known := ownVars[name]
 		if !known {
-			return fmt.Errorf("%s=%q: hccl-test reads no such variable (it reads %s)", name, getenv(name), strings.Join(sortedNames(ownVars), ", "))
+			registered, err := backends.CheckEnv(name, getenv(name))
+			if !registered {
+				names := slices.Sorted(slices.Values(append(sortedNames(ownVars), backends.EnvNames()...)))
+				return fmt.Errorf("%s=%q: hccl-test reads no such variable (it reads %s)", name, getenv(name), strings.Join(names, ", "))
+			}
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		if v := getenv(name); check != nil && v != "" {
 			if err := check(v); err != nil {
@@ -221,16 +228,6 @@ func checkOwnVars(names []string, getenv func(string) string) error {
 		}
 	}
 	return nil
-}
-
-// checkSpin checks a value of HCCL_TEST_SPIN against the grammar of each
-// backend that reads it.
-func checkSpin(v string) error {
-	if _, err := tcp.ParseSpin(v); err != nil {
-		return err
-	}
-	_, err := mpi.ParseSpin(v)
-	return err
 }
 
 // sortedNames returns m's keys in order.

@@ -58,13 +58,8 @@ var fieldFlags = map[fielderr.Field]string{
 	// Links
 	"LinkGBps":      "--link-bw",
 	"LinkInterGBps": "--link-bw inter=",
-	"SimAlpha":      "--sim-alpha",
-	"SimInterAlpha": "--sim-alpha inter=",
-	"SimReduceGBps": "--sim-reduce",
-	"SimCopyGBps":   "--sim-copy",
-	"SimGap":        "--sim-gap",
-	"SimPull":       "--sim-pull",
-	"NoPayload":     "--sim-data=false",
+	// NoPayload: the flag of the backend that can run without payload
+	// (ownFieldFlags: sim's --sim-data=false).
 	// Outputs
 	"Stats":        "--stats",
 	"Cycles":       "-N",
@@ -89,8 +84,14 @@ var fieldShortFlags = map[fielderr.Field]string{
 }
 
 // fieldFlag returns the flag that sets field, or "" for a field the
-// command line does not set.
-func fieldFlag(field fielderr.Field) string { return fieldFlags[field] }
+// command line does not set: a field of the plan (fieldFlags) or of a
+// backend's own options (ownFieldFlags).
+func fieldFlag(field fielderr.Field) string {
+	if f, ok := fieldFlags[field]; ok {
+		return f
+	}
+	return ownFieldFlags()[field]
+}
 
 // fieldShortFlag returns the short form of the flag that sets field, or ""
 // for a field whose flag has none.

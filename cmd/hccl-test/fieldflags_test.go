@@ -37,7 +37,8 @@ func TestFieldFlagsCoverPlan(t *testing.T) {
 		for j := 0; j < part.Type.NumField(); j++ {
 			name := part.Type.Field(j).Name
 			fields[fielderr.Field(name)] = true
-			flag, ok := fieldFlags[fielderr.Field(name)]
+			flag := fieldFlag(fielderr.Field(name))
+			ok := flag != ""
 			switch {
 			case internalFields[name]:
 				if ok {
@@ -57,6 +58,20 @@ func TestFieldFlagsCoverPlan(t *testing.T) {
 	for f := range fieldFlags {
 		if !fields[f] {
 			t.Errorf("fieldFlags names %s, which bench.Plan does not have", f)
+		}
+	}
+	// The fields of the backends' own options are shown as their flags
+	// (flagdoc.Sets): sim's, and the plan's NoPayload by sim's flag.
+	own := ownFieldFlags()
+	for field, want := range map[fielderr.Field]string{"Alpha": "--sim-alpha", "InterAlpha": "--sim-alpha inter=", "NoPayload": "--sim-data=false"} {
+		if own[field] != want {
+			t.Errorf("%s: shown as %q, want %q", field, own[field], want)
+		}
+	}
+	for field, flag := range own {
+		long := strings.FieldsFunc(flag, func(r rune) bool { return r == ' ' || r == '=' })[0]
+		if !strings.Contains(help.String(), long+" ") && !strings.Contains(help.String(), long+"=") {
+			t.Errorf("%s: %s is not a flag --help lists", field, flag)
 		}
 	}
 }

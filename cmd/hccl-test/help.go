@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
+
+	"github.com/hccl-test/hccl-test/internal/flagdoc"
 )
 
 // Widths of a help screen.
@@ -75,18 +77,11 @@ func joinSections(name string, sections ...*flagSection) *pflag.FlagSet {
 	return fs
 }
 
-// argKey is the annotation of a flag that says what it takes (arg).
-const argKey = "hccl-test/arg"
-
 // arg says what the flag name of fs takes, as --help's left column shows it
-// after the name: "LIST", "SIZE", "0|1"; one that starts with "=" is joined
-// to the name, as --sim-data=false. A flag without one shows its type
-// (none for a switch).
-func arg(fs *pflag.FlagSet, name, what string) {
-	if err := fs.SetAnnotation(name, argKey, []string{what}); err != nil {
-		panic(err) // a flag not defined yet: a programming error that every --help shows
-	}
-}
+// after the name (flagdoc.Arg, which a backend's own flags use too): "LIST",
+// "SIZE", "0|1"; one that starts with "=" is joined to the name, as
+// --sim-data=false. A flag without one shows its type (none for a switch).
+func arg(fs *pflag.FlagSet, name, what string) { flagdoc.Arg(fs, name, what) }
 
 // helpOther is the heading of flags that no section defines.
 const helpOther = "Other"
@@ -168,8 +163,8 @@ func flagLeft(f *pflag.Flag) string {
 	}
 	s += f.Name
 	var what string
-	if a := f.Annotations[argKey]; len(a) > 0 {
-		what = a[0]
+	if a, ok := flagdoc.ArgOf(f); ok {
+		what = a
 	} else if f.Value.Type() != "bool" {
 		what, _ = pflag.UnquoteUsage(f)
 	}

@@ -177,7 +177,7 @@ func parseLive(fs *pflag.FlagSet, args []string, l *liveFlags, c isolate.Config)
 	if err != nil {
 		return o, err
 	}
-	if err := backends.CheckConfig(b, o.Config(nil, false)); err != nil {
+	if err := backends.CheckConfig(b, o.Config(backends.WorldLinks{}, false)); err != nil {
 		return o, err
 	}
 	return o, nil

@@ -16,8 +16,10 @@ import (
 	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/runctl"
 
+	_ "github.com/hccl-test/hccl-test/backends/mpi"  // registers --backend mpi (a build with -tags mpi) and its variables
 	_ "github.com/hccl-test/hccl-test/backends/proc" // registers --backend proc
 	_ "github.com/hccl-test/hccl-test/backends/shm"  // registers --backend shm
+	_ "github.com/hccl-test/hccl-test/backends/sim"  // registers --backend sim
 	_ "github.com/hccl-test/hccl-test/backends/tcp"  // registers --backend tcp
 )
 

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/backends"
+	"github.com/hccl-test/hccl-test/internal/flagdoc"
 	"github.com/hccl-test/hccl-test/world"
 )
 
@@ -30,6 +31,10 @@ func (holdBackend) Run(context.Context, backends.Config, backends.RankFunc) erro
 // minute.
 func (holdBackend) DefineFlags(fs *pflag.FlagSet) func() (any, error) {
 	d := fs.Duration("hold", 0, "wait this long before the ranks start")
+	flagdoc.Arg(fs, "hold", "DURATION")
+	fs.Bool("hold-data", true, "false holds no data")
+	flagdoc.Arg(fs, "hold-data", "=false")
+	flagdoc.Only(fs, "hold-data", "false", "can hold no data")
 	return func() (any, error) {
 		if *d < 0 || *d > time.Minute {
 			return nil, fmt.Errorf("--hold %v: want 0 to 1m", *d)
@@ -57,6 +62,8 @@ func TestOwnFlags(t *testing.T) {
 		{"refused by the backend", []string{"--hold", "2m"}, hold, nil, "--hold 2m0s: want 0 to 1m"},
 		{"on another backend", []string{"--hold", "2s"}, plain, nil, "--hold: only --backend hold takes it; it means nothing on --backend plain"},
 		{"another's not given", nil, plain, nil, ""},
+		{"limited value on another backend", []string{"--hold-data=false"}, plain, nil, "--hold-data=false: only --backend hold can hold no data; it means nothing on --backend plain"},
+		{"other value on another backend", []string{"--hold-data=true"}, plain, nil, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,6 +94,13 @@ func TestOwnFlags(t *testing.T) {
 	writeFlagHelp(&help, 80, joinSections("test", sections...), sections...)
 	if !strings.Contains(help.String(), "Hold (--backend hold)") || !strings.Contains(help.String(), "wait this long before the ranks start") {
 		t.Errorf("help lacks the backend's section or its flag's help:\n%s", help.String())
+	}
+	// What a backend's own flag takes is shown as the command's own flags
+	// show it (flagdoc.Arg), not as pflag's type.
+	for _, want := range []string{"      --hold DURATION ", "      --hold-data=false "} {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, help.String())
+		}
 	}
 }
 

@@ -61,7 +61,7 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	f := newSweepFlags(&p, &o, env) // sweepflags.go
 	fs := f.fs
 	envRetry := env.retry
-	ops, dtypes, redops, check, measure, threads, runf, simf := f.ops, f.dtypes, f.redops, &f.check, f.measure, f.threads, f.runf, f.simf
+	ops, dtypes, redops, check, measure, threads, runf := f.ops, f.dtypes, f.redops, &f.check, f.measure, f.threads, f.runf
 	placement, cache, topology, link, groups, fusion, overlap := f.placement, f.cache, f.topology, f.link, f.groups, f.fusion, f.overlap
 
 	if err := fs.Parse(args); err != nil {
@@ -90,8 +90,9 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := refuseForeignFlags(fs, p.World); err != nil {
 		return p, o, err
 	}
-	if b, err := p.Resolve(); err == nil { // an unknown backend is refused by the plan's validation
-		if err := f.own.apply(b, &p.World); err != nil {
+	b, errBackend := p.Resolve() // an unknown backend is refused by the plan's validation
+	if errBackend == nil {
+		if err := f.own.refuse(b); err != nil {
 			return p, o, err
 		}
 	}
@@ -180,8 +181,11 @@ func parseFlags(args []string, helpOut io.Writer) (bench.Plan, options, error) {
 	if err := parseTraffic(&p, fs.Changed("traffic"), *f.traffic, env.alltoallv); err != nil {
 		return p, o, err
 	}
-	if err := simf.apply(&p.Links, p.Caps()); err != nil {
-		return p, o, err
+	if errBackend == nil {
+		if err := f.own.read(b, &p.World); err != nil {
+			return p, o, err
+		}
+		applyOwn(b, p.Own, &p.Links)
 	}
 	if p.NoPayload {
 		p.Check = false // nothing to check

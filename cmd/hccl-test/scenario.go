@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/backends/sim"
 	"github.com/hccl-test/hccl-test/bench"
 	"github.com/hccl-test/hccl-test/fielderr"
 	"github.com/hccl-test/hccl-test/internal/boundedfile"
@@ -130,7 +129,10 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	fs.BoolVar(&o.JSON, "json", false, "print one JSON object with the same figures instead of the table")
 	topology := fs.String("topology", "", "--backend sim: how ranks sit on servers, servers=S,per-server=P (ranks numbered server by server)")
 	link := fs.String("link-bw", "", "--backend sim: bandwidth of the simulated links, a value or a preset; with --topology, intra=X,inter=Y for the links inside and between servers")
-	simf := addSimFlags(fs)
+	own, ownSections := defineOwnFlags(backends.With(func(backends.Caps) bool { return true })) // ownflags.go
+	for _, s := range ownSections {
+		fs.AddFlagSet(s.FlagSet)
+	}
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		return scenarioRun{}, fmt.Errorf("%w (see %s scenario --help)", err, programName)
@@ -145,6 +147,11 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 	}
 	if err := refuseForeignFlags(fs, o.World); err != nil {
 		return scenarioRun{}, err
+	}
+	if b, err := o.Resolve(); err == nil { // an unknown backend is refused below
+		if err := own.refuse(b); err != nil {
+			return scenarioRun{}, err
+		}
 	}
 	if fs.NArg() != 1 {
 		return scenarioRun{}, fmt.Errorf("want one scenario FILE, got %d arguments (see %s scenario --help)", fs.NArg(), programName)
@@ -191,7 +198,7 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 		sc.Name = file
 	}
 	o.Ranks = sc.Ranks
-	if o.Links, o.NoPayload, err = scenarioLinks(o, *topology, *link, simf); err != nil {
+	if err := scenarioLinks(&o, own, *topology, *link); err != nil {
 		return scenarioRun{}, err
 	}
 	if err := o.Inject.Validate(sc.Ranks, true); err != nil {
@@ -212,34 +219,40 @@ func parseScenario(args []string, helpOut io.Writer) (scenarioRun, error) {
 }
 
 // scenarioLinks reads a scenario's simulated links on --backend sim from
-// --topology, --link-bw and the --sim flags, checked as a sweep's are (with
-// o's world and faults), and whether it runs without payload; on other
-// backends it refuses them.
-func scenarioLinks(o scenario.Options, topology, link string, simf simFlags) (*sim.LinkModel, bool, error) {
+// --topology and --link-bw into o.Links, and the backend's own options
+// from its flags (sim's --sim-* flags) into o.Own, checked as a sweep's
+// are (with o's world and faults), and whether it runs without payload
+// into o.NoPayload; on other backends it refuses --topology and
+// --link-bw.
+func scenarioLinks(o *scenario.Options, own ownFlags, topology, link string) error {
 	if !o.Caps().Simulated {
 		switch {
 		case topology != "":
-			return nil, false, fmt.Errorf("--topology: only --backend sim takes it in a scenario, to place the simulated ranks (elsewhere the file's groups are the domains)")
+			return fmt.Errorf("--topology: only --backend sim takes it in a scenario, to place the simulated ranks (elsewhere the file's groups are the domains)")
 		case link != "":
-			return nil, false, fmt.Errorf("--link-bw: only --backend sim takes it in a scenario, for the simulated links")
+			return fmt.Errorf("--link-bw: only --backend sim takes it in a scenario, for the simulated links")
 		}
 	}
 	var topo world.Topology
 	var err error
 	if topology != "" {
 		if topo, err = world.ParseTopology(topology, o.Ranks); err != nil {
-			return nil, false, err
+			return err
 		}
 	}
 	l := bench.Links{LinkSource: bench.LinkAuto}
 	if link != "" {
 		if err := parseLinks(&l, link); err != nil {
-			return nil, false, fmt.Errorf("--link-bw: %w", err)
+			return fmt.Errorf("--link-bw: %w", err)
 		}
 	}
-	if err := simf.apply(&l, o.Caps()); err != nil {
-		return nil, false, err
+	if b, err := o.Resolve(); err == nil {
+		if err := own.read(b, &o.World); err != nil {
+			return err
+		}
+		applyOwn(b, o.Own, &l)
 	}
-	m, err := l.SimLinkModel(o.Caps(), topo, o.Faults)
-	return m, l.NoPayload, err
+	o.Links, err = l.CheckWorld(o.World, topo, o.Faults)
+	o.NoPayload = l.NoPayload
+	return err
 }

@@ -39,36 +39,25 @@ func TestSimBinary(t *testing.T) {
 	}
 }
 
-// TestSimFlags checks --sim-alpha, --sim-reduce, --sim-copy, --sim-gap,
-// --sim-pull, and what --link-bw auto means on sim.
+// TestSimFlags: the sim's own flags (backends/sim reads them; its
+// TestDefineFlags checks their values) reach the plan's World.Own on sim,
+// a refusal of their values is the command's, and --link-bw auto on sim
+// is the simulated link (backends.Modeled).
 func TestSimFlags(t *testing.T) {
 	tests := []struct {
-		args       []string
-		alpha      time.Duration
-		interAlpha time.Duration
-		reduce     float64
-		copy       float64
-		link       float64
-		gap        time.Duration
-		pull       bool
-		err        string
+		args    []string
+		link    float64
+		own     bool
+		payload bool
+		err     string
 	}{
-		{args: []string{"--backend", "sim"}, link: 25},
-		{args: []string{"--backend", "sim", "--sim-alpha", "1.5us", "--sim-reduce", "40GB/s", "--link-bw", "hccs"},
-			alpha: 1500 * time.Nanosecond, reduce: 40, link: 56},
-		{args: []string{"--backend", "sim", "--topology", "servers=2", "--sim-alpha", "intra=1us,inter=5us"},
-			alpha: time.Microsecond, interAlpha: 5 * time.Microsecond, link: 25},
-		{args: []string{"--backend", "sim", "--sim-alpha", "inter=5us"}, interAlpha: 5 * time.Microsecond, link: 25},
-		{args: []string{"--backend", "shm"}, link: 0},
+		{args: []string{"--backend", "sim"}, link: 25, own: true, payload: true},
+		{args: []string{"--backend", "sim", "--sim-alpha", "1.5us", "--sim-reduce", "40GB/s", "--link-bw", "hccs"}, link: 56, own: true, payload: true},
+		{args: []string{"--backend", "sim", "--topology", "servers=2", "--sim-alpha", "intra=1us,inter=5us"}, link: 25, own: true, payload: true},
+		{args: []string{"--backend", "sim", "--sim-data=false"}, link: 25, own: true},
+		{args: []string{"--backend", "shm"}, link: 0, payload: true},
 		{args: []string{"--backend", "sim", "--sim-alpha", "fast"}, err: `--sim-alpha "fast": "fast" is not a duration`},
-		{args: []string{"--backend", "sim", "--sim-alpha", "0us"}, err: "want a positive duration"},
-		{args: []string{"--backend", "sim", "--sim-alpha", "outer=2us"}, err: `unknown key "outer"`},
-		{args: []string{"--backend", "sim", "--sim-reduce", "fast"}, err: "--sim-reduce: bandwidth"},
-		{args: []string{"--backend", "sim", "--sim-copy", "8GB/s"}, copy: 8, link: 25},
-		{args: []string{"--backend", "sim", "--sim-copy", "fast"}, err: "--sim-copy: bandwidth"},
-		{args: []string{"--backend", "sim", "--sim-gap", "300ns"}, gap: 300 * time.Nanosecond, link: 25},
 		{args: []string{"--backend", "sim", "--sim-gap", "0"}, err: `--sim-gap "0": 0s: want a positive duration`},
-		{args: []string{"--backend", "sim", "--sim-pull"}, pull: true, link: 25},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -82,11 +71,8 @@ func TestSimFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.SimAlpha != tc.alpha || p.SimInterAlpha != tc.interAlpha || p.SimReduceGBps != tc.reduce || p.LinkGBps != tc.link ||
-				p.SimCopyGBps != tc.copy || p.SimGap != tc.gap || p.SimPull != tc.pull {
-				t.Errorf("got alpha %v inter %v reduce %v copy %v link %v gap %v pull %v; want %v %v %v %v %v %v %v",
-					p.SimAlpha, p.SimInterAlpha, p.SimReduceGBps, p.SimCopyGBps, p.LinkGBps, p.SimGap, p.SimPull,
-					tc.alpha, tc.interAlpha, tc.reduce, tc.copy, tc.link, tc.gap, tc.pull)
+			if p.LinkGBps != tc.link || (p.Own != nil) != tc.own || p.NoPayload == tc.payload {
+				t.Errorf("got link %v, own %#v, no payload %v; want link %v, own %v, payload %v", p.LinkGBps, p.Own, p.NoPayload, tc.link, tc.own, tc.payload)
 			}
 			if tc.link > 0 && p.LinkSource == bench.LinkAuto {
 				t.Errorf("--link-bw auto left to measure on sim")

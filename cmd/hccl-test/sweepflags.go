@@ -37,7 +37,6 @@ type sweepFlags struct {
 	measure                 *measureFlags
 	threads                 *threadFlags
 	runf                    *runFlags
-	simf                    simFlags
 }
 
 // newSweepFlags defines the sweep's flags into p and o, with p's defaults
@@ -54,7 +53,6 @@ func newSweepFlags(p *bench.Plan, o *options, env environment) *sweepFlags {
 		f.outputSection(p, o),
 		gpuSection(),
 		deviceSection(),
-		f.simSection(),
 	}
 	var own []*flagSection
 	f.own, own = defineOwnFlags(backends.With(func(backends.Caps) bool { return true })) // ownflags.go
@@ -193,13 +191,6 @@ func gpuSection() *flagSection {
 func deviceSection() *flagSection {
 	s := newFlagSection("hccl_test's flags for Ascend NPUs (refused, docs/nccl-tests.md)")
 	addDeviceFlags(s.FlagSet) // hccltestflags.go
-	return s
-}
-
-// simSection: the simulated links of --backend sim.
-func (f *sweepFlags) simSection() *flagSection {
-	s := newFlagSection("Sim (--backend sim)")
-	f.simf = addSimFlags(s.FlagSet) // sim.go
 	return s
 }
 

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/inject"
-	"github.com/hccl-test/hccl-test/backends/tcp"
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/world"
 )
@@ -24,7 +24,7 @@ type worldFlagHelp struct {
 // --connect-timeout's tcp's, each replaced by its variable of env when that
 // is set (env.go); the flag wins over both.
 func addLaunchFlags(fs *pflag.FlagSet, w *world.World, env environment, h worldFlagHelp) {
-	w.ConnectTimeout = tcp.DefaultConnectTimeout
+	w.ConnectTimeout = backends.DefaultConnectTimeout
 	if env.execTimeout > 0 {
 		w.Timeout = env.execTimeout
 	}
