@@ -21,21 +21,7 @@ func TestFitTellsPorts(t *testing.T) {
 			inter := *truth.Inter
 			inter.Ports = ports
 			m.Inter = &inter
-			dir := t.TempDir()
-			var files []*File
-			for _, op := range ops {
-				for _, w := range worlds {
-					f, err := ReadFile(synthLog(t, dir, &m, op, w, "Example Accelerator X1"), "", "")
-					if err != nil {
-						t.Fatal(err)
-					}
-					files = append(files, f)
-				}
-			}
-			fit, err := FitFiles(files, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			fit := fitSynthetic(t, &m, ops, worlds)
 			got := fit.Model
 			if got.Inter == nil || got.Inter.Ports != ports || !fit.PortsTold || len(fit.Ports) != 2 {
 				t.Fatalf("fitted inter %+v, told %v, tried %+v: want ports %s, told", got.Inter, fit.PortsTold, fit.Ports, ports)

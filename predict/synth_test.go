@@ -26,6 +26,28 @@ var nccltestsNames = map[coll.Op]string{
 	coll.AllToAll: "alltoall_perf", coll.SendRecv: "sendrecv_perf", coll.Broadcast: "broadcast_perf",
 }
 
+// fitSynthetic fits the logs synthLog makes of m for every op on every
+// world.
+func fitSynthetic(t *testing.T, m *clustermodel.Model, ops []coll.Op, worlds []clustermodel.World) *Fit {
+	t.Helper()
+	dir := t.TempDir()
+	var files []*File
+	for _, op := range ops {
+		for _, w := range worlds {
+			f, err := ReadFile(synthLog(t, dir, m, op, w, "Example Accelerator X1"), "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+	}
+	fit, err := FitFiles(files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fit
+}
+
 // synthLog writes an nccl-tests log of op on w whose times are those of
 // m (every op at scale 1, the fastest algorithm of ours), from 1 KiB to
 // 128 MiB by 8, with rank lines on hosts node01... and device dev.
@@ -71,24 +93,9 @@ func within(got, want, frac float64) bool { return math.Abs(got-want) <= frac*ma
 // figure comes back within 2%, every op at scale 1, and that the model
 // predicts a world it did not see (8 servers of 8) as the true figures do.
 func TestFitRecoversSynthetic(t *testing.T) {
-	dir := t.TempDir()
 	ops := []coll.Op{coll.AllReduce, coll.AllGather, coll.ReduceScatter, coll.AllToAll, coll.SendRecv}
 	worlds := []clustermodel.World{{Servers: 1, PerServer: 2}, {Servers: 1, PerServer: 4}, {Servers: 1, PerServer: 8}, {Servers: 2, PerServer: 4}, {Servers: 2, PerServer: 8}}
-	var files []*File
-	for _, op := range ops {
-		for _, w := range worlds {
-			f, err := ReadFile(synthLog(t, dir, &truth, op, w, "Example Accelerator X1"), "", "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, f)
-		}
-	}
-	fit, err := FitFiles(files, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := fit.Model
+	m := fitSynthetic(t, &truth, ops, worlds).Model
 	checks := []struct {
 		name      string
 		got, want float64
