@@ -30,9 +30,6 @@ func TestReplayMatchesFullSimulation(t *testing.T) {
 	bcast := symCall{coll.Broadcast, "tree", 4099, false}
 	reduce := symCall{coll.Reduce, "tree", 2049, false}
 	ring := symCall{coll.AllReduce, "ring", 4096, false}
-	odd := sim.LinkModel{IntraAlpha: 1700 * time.Nanosecond, InterAlpha: 9100 * time.Nanosecond,
-		IntraGBps: 23, InterGBps: 7, ReduceGBps: 9, CopyGBps: 13, Gap: 900 * time.Nanosecond}
-	perServer := func(m sim.LinkModel, p int) sim.LinkModel { m.PerServer = p; return m }
 	pull := sim.DefaultLinkModel
 	pull.Pull = true
 	cases := []struct {
@@ -47,20 +44,20 @@ func TestReplayMatchesFullSimulation(t *testing.T) {
 		// replayed is how many calls RunWorld should replay.
 		replayed int
 	}{
-		{"uneven rhd x3, 16 ranks", 16, odd, func(n int) []symCall { return []symCall{rhdUneven(n), rhdUneven(n), rhdUneven(n)} }, 0, false, 3},
-		{"uneven rhd, empty parts, avg, 64 ranks, 8 per server", 64, perServer(odd, 8), func(n int) []symCall {
+		{"uneven rhd x3, 16 ranks", 16, oddLinks, func(n int) []symCall { return []symCall{rhdUneven(n), rhdUneven(n), rhdUneven(n)} }, 0, false, 3},
+		{"uneven rhd, empty parts, avg, 64 ranks, 8 per server", 64, onServers(oddLinks, 8), func(n int) []symCall {
 			return []symCall{rhdSmall(n), rhdUneven(n), rhdSmall(n)}
 		}, 0, false, 3},
-		{"12 ranks folded, 4 per server", 12, perServer(odd, 4), func(n int) []symCall {
+		{"12 ranks folded, 4 per server", 12, onServers(oddLinks, 4), func(n int) []symCall {
 			return []symCall{rhdEven(n), rd, rs, ag, bruck, bcast, reduce}
 		}, 0, false, 7},
-		{"ranks apart, 32 ranks, 8 per server", 32, perServer(odd, 8), func(n int) []symCall {
+		{"ranks apart, 32 ranks, 8 per server", 32, onServers(oddLinks, 8), func(n int) []symCall {
 			return []symCall{rhdEven(n), rd, rhdUneven(n)}
 		}, 5 * time.Microsecond, false, 3},
-		{"symmetric then replayed then neither, 16 ranks", 16, perServer(sim.DefaultLinkModel, 4), func(n int) []symCall {
+		{"symmetric then replayed then neither, 16 ranks", 16, onServers(sim.DefaultLinkModel, 4), func(n int) []symCall {
 			return []symCall{rd, rhdUneven(n), ring, rhdEven(n), bruck}
 		}, 0, false, 3}, // the ring leaves the ranks apart: the even rhd too
-		{"in place, 24 ranks, servers of 6", 24, perServer(odd, 6), func(n int) []symCall {
+		{"in place, 24 ranks, servers of 6", 24, onServers(oddLinks, 6), func(n int) []symCall {
 			return []symCall{rhdUneven(n), rs, ag, bcast}
 		}, 0, true, 3}, // not the allgather in place
 		{"receivers move the data, 16 ranks", 16, pull, func(n int) []symCall { return []symCall{rhdUneven(n), rs} }, 0, false, 0},
