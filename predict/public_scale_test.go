@@ -48,18 +48,7 @@ func TestPredictPublicScales(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.fit[0]+" to "+tc.measured, func(t *testing.T) {
-			var files []*File
-			for _, name := range tc.fit {
-				f, err := ReadFile(filepath.Join(tc.dir, name), "", "")
-				if err != nil {
-					t.Fatal(err)
-				}
-				files = append(files, f)
-			}
-			fit, err := FitFiles(files, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			fit := fitLogs(t, tc.dir, tc.fit)
 			m, err := ReadFile(filepath.Join(tc.dir, tc.measured), "", "")
 			if err != nil {
 				t.Fatal(err)

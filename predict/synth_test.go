@@ -31,21 +31,13 @@ var nccltestsNames = map[coll.Op]string{
 func fitSynthetic(t *testing.T, m *clustermodel.Model, ops []coll.Op, worlds []clustermodel.World) *Fit {
 	t.Helper()
 	dir := t.TempDir()
-	var files []*File
+	var names []string
 	for _, op := range ops {
 		for _, w := range worlds {
-			f, err := ReadFile(synthLog(t, dir, m, op, w, "Example Accelerator X1"), "", "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, f)
+			names = append(names, filepath.Base(synthLog(t, dir, m, op, w, "Example Accelerator X1")))
 		}
 	}
-	fit, err := FitFiles(files, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fit
+	return fitLogs(t, dir, names)
 }
 
 // synthLog writes an nccl-tests log of op on w whose times are those of
