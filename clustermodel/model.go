@@ -97,13 +97,19 @@ func (l Level) SharedNIC() bool { return l.Ports == PortsServer }
 type Op struct {
 	// Name is the collective (coll's name: allreduce, ...).
 	Name string `json:"op"`
-	// BWScale multiplies every bandwidth (links and reduction) for this
-	// collective: 1 when it moves data at the levels' rates, below 1 when
+	// BWScale multiplies every bandwidth (links and reduction; not the
+	// link between servers where OneServer) for this collective: 1 when it moves data at the levels' rates, below 1 when
 	// it reaches less, above 1 when more than the links allow
 	// (InNetwork).
 	BWScale float64 `json:"bw_scale"`
-	// LatScale multiplies every latency for this collective.
+	// LatScale multiplies every latency for this collective (not the
+	// link between servers' where OneServer).
 	LatScale float64 `json:"lat_scale"`
+	// OneServer says that the collective's scales were fitted on rows of
+	// one server only: they say what it reaches on the link inside a
+	// server (and in its reduction), nothing of the link between servers,
+	// which it then takes at the level's own figures (scale 1).
+	OneServer bool `json:"one_server,omitempty"`
 	// Shape is the algorithm whose cost fitted the curve best among ours
 	// (ring, rhd, ...), and Shapes the winner at each fitted world and
 	// size band, as "ranks/band:name".
@@ -336,20 +342,26 @@ func (s Span) Largest() (w World, servers int) {
 // collective o on a world of w: the levels' figures, each bandwidth times
 // o's BWScale and each latency times its LatScale, two levels when w has
 // several servers, the link between them shared by a server's ranks where
-// Inter.Ports says so. Where the ranks share Cores CPUs and a server holds
-// more ranks than that, every bandwidth is that share of it.
+// Inter.Ports says so. Where o's scales were fitted on one server only
+// (OneServer), the link between servers keeps the level's own figures:
+// those rows said nothing of it. Where the ranks share Cores CPUs and a
+// server holds more ranks than that, every bandwidth is that share of it.
 func (m *Model) Coll(o Op, w World) coll.Model {
-	lat, bw := o.LatScale, o.BWScale
+	share := 1.0
 	if m.Cores > 0 && w.PerServer > m.Cores {
 		// More ranks than CPUs: they take turns, each moving data
 		// Cores/PerServer of the time (coll's Beta is with every rank busy).
-		bw *= float64(m.Cores) / float64(w.PerServer)
+		share = float64(m.Cores) / float64(w.PerServer)
 	}
+	lat, bw := o.LatScale, o.BWScale*share
 	cm := coll.Model{
 		Alpha: m.Intra.AlphaUS * 1e-6 * lat, Beta: 1 / (m.Intra.GBps * 1e9 * bw),
 		Gamma: 1 / (m.ReduceGBps * 1e9 * bw), Fused: m.Fused, Cores: m.Cores, SenderMoves: m.SenderMoves,
 	}
 	if w.Servers > 1 && m.Inter != nil {
+		if o.OneServer {
+			lat, bw = 1, share
+		}
 		cm.PerServer = w.PerServer
 		cm.InterAlpha = m.Inter.AlphaUS * 1e-6 * lat
 		cm.InterBeta = 1 / (m.Inter.GBps * 1e9 * bw)

@@ -3,6 +3,7 @@ package clustermodel
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -133,5 +134,32 @@ func TestLoadRefusals(t *testing.T) {
 	}
 	if _, err := Load(write("ok.json", good.String())); err != nil {
 		t.Errorf("a valid model: %v", err)
+	}
+}
+
+// TestCollOneServer checks that a collective's scales apply to the link
+// between servers only where they were fitted on rows that crossed it.
+func TestCollOneServer(t *testing.T) {
+	w := World{Servers: 2, PerServer: 8}
+	tests := []struct {
+		name                string
+		oneServer           bool
+		interBW, interAlpha float64 // GB/s and us the link between servers gets
+	}{
+		{"fitted across servers", false, 22 * 1.5, 14 * 0.5},
+		{"fitted on one server", true, 22, 14},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := valid()
+			cm := m.Coll(Op{Name: "allreduce", BWScale: 1.5, LatScale: 0.5, OneServer: tc.oneServer}, w)
+			near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+			if !near(1/cm.Beta/1e9, 120*1.5) || !near(cm.Alpha*1e6, 3*0.5) || !near(1/cm.Gamma/1e9, 60*1.5) {
+				t.Errorf("inside a server: %.3f GB/s, %.3f us, reduce %.3f GB/s; want the scales applied (180, 1.5, 90)", 1/cm.Beta/1e9, cm.Alpha*1e6, 1/cm.Gamma/1e9)
+			}
+			if !near(1/cm.InterBeta/1e9, tc.interBW) || !near(cm.InterAlpha*1e6, tc.interAlpha) {
+				t.Errorf("between servers: %.3f GB/s, %.3f us; want %.3f and %.3f", 1/cm.InterBeta/1e9, cm.InterAlpha*1e6, tc.interBW, tc.interAlpha)
+			}
+		})
 	}
 }

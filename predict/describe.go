@@ -70,6 +70,9 @@ func describeOp(m *clustermodel.Model, o *clustermodel.Op, rows []Sample) {
 	case o.BWScale < 0.95:
 		notes = append(notes, fmt.Sprintf("reaches %.0f%% of the links' fit", 100*o.BWScale))
 	}
+	if o.OneServer && m.Inter != nil && (o.BWScale != 1 || o.LatScale != 1) {
+		notes = append(notes, "its scales are of one server's rows: between servers it takes the link's own figures")
+	}
 	o.Note = strings.Join(notes, "; ")
 }
 

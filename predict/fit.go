@@ -263,6 +263,7 @@ func fitModel(m *clustermodel.Model, samples []Sample, fixed *clustermodel.Model
 			return cost(m, rows) + ridge(y, []float64{0, 0})
 		})
 		o.LatScale, o.BWScale = clampScale(math.Exp(y[0])), clampScale(math.Exp(y[1]))
+		o.OneServer = !slices.ContainsFunc(rows, func(s Sample) bool { return s.World.Servers > 1 })
 		describeOp(m, o, rows)
 	}
 	markInNetwork(m)
@@ -363,18 +364,18 @@ func predictSample(m *clustermodel.Model, o clustermodel.Op, s Sample) (float64,
 	cm := m.Coll(o, s.World)
 	b := int(s.Bytes / int64(s.Op.Blocks(s.World.Ranks())))
 	if s.Algo != "" {
-		return coll.Predict(s.Op, s.Algo, s.World.Ranks(), max(b, 1), cm), s.Algo
+		return coll.Predict(s.Op, s.Algo, s.World.Ranks(), max(b, 1), algoModel(m, cm, s.Algo)), s.Algo
 	}
-	return fastest(s.Op, s.World.Ranks(), max(b, 1), cm)
+	return fastest(m, s.Op, s.World.Ranks(), max(b, 1), cm)
 }
 
 // fastest returns the time in seconds of the fastest of our algorithms for
 // op on n ranks with blocks of b bytes under cm, and its name; NaN when
 // none has a cost.
-func fastest(op coll.Op, n, b int, cm coll.Model) (float64, string) {
+func fastest(m *clustermodel.Model, op coll.Op, n, b int, cm coll.Model) (float64, string) {
 	best, name := math.NaN(), ""
 	for _, a := range coll.Names(op) {
-		if t := coll.Predict(op, a, n, b, cm); t > 0 && !(t >= best) {
+		if t := coll.Predict(op, a, n, b, algoModel(m, cm, a)); t > 0 && !(t >= best) {
 			best, name = t, a
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/hccl-test/hccl-test/clustermodel"
 )
@@ -67,7 +69,15 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 			// The simulator gives every rank ports of its own (docs/sim.md).
 			without += " and the link a server's ranks share: each rank gets one of its own there"
 		}
-		fmt.Fprintf(&b, "# the same links on the simulator (without %s): %s\n", without, SimCommand(m, rows[0].World))
+		var algos []string
+		for _, r := range rows {
+			if !slices.Contains(algos, r.Algo) {
+				algos = append(algos, r.Algo)
+			}
+		}
+		for _, a := range algos {
+			fmt.Fprintf(&b, "# the same links on the simulator (without %s): %s --algo %s\n", without, SimCommand(m, rows[0].World, a), a)
+		}
 	}
 	b.WriteString("# band: the time lies within time/(1+band) and time*(1+band), busbw likewise; the band is the fit's own error " +
 		"plus its growth per doubling of ranks or servers beyond the fitted ones (extrap, in doublings)\n")
@@ -90,8 +100,11 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 // latencies and bandwidths and the reduction rate. The per-collective
 // scales, a CPU backend's shared CPUs and a link between servers shared by
 // a server's ranks (Level.Ports) have no simulator flag and are
-// left out.
-func SimCommand(m *clustermodel.Model, w clustermodel.World) string {
+// left out. Where the model costs algo's channels as issuing apart
+// (ChannelGap: multiring on devices), the command gives the simulated
+// ranks that gap (--sim-gap); otherwise the simulator's default gap is
+// the cost model's.
+func SimCommand(m *clustermodel.Model, w clustermodel.World, algo string) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 	cmd := fmt.Sprintf("hccl-test --backend sim --sim-data=false -p %d", w.Ranks())
 	if w.Servers > 1 && m.Inter != nil {
@@ -103,6 +116,9 @@ func SimCommand(m *clustermodel.Model, w clustermodel.World) string {
 	cmd += fmt.Sprintf(" --sim-reduce %sGB/s", g(m.ReduceGBps))
 	if m.Fused {
 		cmd += " --sim-pull"
+	}
+	if channelsApart(m, algo) {
+		cmd += fmt.Sprintf(" --sim-gap %v", time.Duration(ChannelGap*1e9))
 	}
 	return cmd
 }

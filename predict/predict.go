@@ -126,9 +126,9 @@ func Predict(m *clustermodel.Model, q Query) ([]Row, error) {
 			unit := int64(op.Blocks(n)) * elemBytes
 			bytes := max(size-size%unit, unit)
 			b := int(bytes / int64(op.Blocks(n)))
-			t, algo := fastest(op, n, b, cm)
+			t, algo := fastest(m, op, n, b, cm)
 			if q.Algo != "" && q.Algo != coll.Auto {
-				t, algo = coll.Predict(op, q.Algo, n, b, cm), q.Algo
+				t, algo = coll.Predict(op, q.Algo, n, b, algoModel(m, cm, q.Algo)), q.Algo
 			}
 			if !(t > 0) || math.IsInf(t, 0) {
 				return nil, fmt.Errorf("%v on %d ranks, %d bytes: no algorithm of ours asked for has a cost there", op, n, bytes)

@@ -21,8 +21,10 @@ import (
 //
 // The default 2-server run is NCCL's NVLS tree, "an aberration" of two
 // servers by the maintainers' word in that thread, which runs above the
-// network's rate: fitted on it, 8 servers are over-predicted by a quarter.
-// Fitted on the same cluster's 2-server run with NCCL_ALGO=Ring, which the
+// network's rate: fitted on it, 4 and 8 servers are over-predicted by more
+// than a third (and its single allreduce log cannot tell its link between
+// servers from its reduction: near-equal optima of its rows predict them
+// differently). Fitted on the same cluster's 2-server run with NCCL_ALGO=Ring, which the
 // maintainers recommend as the fabric's figure, the prediction holds.
 func TestPredictPublicScales(t *testing.T) {
 	const nt309, cluster01 = "testdata/nt309", "../results/testdata/public"
@@ -35,10 +37,12 @@ func TestPredictPublicScales(t *testing.T) {
 		median, worst float64 // percent, at most
 		inBand        int     // measured rows inside the band, at least
 	}{
-		{nt309, []string{"gj-aion_all_reduce_perf_2nodes_ring_min_ctas24.log"}, "gj-aion_all_reduce_perf_4nodes.log", coll.AllReduce, 4, 9, 17, 9},
+		{nt309, []string{"gj-aion_all_reduce_perf_2nodes_ring_min_ctas24.log"}, "gj-aion_all_reduce_perf_4nodes.log", coll.AllReduce, 4, 5, 17, 9},
 		{nt309, []string{"gj-aion_all_reduce_perf_2nodes_ring_min_ctas24.log"}, "gj-aion_all_reduce_perf_8nodes.log", coll.AllReduce, 8, 8, 18, 9},
-		{nt309, []string{"gj-aion_all_reduce_perf_2nodes.log"}, "gj-aion_all_reduce_perf_8nodes.log", coll.AllReduce, 8, 30, 45, 9},
-		{nt309, []string{"qoofyk_all_reduce_perf_2nodes.log"}, "qoofyk_all_reduce_perf_4nodes.log", coll.AllReduce, 4, 20, 31, 8},
+		{nt309, []string{"gj-aion_all_reduce_perf_2nodes_ring_min_ctas24.log"}, "gj-aion_all_reduce_perf_8nodes_min_ctas24.log", coll.AllReduce, 8, 14, 32, 9},
+		{nt309, []string{"gj-aion_all_reduce_perf_2nodes.log"}, "gj-aion_all_reduce_perf_4nodes.log", coll.AllReduce, 4, 39, 58, 1},
+		{nt309, []string{"gj-aion_all_reduce_perf_2nodes.log"}, "gj-aion_all_reduce_perf_8nodes.log", coll.AllReduce, 8, 39, 50, 7},
+		{nt309, []string{"qoofyk_all_reduce_perf_2nodes.log"}, "qoofyk_all_reduce_perf_4nodes.log", coll.AllReduce, 4, 20, 26, 10},
 		// Another cluster's alltoall, fitted on 1 and 2 servers, predicted
 		// at 10: five times the largest fitted node count. Its band held 1
 		// of 9 when the growth of the error was measured by predicting 2

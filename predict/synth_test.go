@@ -178,7 +178,11 @@ func TestPredictAlgo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := coll.Predict(coll.AllReduce, algo, w.Ranks(), 64<<20, m.Coll(m.Ops[0], w)) * 1e6
+		cm := m.Coll(m.Ops[0], w)
+		if algo == "multiring" {
+			cm.Gap = ChannelGap // truth is of devices: multiring's channels issue apart
+		}
+		want := coll.Predict(coll.AllReduce, algo, w.Ranks(), 64<<20, cm) * 1e6
 		best, _ := Predict(&m, Query{World: w, Ops: []coll.Op{coll.AllReduce}, Sizes: []int64{64 << 20}})
 		if rows[0].Algo != algo || !within(rows[0].TimeUS, want, 1e-12) || best[0].TimeUS > rows[0].TimeUS {
 			t.Errorf("%s: %s %.2f us, coll says %.2f, the fastest (%s) %.2f", algo, rows[0].Algo, rows[0].TimeUS, want, best[0].Algo, best[0].TimeUS)
