@@ -118,7 +118,7 @@ func (c *recorder) verify(q replayReq) backends.Request {
 		return failed{errReplay}
 	}
 	want := &c.w.reqs[i]
-	if q.send != want.send || int(q.peer) != (int(want.peer)+c.off)%c.f.size || q.n != want.n || q.reduce != want.reduce {
+	if q.send != want.send || int(q.peer) != (int(want.peer)+c.off)%c.f.size || q.n != want.n || q.reduces != want.reduces {
 		c.differs = true
 		return failed{errReplay}
 	}

@@ -67,7 +67,7 @@ func (c *recorder) RecvReduce(peer int, dst, acc []byte, _ dtype.ReduceFunc) bac
 	if len(acc) < len(dst) {
 		return c.fail()
 	}
-	return c.post(replayReq{peer: int32(peer), n: len(dst), reduce: c.f.reduceTime(len(dst))})
+	return c.post(replayReq{peer: int32(peer), n: len(dst), reduces: true})
 }
 
 // post records a request, or fails it where shm would fail it at once (a

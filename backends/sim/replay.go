@@ -33,8 +33,9 @@ import (
 
 // replayBudget bounds the requests a world's replay records: beyond it
 // (a call of n² messages on a large world) the call runs message by
-// message, as without the replay. A request's record takes about 90 bytes
-// (with its ops): 4 Mi of them about 380 MB. A 16384-rank allreduce by
+// message, as without the replay. A request's record takes about 84 bytes
+// (32, its two ops' 32, its handle's 16 and its index's 4): 4 Mi of them
+// about 350 MB. A 16384-rank allreduce by
 // halving and doubling records 917,504; a periodic world (periodic.go)
 // records one server's ranks only, so multiring's 33.5 Mi requests on
 // 1024 ranks of 128 servers record 262,128. It is a variable so that the
@@ -66,21 +67,35 @@ type op struct {
 	d    time.Duration
 }
 
-// replayReq is a request a rank's program posted.
+// replayReq is a request a rank's program posted, in 32 bytes: what of
+// a send's timing is not its length's (bytesAt) nor its level's is when
+// it left (sent rebuilds the rest), and a receive's reduction costs what
+// its length does (reduceTime).
 type replayReq struct {
-	send   bool
-	waited bool
-	peer   int32
-	n      int
+	n    int
+	left time.Duration // a send's, once booked: when it left its port
+	peer int32
 	// match is, for a receive, the index of the matching send among the
 	// peer's requests.
-	match  int32
-	reduce time.Duration // a receive's reduction
-	// For a send: whether it is booked yet, its timing on the sender's
-	// port (when it left, when it may arrive, what it takes of the
-	// receiver's ingress port), and whether its receiver waits on it.
+	match int32
+	// reduces is set on a receive that reduces what it receives.
+	send, waited, reduces bool
+	// For a send: whether it is booked yet, whether its receiver waits
+	// on it, and the level it travels on (timing.port).
 	booked, waiter bool
-	at             timing
+	port           uint8
+}
+
+// sent returns the timing book gave booked send s: its latency and what
+// it takes of the receiver's ingress port follow from its level and
+// length as book works them out.
+func (f *fabric) sent(s *replayReq) timing {
+	l := f.links
+	alpha, gbps := l.IntraAlpha, l.IntraGBps
+	if s.port == 1 {
+		alpha, gbps = l.InterAlpha, l.InterGBps
+	}
+	return timing{left: s.left, arrive: limits.AddDurations(s.left, alpha), port: int(s.port), x: bytesAt(s.n, gbps), alpha: alpha}
 }
 
 // trace is one rank's recorded program, then its state in the replay:
@@ -335,7 +350,7 @@ func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
 					continue
 				}
 				at := f.book(int(r), int(q.peer), q.n, 0, t.st.clock, &t.st.busy, &t.st.issue)
-				q.at, q.booked = at, true
+				q.left, q.port, q.booked = at.left, uint8(at.port), true
 				if q.waiter {
 					ready = append(ready, q.peer%int32(w.period))
 				}
@@ -346,7 +361,7 @@ func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
 				}
 				if q.send {
 					q.waited = true
-					t.st.advance(q.at.left)
+					t.st.advance(q.left)
 					continue
 				}
 				s := &w.reqs[q.match]
@@ -357,12 +372,14 @@ func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
 				q.waited = true
 				// The receiving side's one formula, as the endpoints'
 				// receives (recvReq.Wait) take it.
-				arrive := ingress(s.at, &t.st.in)
+				arrive := ingress(f.sent(s), &t.st.in)
 				if idle := arrive - t.st.clock; idle > 0 {
 					t.waited += idle
 					t.st.advance(arrive)
 				}
-				t.st.advance(limits.AddDurations(t.st.clock, q.reduce))
+				if q.reduces {
+					t.st.advance(limits.AddDurations(t.st.clock, f.reduceTime(q.n)))
+				}
 			}
 		}
 		if t.pc == t.ops[1] {
