@@ -88,10 +88,10 @@ type checking struct {
 func (c *recorder) periodic(ctx context.Context, run func(t backends.Transport) error, period int) (bool, error) {
 	defer func() { c.checking, c.failed = checking{handed: c.handed}, false }()
 	for r := period; r < c.f.size; r++ {
-		if r%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return false, backends.ContextError(ctx)
-			}
+		// Each rank, not each 256 as when recording: a rank of a
+		// periodic world may post tens of thousands of requests.
+		if err := ctx.Err(); err != nil {
+			return false, backends.ContextError(ctx)
 		}
 		t := &c.w.traces[r%period]
 		c.checking = checking{check: t, off: r - r%period, pc: t.ops[0], next: t.reqs[0], handed: c.handed}

@@ -179,3 +179,30 @@ func TestPeriodicRecordsMatchWhole(t *testing.T) {
 		t.Errorf("periodic records of %d requests at a budget of %d: recorded", len(per.reqs), replayBudget)
 	}
 }
+
+// TestPeriodicCheckStopsWithItsContext: the check of a periodic world's
+// other ranks ends at the first rank after its context has, not at the
+// end of the world.
+func TestPeriodicCheckStopsWithItsContext(t *testing.T) {
+	const n, p = 4096, 4
+	f, err := newFabric(n, LinkModel{PerServer: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := 0
+	prog := serversProgram(p, 2, "")
+	_, err = f.record(ctx, func(tr backends.Transport) error {
+		if ran++; ran == p+10 {
+			cancel()
+		}
+		return prog(tr)
+	}, p)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("record after the end: %v, want context.Canceled", err)
+	}
+	if ran != p+10 {
+		t.Errorf("ran %d ranks' programs, want %d: the check went on after its context ended", ran, p+10)
+	}
+}
