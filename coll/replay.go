@@ -31,12 +31,15 @@ type worldRunner interface {
 // replayed is the algorithms whose calls are replayed for the world:
 // those of a logarithmic number of messages per rank (a world's replay
 // records every message of every rank) that read no clock, each compared
-// with the full simulation in TestReplayMatchesFullSimulation.
+// with the full simulation in TestReplayMatchesFullSimulation, and
+// multiring, whose world repeats server by server (sim records one
+// server's ranks: TestPeriodicReplayMatchesFullSimulation).
 var replayed = map[replayKey]bool{
 	{AllReduce, "rd"}: true, {AllReduce, "rhd"}: true,
 	{AllGather, "rd"}: true, {AllGather, "bruck"}: true,
 	{ReduceScatter, "rhd"}: true,
 	{Broadcast, "tree"}:    true, {Reduce, "tree"}: true,
+	{AllReduce, multiringName}: true, {ReduceScatter, multiringName}: true, {AllGather, multiringName}: true,
 }
 
 // replayKey is an algorithm of an op.
@@ -54,10 +57,11 @@ func (c *Comm) replayWorld(ctx context.Context, alg *algorithm, a *Args) (bool, 
 		return false, nil
 	}
 	key := replayCall{op: a.Op, name: alg.name, dt: a.DType, redOp: a.RedOp, count: a.Count, root: a.Root,
-		send: len(a.Send), recv: len(a.Recv), aliased: aliased(a.Send, a.Recv), n: c.size}
+		send: len(a.Send), recv: len(a.Recv), aliased: aliased(a.Send, a.Recv), n: c.size, perServer: c.topo.perServer}
 	return wr.RunWorld(ctx, key, func(t backends.Transport) error {
 		m := NewComm(t)
 		m.SetNoPayload(true)
+		m.topo.perServer = c.topo.perServer // multiring's channels follow the servers
 		return alg.run(ctx, m, a)
 	})
 }
@@ -74,4 +78,5 @@ type replayCall struct {
 	send, recv  int
 	aliased     bool
 	n           int
+	perServer   int
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/internal/limits"
 )
 
@@ -28,22 +27,29 @@ import (
 // whatever the program, at a fraction of its cost per message: where the
 // symmetric replay (symmetric.go) needs every rank alike, this one takes
 // calls whose ranks differ (halving and doubling whose parts are uneven, a
-// world that is not a power of two, two levels).
+// world that is not a power of two, two levels). Where the world repeats
+// server by server, one server's ranks are recorded and replayed for it
+// (periodic.go).
 
 // replayBudget bounds the requests a world's replay records: beyond it
 // (a call of n² messages on a large world) the call runs message by
-// message, as without the replay. A request's record takes about 60 bytes
-// (with its ops): 4 Mi of them about 250 MB. A 16384-rank allreduce by
-// halving and doubling records 917,504.
-const replayBudget = 1 << 22
+// message, as without the replay. A request's record takes about 84 bytes
+// (32, its two ops' 32, its handle's 16 and its index's 4): 4 Mi of them
+// about 350 MB. A 16384-rank allreduce by
+// halving and doubling records 917,504; a periodic world (periodic.go)
+// records one server's ranks only, so multiring's 33.5 Mi requests on
+// 1024 ranks of 128 servers record 262,128. It is a variable so that the
+// tests can see a call beyond it fall back.
+var replayBudget = 1 << 22
 
 // errReplay is what the recorder fails a request with where the replay
 // cannot follow the program (a request shm would fail at once, or the
 // budget spent): the call then runs on every rank.
 var errReplay = errors.New("sim: the call cannot be replayed")
 
-// replayRuns counts the calls RunWorld replayed, for the tests.
-var replayRuns atomic.Int64
+// replayRuns counts the calls RunWorld replayed, for the tests, and
+// periodicRuns those of them it replayed for one period (periodic.go).
+var replayRuns, periodicRuns atomic.Int64
 
 // opKind is what a recorded step of a program does.
 type opKind uint8
@@ -61,21 +67,35 @@ type op struct {
 	d    time.Duration
 }
 
-// replayReq is a request a rank's program posted.
+// replayReq is a request a rank's program posted, in 32 bytes: what of
+// a send's timing is not its length's (bytesAt) nor its level's is when
+// it left (sent rebuilds the rest), and a receive's reduction costs what
+// its length does (reduceTime).
 type replayReq struct {
-	send   bool
-	waited bool
-	peer   int32
-	n      int
+	n    int
+	left time.Duration // a send's, once booked: when it left its port
+	peer int32
 	// match is, for a receive, the index of the matching send among the
 	// peer's requests.
-	match  int32
-	reduce time.Duration // a receive's reduction
-	// For a send: whether it is booked yet, its timing on the sender's
-	// port (when it left, when it may arrive, what it takes of the
-	// receiver's ingress port), and whether its receiver waits on it.
+	match int32
+	// reduces is set on a receive that reduces what it receives.
+	send, waited, reduces bool
+	// For a send: whether it is booked yet, whether its receiver waits
+	// on it, and the level it travels on (timing.port).
 	booked, waiter bool
-	at             timing
+	port           uint8
+}
+
+// sent returns the timing book gave booked send s: its latency and what
+// it takes of the receiver's ingress port follow from its level and
+// length as book works them out.
+func (f *fabric) sent(s *replayReq) timing {
+	l := f.links
+	alpha, gbps := l.IntraAlpha, l.IntraGBps
+	if s.port == 1 {
+		alpha, gbps = l.InterAlpha, l.InterGBps
+	}
+	return timing{left: s.left, arrive: limits.AddDurations(s.left, alpha), port: int(s.port), x: bytesAt(s.n, gbps), alpha: alpha}
 }
 
 // trace is one rank's recorded program, then its state in the replay:
@@ -89,8 +109,13 @@ type trace struct {
 	waited time.Duration
 }
 
-// records is every rank's recorded program.
+// records is every rank's recorded program, or in a periodic world
+// (periodic.go) those of the first period ranks, whose programs every
+// other rank's repeat, renamed.
 type records struct {
+	// period is how many ranks are recorded (the world's size, or its
+	// period): rank r's outcome is that of trace r%period.
+	period int
 	traces []trace
 	ops    []op
 	reqs   []replayReq
@@ -120,25 +145,18 @@ func (e *endpoint) RunWorld(ctx context.Context, key any, run func(t backends.Tr
 	// its ingress ports too, which the replay's receives take (ingress).
 	in := []float64{f64(e.Now()), f64(e.Waited()), f64(e.issue), f64(e.busy[0]), f64(e.busy[1]), f64(e.in[0]), f64(e.in[1])}
 	out, err := e.Meet(ctx, in, func(all [][]float64) ([]float64, error) {
-		w, err := e.f.records(ctx, key, run)
+		w, err := e.f.records(ctx, key, run, e.f.periodOf(all))
 		if w == nil || err != nil {
 			return nil, err
 		}
-		for r, v := range all {
-			t := &w.traces[r]
-			t.st = rankState{clock: dur(v[0]), issue: dur(v[2]), busy: [2]time.Duration{dur(v[3]), dur(v[4])},
-				in: [2]time.Duration{dur(v[5]), dur(v[6])}}
-			t.waited = dur(v[1])
-		}
+		w.start(all)
 		if ok, err := e.f.replay(ctx, w); !ok || err != nil {
 			return nil, err
 		}
-		res := make([]float64, 0, rankTimesLen*len(w.traces))
-		for _, t := range w.traces {
-			s := t.st
-			res = append(res, f64(s.clock), f64(t.waited), f64(s.issue), f64(s.busy[0]), f64(s.busy[1]), f64(s.in[0]), f64(s.in[1]))
+		if w.period < e.f.size {
+			periodicRuns.Add(1)
 		}
-		return res, nil
+		return w.outcome(all), nil
 	})
 	if err != nil {
 		return false, fmt.Errorf("sim: call replayed for the world: %w", err)
@@ -157,6 +175,32 @@ func (e *endpoint) RunWorld(ctx context.Context, key any, run func(t backends.Tr
 	return true, nil
 }
 
+// start sets the recorded ranks' states to all's (as RunWorld meets
+// them: rankTimesLen values a rank).
+func (w *records) start(all [][]float64) {
+	for r := range w.traces {
+		t, v := &w.traces[r], all[r]
+		t.st = rankState{clock: dur(v[0]), issue: dur(v[2]), busy: [2]time.Duration{dur(v[3]), dur(v[4])},
+			in: [2]time.Duration{dur(v[5]), dur(v[6])}}
+		t.waited = dur(v[1])
+	}
+}
+
+// outcome returns every rank's state after the replay, as RunWorld
+// hands them out, the ranks having started in states all: the state of
+// the recorded rank in its place, and the time it waited before the
+// call plus what the call made that rank wait (alike for every rank of
+// the place).
+func (w *records) outcome(all [][]float64) []float64 {
+	res := make([]float64, 0, rankTimesLen*len(all))
+	for r, v := range all {
+		t := &w.traces[r%w.period]
+		s, waited := t.st, dur(v[1])+t.waited-dur(all[r%w.period][1])
+		res = append(res, f64(s.clock), f64(waited), f64(s.issue), f64(s.busy[0]), f64(s.busy[1]), f64(s.in[0]), f64(s.in[1]))
+	}
+	return res
+}
+
 // f64 and dur carry a duration's bits in a float64 and back, so that no
 // nanosecond is lost in a meeting.
 func f64(d time.Duration) float64 { return math.Float64frombits(uint64(d)) }
@@ -166,8 +210,12 @@ func dur(x float64) time.Duration { return time.Duration(math.Float64bits(x)) }
 // call replayed, reset, where it had the same key, else run's, recorded
 // (record) and kept for the next call. Only the rank that combines a
 // meeting calls it, one meeting at a time.
-func (f *fabric) records(ctx context.Context, key any, run func(t backends.Transport) error) (*records, error) {
-	if key != nil && f.kept.w != nil && f.kept.key == key {
+//
+// period is the world's period for this call (periodOf): records of a
+// world of another period are not reused, unless they are the whole
+// world's, which serve any call.
+func (f *fabric) records(ctx context.Context, key any, run func(t backends.Transport) error, period int) (*records, error) {
+	if key != nil && f.kept.w != nil && f.kept.key == key && (f.kept.w.period == f.size || f.kept.w.period == period) {
 		w := f.kept.w
 		for i := range w.traces {
 			w.traces[i].pc = w.traces[i].ops[0]
@@ -179,7 +227,7 @@ func (f *fabric) records(ctx context.Context, key any, run func(t backends.Trans
 		return w, nil
 	}
 	f.kept.key, f.kept.w = nil, nil
-	w, err := f.record(ctx, run)
+	w, err := f.record(ctx, run, period)
 	if w != nil && err == nil && key != nil {
 		f.kept.key, f.kept.w = key, w
 	}
@@ -187,17 +235,20 @@ func (f *fabric) records(ctx context.Context, key any, run func(t backends.Trans
 }
 
 // record runs run on a recorder of every rank of f and matches every
-// receive with its send. It returns nil, with a nil error, where the
-// program cannot be replayed; an error only when ctx ended.
-func (f *fabric) record(ctx context.Context, run func(t backends.Transport) error) (*records, error) {
-	w := &records{traces: make([]trace, f.size)}
+// receive with its send. Where period is less than the world's size, it
+// records the first period ranks, and checks that every other rank's
+// program is theirs renamed (periodic.go); where one is not, it records
+// the rest of the world after all. It returns nil, with a nil error,
+// where the program cannot be replayed; an error only when ctx ended.
+func (f *fabric) record(ctx context.Context, run func(t backends.Transport) error, period int) (*records, error) {
+	w := &records{period: f.size, traces: make([]trace, min(period, f.size))}
 	rec := &recorder{f: f, w: w}
 	// byPeer is a rank's requests of one kind, in posting order, sorted
 	// stably by peer: the k-th to peer p is the k-th of p's run.
 	var sends, recvs []int32
 	sendsOf := make([][2]int32, f.size) // where each rank's sends, sorted, start and end in bySend
 	var bySend []int32
-	for r := range w.traces {
+	for r := 0; r < len(w.traces); r++ {
 		if r%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, backends.ContextError(ctx)
@@ -213,9 +264,9 @@ func (f *fabric) record(ctx context.Context, run func(t backends.Transport) erro
 		t.pc = t.ops[0]
 		if r == 0 {
 			// Ranks mostly run programs of about rank 0's length: room
-			// for the world's records at once, not a copy per doubling.
-			w.ops = slices.Grow(w.ops, min(len(w.ops)*f.size, 2*replayBudget))
-			w.reqs = slices.Grow(w.reqs, min(len(w.reqs)*f.size, replayBudget))
+			// for the records at once, not a copy per doubling.
+			w.ops = slices.Grow(w.ops, min(len(w.ops)*len(w.traces), 2*replayBudget))
+			w.reqs = slices.Grow(w.reqs, min(len(w.reqs)*len(w.traces), replayBudget))
 		}
 		sends = sends[:0]
 		for i := t.reqs[0]; i < t.reqs[1]; i++ {
@@ -226,6 +277,19 @@ func (f *fabric) record(ctx context.Context, run func(t backends.Transport) erro
 		slices.SortStableFunc(sends, func(a, b int32) int { return cmp.Compare(w.reqs[a].peer, w.reqs[b].peer) })
 		sendsOf[r] = [2]int32{int32(len(bySend)), int32(len(bySend) + len(sends))}
 		bySend = append(bySend, sends...)
+		if r+1 == len(w.traces) && r+1 < f.size {
+			// The recorded ranks are a period: every other rank's
+			// program must be theirs renamed, else record the rest.
+			ok, err := rec.periodic(ctx, run, len(w.traces))
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				w.period = len(w.traces)
+			} else {
+				w.traces = append(w.traces, make([]trace, f.size-len(w.traces))...)
+			}
+		}
 	}
 	for r := range w.traces {
 		t := &w.traces[r]
@@ -242,10 +306,13 @@ func (f *fabric) record(ctx context.Context, run func(t backends.Transport) erro
 			if q.peer != prev {
 				k, prev = 0, q.peer
 			}
-			// The peer's sends to r: the run of its sorted sends whose peer is r.
-			ps := bySend[sendsOf[q.peer][0]:sendsOf[q.peer][1]]
-			first, _ := slices.BinarySearchFunc(ps, int32(r), func(i, r int32) int { return cmp.Compare(w.reqs[i].peer, r) })
-			if first+k >= len(ps) || w.reqs[ps[first+k]].peer != int32(r) || w.reqs[ps[first+k]].n != q.n {
+			// The peer's sends to r: the run of its sorted sends whose
+			// peer is r. In a periodic world, those of the recorded
+			// rank in the peer's place to r renamed alike.
+			from, to := w.rename(int(q.peer), r, f.size)
+			ps := bySend[sendsOf[from][0]:sendsOf[from][1]]
+			first, _ := slices.BinarySearchFunc(ps, to, func(i, r int32) int { return cmp.Compare(w.reqs[i].peer, r) })
+			if first+k >= len(ps) || w.reqs[ps[first+k]].peer != to || w.reqs[ps[first+k]].n != q.n {
 				return nil, nil // no such send, or of another length: shm fails it
 			}
 			q.match = ps[first+k]
@@ -283,9 +350,9 @@ func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
 					continue
 				}
 				at := f.book(int(r), int(q.peer), q.n, 0, t.st.clock, &t.st.busy, &t.st.issue)
-				q.at, q.booked = at, true
+				q.left, q.port, q.booked = at.left, uint8(at.port), true
 				if q.waiter {
-					ready = append(ready, q.peer)
+					ready = append(ready, q.peer%int32(w.period))
 				}
 			case opWait:
 				q := &w.reqs[o.req]
@@ -294,7 +361,7 @@ func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
 				}
 				if q.send {
 					q.waited = true
-					t.st.advance(q.at.left)
+					t.st.advance(q.left)
 					continue
 				}
 				s := &w.reqs[q.match]
@@ -305,12 +372,14 @@ func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
 				q.waited = true
 				// The receiving side's one formula, as the endpoints'
 				// receives (recvReq.Wait) take it.
-				arrive := ingress(s.at, &t.st.in)
+				arrive := ingress(f.sent(s), &t.st.in)
 				if idle := arrive - t.st.clock; idle > 0 {
 					t.waited += idle
 					t.st.advance(arrive)
 				}
-				t.st.advance(limits.AddDurations(t.st.clock, q.reduce))
+				if q.reduces {
+					t.st.advance(limits.AddDurations(t.st.clock, f.reduceTime(q.n)))
+				}
 			}
 		}
 		if t.pc == t.ops[1] {
@@ -323,92 +392,3 @@ func (f *fabric) replay(ctx context.Context, w *records) (bool, error) {
 // advance moves the state's clock forward to t, no further than
 // ClockLimit, as endpoint.advance does.
 func (s *rankState) advance(t time.Duration) { s.clock = max(s.clock, min(t, backends.ClockLimit)) }
-
-// recorder is a rank's Transport while RunWorld records its program
-// (one rank after another): it notes each request and each wait, and
-// every wait returns at once (no payload: nothing is moved, nothing
-// received is read).
-type recorder struct {
-	f      *fabric
-	w      *records
-	rank   int
-	failed bool
-	// slab holds the requests handed out, a chunk at a time.
-	slab []recorded
-}
-
-// Rank implements backends.Transport.
-func (c *recorder) Rank() int { return c.rank }
-
-// Size implements backends.Transport.
-func (c *recorder) Size() int { return c.f.size }
-
-// Close implements backends.Transport.
-func (c *recorder) Close() error { return nil }
-
-// Copied implements backends.LocalWorker as the endpoint does.
-func (c *recorder) Copied(n int) { c.work(bytesAt(n, c.f.links.CopyGBps)) }
-
-// Reduced implements backends.LocalWorker as the endpoint does.
-func (c *recorder) Reduced(n int) { c.work(c.f.reduceTime(n)) }
-
-// work records d of the rank's own time.
-func (c *recorder) work(d time.Duration) { c.w.ops = append(c.w.ops, op{kind: opWork, d: d}) }
-
-// Send implements backends.Transport.
-func (c *recorder) Send(peer int, buf []byte) backends.Request {
-	return c.post(replayReq{send: true, peer: int32(peer), n: len(buf)})
-}
-
-// Recv implements backends.Transport.
-func (c *recorder) Recv(peer int, buf []byte) backends.Request {
-	return c.post(replayReq{peer: int32(peer), n: len(buf)})
-}
-
-// RecvReduce implements backends.Transport: the reduction costs what the
-// endpoint's does.
-func (c *recorder) RecvReduce(peer int, dst, acc []byte, _ dtype.ReduceFunc) backends.Request {
-	if len(acc) < len(dst) {
-		return c.fail()
-	}
-	return c.post(replayReq{peer: int32(peer), n: len(dst), reduce: c.f.reduceTime(len(dst))})
-}
-
-// post records a request, or fails it where shm would fail it at once (a
-// peer out of the world, or the rank itself) or the budget is spent.
-func (c *recorder) post(q replayReq) backends.Request {
-	if q.peer < 0 || int(q.peer) >= c.f.size || int(q.peer) == c.rank || len(c.w.reqs) >= replayBudget {
-		return c.fail()
-	}
-	i := int32(len(c.w.reqs))
-	c.w.reqs = append(c.w.reqs, q)
-	c.w.ops = append(c.w.ops, op{kind: opPost, req: i})
-	if len(c.slab) == 0 {
-		c.slab = make([]recorded, 1024)
-	}
-	r := &c.slab[0]
-	c.slab = c.slab[1:]
-	r.c, r.i = c, i
-	return r
-}
-
-// fail notes that the program cannot be replayed.
-func (c *recorder) fail() backends.Request {
-	c.failed = true
-	return failed{errReplay}
-}
-
-// recorded is a request the recorder noted.
-type recorded struct {
-	c *recorder
-	i int32
-}
-
-// Wait implements backends.Request: the wait is recorded, and returns.
-func (q *recorded) Wait(context.Context) error {
-	q.c.w.ops = append(q.c.w.ops, op{kind: opWait, req: q.i})
-	return nil
-}
-
-// Ready implements backends.Readier: no wait of the recorder waits.
-func (q *recorded) Ready() bool { return true }

@@ -36,7 +36,7 @@ func TestReplayStopsWithItsContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls int
-	w, err := f.record(context.Background(), ringProgram(4, &calls))
+	w, err := f.record(context.Background(), ringProgram(4, &calls), n)
 	if err != nil || w == nil || calls != n {
 		t.Fatalf("recorded %d ranks, err %v", calls, err)
 	}
@@ -47,13 +47,13 @@ func TestReplayStopsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	calls = 0
-	if _, err := f.record(ctx, ringProgram(4, &calls)); !errors.Is(err, context.Canceled) {
+	if _, err := f.record(ctx, ringProgram(4, &calls), n); !errors.Is(err, context.Canceled) {
 		t.Errorf("recording after the end: %v, want context.Canceled", err)
 	}
 	if calls > 256 {
 		t.Errorf("recorded %d ranks after the context ended, want at most 256", calls)
 	}
-	w, _ = f.record(context.Background(), ringProgram(4, &calls))
+	w, _ = f.record(context.Background(), ringProgram(4, &calls), n)
 	if ok, err := f.replay(ctx, w); ok || !errors.Is(err, context.Canceled) {
 		t.Errorf("replay after the end: %v, %v, want context.Canceled", ok, err)
 	}

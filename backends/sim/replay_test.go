@@ -20,16 +20,16 @@ import (
 // replay ran exactly where it applies (not on links where receivers move
 // the data, nor for algorithms not replayed).
 func TestReplayMatchesFullSimulation(t *testing.T) {
-	rhdUneven := func(n int) symCall { return symCall{coll.AllReduce, "rhd", 37*n + 3, false} }
-	rhdSmall := func(n int) symCall { return symCall{coll.AllReduce, "rhd", n/2 + 1, true} } // some parts empty, Avg
-	rhdEven := func(n int) symCall { return symCall{coll.AllReduce, "rhd", 37 * n, false} }
-	rd := symCall{coll.AllReduce, "rd", 1000, false}
-	rs := symCall{coll.ReduceScatter, "rhd", 333, false}
-	ag := symCall{coll.AllGather, "rd", 777, false}
-	bruck := symCall{coll.AllGather, "bruck", 555, false}
-	bcast := symCall{coll.Broadcast, "tree", 4099, false}
-	reduce := symCall{coll.Reduce, "tree", 2049, false}
-	ring := symCall{coll.AllReduce, "ring", 4096, false}
+	rhdUneven := func(n int) symCall { return symCall{coll.AllReduce, "rhd", 37*n + 3, false, 0} }
+	rhdSmall := func(n int) symCall { return symCall{coll.AllReduce, "rhd", n/2 + 1, true, 0} } // some parts empty, Avg
+	rhdEven := func(n int) symCall { return symCall{coll.AllReduce, "rhd", 37 * n, false, 0} }
+	rd := symCall{coll.AllReduce, "rd", 1000, false, 0}
+	rs := symCall{coll.ReduceScatter, "rhd", 333, false, 0}
+	ag := symCall{coll.AllGather, "rd", 777, false, 0}
+	bruck := symCall{coll.AllGather, "bruck", 555, false, 0}
+	bcast := symCall{coll.Broadcast, "tree", 4099, false, 0}
+	reduce := symCall{coll.Reduce, "tree", 2049, false, 0}
+	ring := symCall{coll.AllReduce, "ring", 4096, false, 0}
 	pull := sim.DefaultLinkModel
 	pull.Pull = true
 	cases := []struct {
@@ -78,7 +78,7 @@ func TestReplayMatchesFullSimulation(t *testing.T) {
 // first, not at the end of its 20000 calls.
 func TestCancelEndsReplayedWorld(t *testing.T) {
 	const n = 512
-	call := symCall{coll.AllReduce, "rhd", 37*n + 3, false}
+	call := symCall{coll.AllReduce, "rhd", 37*n + 3, false, 0}
 	world := func(ctx context.Context, list []symCall) (time.Duration, error) {
 		w, err := sim.NewWorld(n, sim.DefaultLinkModel)
 		if err != nil {

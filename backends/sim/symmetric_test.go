@@ -39,6 +39,9 @@ type symCall struct {
 	algo  string
 	count int // elements of fp32: a rank's block for allgather and reducescatter
 	avg   bool
+	// perServer is the Comm's topology for the call (coll.SetTopology),
+	// which multiring's channels follow; 0 for none.
+	perServer int
 }
 
 // TestSymmetricMatchesFullSimulation: a world whose symmetric calls are
@@ -48,12 +51,12 @@ type symCall struct {
 // not, after back-to-back calls and calls that are not symmetric; and the
 // symmetric path was taken exactly where it applies.
 func TestSymmetricMatchesFullSimulation(t *testing.T) {
-	rd := symCall{coll.AllReduce, "rd", 1000, false}                                    // 4000 B, whole vectors
-	rhd := func(n int) symCall { return symCall{coll.AllReduce, "rhd", 37 * n, false} } // equal parts
-	rhdUneven := func(n int) symCall { return symCall{coll.AllReduce, "rhd", 37*n + 3, false} }
-	ag := symCall{coll.AllGather, "rd", 777, false}
-	rs := symCall{coll.ReduceScatter, "rhd", 333, false}
-	ring := symCall{coll.AllReduce, "ring", 4096, false}
+	rd := symCall{coll.AllReduce, "rd", 1000, false, 0}                                    // 4000 B, whole vectors
+	rhd := func(n int) symCall { return symCall{coll.AllReduce, "rhd", 37 * n, false, 0} } // equal parts
+	rhdUneven := func(n int) symCall { return symCall{coll.AllReduce, "rhd", 37*n + 3, false, 0} }
+	ag := symCall{coll.AllGather, "rd", 777, false, 0}
+	rs := symCall{coll.ReduceScatter, "rhd", 333, false, 0}
+	ring := symCall{coll.AllReduce, "ring", 4096, false, 0}
 	cases := []struct {
 		name  string
 		n     int
@@ -155,6 +158,9 @@ func runCalls(ctx context.Context, tr backends.Transport, calls []symCall, inPla
 		return err
 	}
 	for i, k := range calls {
+		if err := c.SetTopology(k.perServer); err != nil {
+			return err
+		}
 		a := &coll.Args{Op: k.op, DType: dtype.FP32, RedOp: dtype.Sum, Count: k.count}
 		if k.avg {
 			a.RedOp = dtype.Avg

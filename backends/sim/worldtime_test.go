@@ -22,16 +22,16 @@ import (
 // the top ranks every part at once, which their ingress ports then take
 // one after another: the closed form's ingress terms decide those cases.
 func TestTwoshotTimedMatchesFullSimulation(t *testing.T) {
-	two := func(count int) symCall { return symCall{coll.AllReduce, "twoshot", count, false} }
-	twoAvg := func(count int) symCall { return symCall{coll.AllReduce, "twoshot", count, true} }
-	ring := symCall{coll.AllReduce, "ring", 4096, false}
+	two := func(count int) symCall { return symCall{coll.AllReduce, "twoshot", count, false, 0} }
+	twoAvg := func(count int) symCall { return symCall{coll.AllReduce, "twoshot", count, true, 0} }
+	ring := symCall{coll.AllReduce, "ring", 4096, false, 0}
 	odd := sim.LinkModel{IntraAlpha: 1700 * time.Nanosecond, InterAlpha: 9100 * time.Nanosecond,
 		IntraGBps: 23, InterGBps: 7, ReduceGBps: 9, CopyGBps: 13, Gap: 900 * time.Nanosecond}
 	slowGap := odd
 	slowGap.Gap = 40 * time.Microsecond // the gap, not the link, spaces the messages
 	fastReduce := odd
 	fastReduce.ReduceGBps, fastReduce.CopyGBps = 400, 600 // the receiving, not the reductions, bind
-	reduce := symCall{coll.Reduce, "ring", 1 << 18, false}
+	reduce := symCall{coll.Reduce, "ring", 1 << 18, false, 0}
 	twoServers := odd
 	twoServers.PerServer = 4
 	cases := []struct {
