@@ -54,7 +54,7 @@ func calSizes(ranks int) (large, reduce int64) {
 
 // needsModel reports whether the plan uses the model: auto chooses with it,
 // and --stats prints its predictions.
-func (p Plan) needsModel() bool {
+func (p *Plan) needsModel() bool {
 	return p.asks(coll.Auto) || p.Stats
 }
 
@@ -149,7 +149,11 @@ func (r *rankRunner) probeRow(ctx context.Context, bufs *payload.BufferPool, row
 	if !r.plan.Caps().Simulated {
 		probe.plan.BenchTime = probeMinTime
 	}
-	return probe.measureRow(ctx, row)
+	rec, err := probe.measureRow(ctx, row)
+	if rec == nil {
+		return results.Record{}, err
+	}
+	return *rec, err
 }
 
 // slowestReduce times the sum kernel of each of dts on a and b, every
