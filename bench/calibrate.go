@@ -139,7 +139,8 @@ func (r *rankRunner) timeProbe(ctx context.Context, bufs *payload.BufferPool, ro
 func (r *rankRunner) probeRow(ctx context.Context, bufs *payload.BufferPool, row Row, algo string, warmup, iters int) (results.Record, error) {
 	probe := *r
 	probe.bufs = bufs
-	probe.gate = nil // faults act on measured ops only, not on probes
+	probe.gate = nil                      // faults act on measured ops only, not on probes
+	probe.sweeping, probe.wd = false, nil // a probe's rows have a watchdog each
 	row.Algo = algo
 	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = warmup, iters, false
 	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false

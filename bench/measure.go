@@ -52,8 +52,8 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (*results.Record, 
 
 	algo := ""
 	reruns := r.comm.Reruns()
-	wd := runctl.NewWatchdog(ctx, p.Timeout)
-	defer wd.Stop()
+	wd, release := r.watch(ctx)
+	defer release()
 	// A re-run (--retry) gets the whole time limit again. Re-runs of the
 	// barrier and the gathering below may arm it too; the row's watchdog
 	// guards nothing once its ops are over.
@@ -137,6 +137,35 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (*results.Record, 
 		return nil, err
 	}
 	return r.rowRecord(row, rowResult{all: all, iters: iters, draws: draws, algo: algo, reruns: reruns, overlap: overlap})
+}
+
+// watch returns the watchdog over a row's ops and what ends it when the
+// row is over. In the sweep (r.sweeping) the rows of a rank share one,
+// made at the first row, disarmed between rows, and made anew after a row
+// whose op overran it (its context has ended), so that no row inherits an
+// ended context: a watchdog per rank and row (a context made and
+// cancelled, an entry in the watchdogs' shared set added and taken out)
+// cost a 16384-rank simulated sweep half a CPU-second. The sweep stops the
+// shared one (endWatch). Outside the sweep (the link probe, calibration)
+// each row has its own.
+func (r *rankRunner) watch(ctx context.Context) (*runctl.Watchdog, func()) {
+	if !r.sweeping {
+		wd := runctl.NewWatchdog(ctx, r.plan.Timeout)
+		return wd, wd.Stop
+	}
+	if r.wd == nil || r.wd.Context().Err() != nil {
+		r.endWatch()
+		r.wd = runctl.NewWatchdog(ctx, r.plan.Timeout)
+	}
+	return r.wd, r.wd.Disarm
+}
+
+// endWatch stops the sweep's shared watchdog, if there is one.
+func (r *rankRunner) endWatch() {
+	if r.wd != nil {
+		r.wd.Stop()
+		r.wd = nil
+	}
 }
 
 // rowResult is what measureRow hands rowRecord on rank 0: every rank's

@@ -140,6 +140,10 @@ type rankRunner struct {
 	// share is the work every rank of the process shares; nil outside
 	// Run.
 	share *worldShare
+	// sweeping is set while sweep runs, whose rows share one watchdog,
+	// wd (watch); wd is nil outside it.
+	sweeping bool
+	wd       *runctl.Watchdog
 	// fused is the time of the latest one-collective row of each shape in
 	// the sweep (--fusion; finishRecord); nil without --fusion.
 	fused map[Row]float64
@@ -343,6 +347,11 @@ func (r *rankRunner) header() results.Header {
 func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(*results.Record) error) error {
 	runs := r.plan.runCount()
 	forever := runs == RunsForever
+	r.sweeping = true
+	defer func() {
+		r.sweeping = false
+		r.endWatch()
+	}()
 	// r.fused holds the time of the latest one-collective row of each
 	// shape, which the bucketed rows after it compare with (--fusion). It
 	// lives on the heap, not on this frame: a map's first group of Row keys
@@ -364,6 +373,10 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(*results.R
 			}
 			rec, err := r.measureRow(ctx, row)
 			if err != nil {
+				// The row's watchdog ends with the row that failed, as it
+				// would were it the row's own: what still runs under it
+				// (an overlapped op started without waiting) ends now.
+				r.endWatch()
 				err = fmt.Errorf("%s: %w", describe(row), err)
 				switch {
 				case forever:
