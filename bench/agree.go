@@ -13,7 +13,7 @@ import (
 // calls, in what order and how large, and what the harness runs around
 // them (probe, calibration, checks, re-execution, faults). Addresses,
 // timeouts, memory and outputs may differ between ranks.
-func (p Plan) agreedFields() []string {
+func (p *Plan) agreedFields() []string {
 	f := func(name string, v any) string { return fmt.Sprintf("%s=%v", name, v) }
 	return []string{
 		f("version", Version),
@@ -60,7 +60,7 @@ func (p Plan) agreedFields() []string {
 }
 
 // agreePlan has the ranks of p's world agree on p's agreedFields.
-func agreePlan(ctx context.Context, p Plan, t backends.Transport) error {
+func agreePlan(ctx context.Context, p *Plan, t backends.Transport) error {
 	if b, _ := p.Resolve(); !runctl.NeedsAgreement(b, p.Ranks) {
 		return nil
 	}

@@ -28,7 +28,7 @@ func algoList(s string) []string {
 
 // AlgosFor returns the algorithms the rows of op are measured with, in
 // the order they run: its entry in OpAlgos, else those of Algo.
-func (p Plan) AlgosFor(op coll.Op) []string {
+func (p *Plan) AlgosFor(op coll.Op) []string {
 	if a, ok := p.OpAlgos[op]; ok {
 		return []string{a}
 	}
@@ -37,7 +37,7 @@ func (p Plan) AlgosFor(op coll.Op) []string {
 
 // Compares reports whether the rows are measured with more than one
 // algorithm each.
-func (p Plan) Compares() bool {
+func (p *Plan) Compares() bool {
 	for _, op := range p.Ops {
 		if len(p.AlgosFor(op)) > 1 {
 			return true
@@ -47,7 +47,7 @@ func (p Plan) Compares() bool {
 }
 
 // asks reports whether some collective of the plan is measured with algo.
-func (p Plan) asks(algo string) bool {
+func (p *Plan) asks(algo string) bool {
 	for _, op := range p.Ops {
 		if slices.Contains(p.AlgosFor(op), algo) {
 			return true
@@ -58,7 +58,7 @@ func (p Plan) asks(algo string) bool {
 
 // AlgoString describes the algorithms asked for, for the header: Algo, and
 // any per-collective choices.
-func (p Plan) AlgoString() string {
+func (p *Plan) AlgoString() string {
 	s := p.Algo
 	for _, op := range p.Ops {
 		if a, ok := p.OpAlgos[op]; ok {
@@ -70,7 +70,7 @@ func (p Plan) AlgoString() string {
 
 // validateAlgos checks that every algorithm asked for serves every
 // collective it is asked for, once.
-func (p Plan) validateAlgos() error {
+func (p *Plan) validateAlgos() error {
 	same := func(a string) (string, error) { return a, nil }
 	// The list's errors are the text after its name: the field heads it.
 	if _, err := listarg.Parse("", p.Algo, ",", same); err != nil {
@@ -97,7 +97,7 @@ func (p Plan) validateAlgos() error {
 // validateNative checks that the backend's own collectives serve every
 // data type, and every reduction of a collective that reduces, that the
 // plan sweeps (MPI's have no fp8 and no mulsum).
-func (p Plan) validateNative(c backends.Caps) error {
+func (p *Plan) validateNative(c backends.Caps) error {
 	for _, dt := range p.DTypes {
 		if c.NativeDTypes != nil && !slices.Contains(c.NativeDTypes, dt) {
 			return fielderr.FieldErrorf("Algo", " native: %s's own collectives have no %v (they have: %s); use another %s or another %s",

@@ -33,7 +33,7 @@ const maxBenchRounds = 10
 // validateBenchTime checks Sweep.BenchTime: within [0, MaxBenchTime], and
 // not on a simulated backend, whose virtual time has no noise that more
 // iterations would average out.
-func (p Plan) validateBenchTime() error {
+func (p *Plan) validateBenchTime() error {
 	switch {
 	case p.BenchTime < 0:
 		return fielderr.FieldErrorf("BenchTime", " %v: must not be negative", p.BenchTime)
@@ -48,7 +48,7 @@ func (p Plan) validateBenchTime() error {
 
 // maxRowIters is the most timed iterations one row may run: Iters, or
 // with --benchtime the cap of its prediction.
-func (p Plan) maxRowIters() int {
+func (p *Plan) maxRowIters() int {
 	if p.BenchTime > 0 {
 		return maxIters
 	}
@@ -64,7 +64,7 @@ func (p Plan) maxRowIters() int {
 // time per op at extraCPU. With -z 3 a barrier precedes each iteration, outside its time
 // and its CPU time.
 func (r *rankRunner) timedIterations(ctx context.Context, comm *coll.Comm, call func(ops int) (time.Duration, error)) ([]float64, error) {
-	p := r.plan
+	p := &r.plan
 	ops := p.aggIters()
 	samples := make([]float64, 0, p.Iters+sampleExtras)
 	var waited, received, work, cpu time.Duration
@@ -175,7 +175,7 @@ func benchCount(done int, work, want float64, round int) int {
 // for the gather, and rank 0's gathered times of every rank, encoded and
 // decoded. With --benchtime a row may run up to maxIters iterations, which
 // is what is counted.
-func (p Plan) addSamples(e *MemoryEstimate, add func(name, flag string, perRank int64)) {
+func (p *Plan) addSamples(e *MemoryEstimate, add func(name, flag string, perRank int64)) {
 	flag := "iters"
 	if p.BenchTime > 0 {
 		flag = "benchtime"

@@ -14,7 +14,7 @@ import (
 // The largest row is the sweep's largest size (largestSize), which is
 // below MaxBytes where the steps do not land on it. The memory estimate
 // (Memory) counts the same figure.
-func (p Plan) bufferNeed(n int) int64 {
+func (p *Plan) bufferNeed(n int) int64 {
 	var need int64
 	largest := p.largestSize()
 	for _, op := range p.Ops {
@@ -40,7 +40,7 @@ func (p Plan) bufferNeed(n int) int64 {
 // takes more for the drawn counts (coll.VScratch: hier's alltoallv, whose
 // rail ranks carry their server's share of a hot expert's bytes). The
 // memory estimate (Memory) counts the same figure.
-func (p Plan) scratchNeed(n int) int64 {
+func (p *Plan) scratchNeed(n int) int64 {
 	need := limits.SatMul(2, p.bufferNeed(n))
 	top := p.Topology
 	if !top.TwoLevel() || top.PerServer <= 0 || n%top.PerServer != 0 {

@@ -54,7 +54,7 @@ func calSizes(ranks int) (large, reduce int64) {
 
 // needsModel reports whether the plan uses the model: auto chooses with it,
 // and --stats prints its predictions.
-func (p Plan) needsModel() bool {
+func (p *Plan) needsModel() bool {
 	return p.asks(coll.Auto) || p.Stats
 }
 
@@ -139,7 +139,8 @@ func (r *rankRunner) timeProbe(ctx context.Context, bufs *payload.BufferPool, ro
 func (r *rankRunner) probeRow(ctx context.Context, bufs *payload.BufferPool, row Row, algo string, warmup, iters int) (results.Record, error) {
 	probe := *r
 	probe.bufs = bufs
-	probe.gate = nil // faults act on measured ops only, not on probes
+	probe.gate = nil                      // faults act on measured ops only, not on probes
+	probe.sweeping, probe.wd = false, nil // a probe's rows have a watchdog each
 	row.Algo = algo
 	probe.plan.Warmup, probe.plan.Iters, probe.plan.Check = warmup, iters, false
 	probe.plan.LinkSource, probe.plan.Algo, probe.plan.OpAlgos, probe.plan.Stats = "", algo, nil, false
@@ -149,7 +150,11 @@ func (r *rankRunner) probeRow(ctx context.Context, bufs *payload.BufferPool, row
 	if !r.plan.Caps().Simulated {
 		probe.plan.BenchTime = probeMinTime
 	}
-	return probe.measureRow(ctx, row)
+	rec, err := probe.measureRow(ctx, row)
+	if rec == nil {
+		return results.Record{}, err
+	}
+	return *rec, err
 }
 
 // slowestReduce times the sum kernel of each of dts on a and b, every

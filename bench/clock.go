@@ -99,7 +99,7 @@ func (r *rankRunner) syncClocks(ctx context.Context) error {
 
 // modeled returns the plan's backend as a backends.Modeled when it
 // simulates its links (Caps.Simulated), else nil.
-func (p Plan) modeled() backends.Modeled {
+func (p *Plan) modeled() backends.Modeled {
 	b, err := p.Resolve()
 	if err != nil || !b.Capabilities().Simulated {
 		return nil
@@ -113,7 +113,7 @@ func (p Plan) modeled() backends.Modeled {
 // (worldLinks), from which a simulator makes its link model with its own
 // options (sim: --sim-alpha, --sim-reduce, --sim-copy, --sim-gap,
 // --sim-pull), zero fields taking its defaults.
-func (p Plan) settings() backends.Settings { return p.World.Settings(p.Links.WorldLinks(p.Topology)) }
+func (p *Plan) settings() backends.Settings { return p.World.Settings(p.Links.WorldLinks(p.Topology)) }
 
 // WorldLinks returns what l says of the links of a world whose ranks sit
 // on servers as topo says, for its backend (backends.Settings.Links): the
@@ -129,7 +129,7 @@ func (l Links) WorldLinks(topo Topology) backends.WorldLinks {
 
 // simDescription describes the simulated links for the header, "" for
 // other backends.
-func (p Plan) simDescription() string {
+func (p *Plan) simDescription() string {
 	m := p.modeled()
 	if m == nil {
 		return ""
@@ -158,7 +158,7 @@ func (l Links) CheckWorld(w world.World, topo Topology, f world.Faults) (backend
 // validateSim checks the backend's own options (backends.OwnChecker: sim's
 // settings on sim alone), a run without payload, and that nothing the
 // plan asks for takes wall time that virtual clocks would not see.
-func (p Plan) validateSim() error { return p.Links.validateSim(p.World, p.Topology, p.Faults) }
+func (p *Plan) validateSim() error { return p.Links.validateSim(p.World, p.Topology, p.Faults) }
 
 // validateSim is Plan.validateSim for links l of world w whose ranks sit
 // on servers as topo says and that injects faults f.

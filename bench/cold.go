@@ -10,7 +10,7 @@ import (
 // coldRegionBytes is the memory one rank takes for the rotated buffer
 // sets of --cache cold (payload.ColdRegion), 0 with a warm cache or without
 // payload.
-func (p Plan) coldRegionBytes() int64 {
+func (p *Plan) coldRegionBytes() int64 {
 	if p.Cache != CacheCold || p.NoPayload {
 		return 0
 	}

@@ -7,7 +7,7 @@ const MaxBuckets = 4096
 
 // groupList returns the domains the sweep runs in: Groups, or the whole
 // world ("").
-func (p Plan) groupList() []string {
+func (p *Plan) groupList() []string {
 	if len(p.Groups) == 0 {
 		return []string{""}
 	}
@@ -16,7 +16,7 @@ func (p Plan) groupList() []string {
 
 // GroupSize returns the ranks in each group of domain kind ("" for the
 // whole world).
-func (p Plan) GroupSize(kind string) int {
+func (p *Plan) GroupSize(kind string) int {
 	if kind == "" || !p.Layout.Split() {
 		return p.Ranks
 	}
@@ -25,7 +25,7 @@ func (p Plan) GroupSize(kind string) int {
 
 // minGroupSize is the smallest group the sweep runs in: roots must be
 // ranks of every one of them.
-func (p Plan) minGroupSize() int {
+func (p *Plan) minGroupSize() int {
 	n := p.Ranks
 	for _, g := range p.groupList() {
 		if s := p.GroupSize(g); s > 0 { // 0: an unknown kind, refused later
@@ -37,7 +37,7 @@ func (p Plan) minGroupSize() int {
 
 // bucketList returns the bucket counts each size is measured with: the
 // Fusion list with 1 (the fused collective) first, or just 1.
-func (p Plan) bucketList() []int {
+func (p *Plan) bucketList() []int {
 	if len(p.Fusion) == 0 {
 		return []int{1}
 	}

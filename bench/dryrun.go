@@ -24,7 +24,7 @@ const (
 // DryRun writes what the plan would do, without running it: the matrix
 // of rows, the sizes, the memory the run takes on this machine (Memory,
 // part by part), and a rough estimate of the duration.
-func (p Plan) DryRun(w io.Writer) error {
+func (p *Plan) DryRun(w io.Writer) error {
 	rows := p.Rows()
 	perOp := map[string]int{}
 	for _, r := range rows {
@@ -82,7 +82,7 @@ func (p Plan) DryRun(w io.Writer) error {
 	fmt.Fprintf(&b, "# datatypes: %s\n", strings.Join(dts, " "))
 	fmt.Fprintf(&b, "# redops (reducing ops only): %s\n", strings.Join(reds, " "))
 	fmt.Fprintf(&b, "# sizes: %s (%s)\n", strings.Join(sizes, " "), p.SweepString())
-	fmt.Fprintf(&b, "# placements: %d  roots: %s\n", len(p.Placements), rootsString(p))
+	fmt.Fprintf(&b, "# placements: %d  roots: %s\n", len(p.Placements), rootsString(*p))
 	if p.Layout.Split() {
 		var in []string
 		for _, g := range p.Groups {
@@ -115,7 +115,7 @@ func (p Plan) DryRun(w io.Writer) error {
 }
 
 // HostedRanksOrAll returns how many ranks share this machine.
-func (p Plan) HostedRanksOrAll() int {
+func (p *Plan) HostedRanksOrAll() int {
 	if p.HostedRanks > 0 {
 		return p.HostedRanks
 	}

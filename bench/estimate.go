@@ -24,7 +24,7 @@ const recordBytes = 1 << 10
 // transport's links, the ranks' goroutines and queues, the rows and the
 // process itself, or with -p over tcp every child process. Without payload
 // (--sim-data=false) the buffers take address space only.
-func (p Plan) Memory() MemoryEstimate {
+func (p *Plan) Memory() MemoryEstimate {
 	hosted := int64(p.HostedRanksOrAll())
 	e := MemoryEstimate{Hosted: int(hosted)}
 	add := func(name, flag string, perRank int64) {
@@ -88,19 +88,19 @@ func memoryReport(e MemoryEstimate) string {
 
 // calibrates reports whether the ranks calibrate the cost model before
 // the sweep (prepare): auto or --stats on a backend that is not simulated.
-func (p Plan) calibrates() bool {
+func (p *Plan) calibrates() bool {
 	return p.needsModel() && p.modeled() == nil && p.Ranks > 1
 }
 
 // peersPerRank is how many peers one rank exchanges messages with, which
 // each take a link: the most any of the plan's collectives has
 // (coll.Op.Peers).
-func (p Plan) peersPerRank() int { return coll.PeersOf(p.Ops, p.Ranks) }
+func (p *Plan) peersPerRank() int { return coll.PeersOf(p.Ops, p.Ranks) }
 
 // checkMemory refuses a plan whose estimate is more than the memory
 // available, naming the part that takes the most and the flag that
 // shrinks it.
-func (p Plan) checkMemory() error {
+func (p *Plan) checkMemory() error {
 	if p.MemLimit <= 0 {
 		return nil
 	}
@@ -150,6 +150,6 @@ func (p Plan) checkMemory() error {
 
 // sweepsMulSum reports whether the plan reduces with mulsum, whose
 // multiplied inputs take memory of their own.
-func (p Plan) sweepsMulSum() bool {
+func (p *Plan) sweepsMulSum() bool {
 	return slices.Contains(p.RedOps, dtype.MulSum) && slices.ContainsFunc(p.Ops, coll.Op.Reduces)
 }

@@ -22,7 +22,7 @@ type fusionSplit struct {
 
 // fusionSplits returns a fusionSplit for every bucket count of --fusion
 // above 1, in the order given.
-func (p Plan) fusionSplits() []fusionSplit {
+func (p *Plan) fusionSplits() []fusionSplit {
 	sizes := p.Sizes()
 	var out []fusionSplit
 	for _, b := range p.bucketList()[1:] {
@@ -57,7 +57,7 @@ func (p Plan) fusionSplits() []fusionSplit {
 
 // validateFusion refuses a bucket count that no row of the sweep can be
 // split into: every one of its rows would be dropped without a word.
-func (p Plan) validateFusion() error {
+func (p *Plan) validateFusion() error {
 	for _, fs := range p.fusionSplits() {
 		if !fs.held {
 			return fielderr.FieldErrorf("Fusion", " %d: no size of the sweep (at most %d bytes) splits into %d buckets of whole elements; give fewer buckets or a larger %s",
@@ -70,7 +70,7 @@ func (p Plan) validateFusion() error {
 // FusionSkips says which bucket counts of --fusion some sizes of the sweep
 // are too small for (those rows are measured as one collective only), ""
 // when none: for the output's header.
-func (p Plan) FusionSkips() string {
+func (p *Plan) FusionSkips() string {
 	var parts []string
 	for _, fs := range p.fusionSplits() {
 		if fs.skipped > 0 {

@@ -19,10 +19,12 @@ import (
 // timed iterations (each rank timing its own), then, outside the timed
 // region, one checked call on fresh inputs. Rank 0 gathers every rank's
 // iteration times and wrong-element counts and returns the combined record;
-// other ranks return a zero Record. When the overlap phase fails, rank 0
-// may still return the plain timing's record with the error
-// (salvagePlain), for the caller to write.
-func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, error) {
+// other ranks return nil. When the overlap phase fails, rank 0 may still
+// return the plain timing's record with the error (salvagePlain), for the
+// caller to write. The record comes back by pointer, not as 470 bytes on
+// this frame and the caller's: every rank of a simulated world runs below
+// them, and the deeper a rank's frames the more of its stack grows.
+func (r *rankRunner) measureRow(ctx context.Context, row Row) (*results.Record, error) {
 	// The op runs in the row's group (or the world); the harness's own
 	// barrier and gathering run on the world.
 	comm := r.groups[row.Group]
@@ -35,7 +37,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	// a cold one enough that its data comes from memory (cold.go).
 	sets, draws, err := r.bufferSets(row, rank, n)
 	if err != nil {
-		return results.Record{}, err
+		return nil, err
 	}
 	buckets := sets[0]
 	next := 0
@@ -50,8 +52,8 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 
 	algo := ""
 	reruns := r.comm.Reruns()
-	wd := runctl.NewWatchdog(ctx, p.Timeout)
-	defer wd.Stop()
+	wd, release := r.watch(ctx)
+	defer release()
 	// A re-run (--retry) gets the whole time limit again. Re-runs of the
 	// barrier and the gathering below may arm it too; the row's watchdog
 	// guards nothing once its ops are over.
@@ -92,18 +94,18 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	}
 	for range p.Warmup {
 		if _, err := call(1); err != nil {
-			return results.Record{}, fmt.Errorf("warm-up: %w", err)
+			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
 	if err := r.barrier(ctx); err != nil {
-		return results.Record{}, err
+		return nil, err
 	}
 	// samples holds this rank's iteration times in seconds, each per op,
 	// then the sampleExtras values (extraWrong...): the vector rank 0
 	// gathers. With --benchtime the count is the row's own (benchtime.go).
 	samples, err := r.timedIterations(ctx, comm, call)
 	if err != nil {
-		return results.Record{}, err
+		return nil, err
 	}
 	iters := len(samples) - sampleExtras
 	samples[iters+extraWrong] = -1
@@ -124,7 +126,7 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 		nextSet := func() []*coll.Args { return sets[next%len(sets)] }
 		wrong, err := r.checkRuns(ctx, checkRun{runs: runs, row: row, pattern: pattern, rank: rank, n: n}, nextSet, call)
 		if err != nil {
-			return results.Record{}, err
+			return nil, err
 		}
 		samples[iters+extraWrong] = float64(wrong)
 		samples[iters+extraInCheck] = float64(r.gate.Corrupted() - corrupted - unchecked)
@@ -132,20 +134,69 @@ func (r *rankRunner) measureRow(ctx context.Context, row Row) (results.Record, e
 	samples[iters+extraUnchecked] = float64(unchecked)
 	all, err := r.gatherFloats(ctx, samples)
 	if err != nil || r.comm.Rank() != 0 {
-		return results.Record{}, err
+		return nil, err
 	}
+	return r.rowRecord(row, rowResult{all: all, iters: iters, draws: draws, algo: algo, reruns: reruns, overlap: overlap})
+}
+
+// watch returns the watchdog over a row's ops and what ends it when the
+// row is over. In the sweep (r.sweeping) the rows of a rank share one,
+// made at the first row, disarmed between rows, and made anew after a row
+// whose op overran it (its context has ended), so that no row inherits an
+// ended context: a watchdog per rank and row (a context made and
+// cancelled, an entry in the watchdogs' shared set added and taken out)
+// cost a 16384-rank simulated sweep half a CPU-second. The sweep stops the
+// shared one (endWatch). Outside the sweep (the link probe, calibration)
+// each row has its own.
+func (r *rankRunner) watch(ctx context.Context) (*runctl.Watchdog, func()) {
+	if !r.sweeping {
+		wd := runctl.NewWatchdog(ctx, r.plan.Timeout)
+		return wd, wd.Stop
+	}
+	if r.wd == nil || r.wd.Context().Err() != nil {
+		r.endWatch()
+		r.wd = runctl.NewWatchdog(ctx, r.plan.Timeout)
+	}
+	return r.wd, r.wd.Disarm
+}
+
+// endWatch stops the sweep's shared watchdog, if there is one.
+func (r *rankRunner) endWatch() {
+	if r.wd != nil {
+		r.wd.Stop()
+		r.wd = nil
+	}
+}
+
+// rowResult is what measureRow hands rowRecord on rank 0: every rank's
+// samples (all) of iters timed iterations each, the traffic's draws, the
+// algorithm that ran, the transport's re-runs before the row, and the
+// overlap phase's result.
+type rowResult struct {
+	all     []float64
+	iters   int
+	draws   []*draw
+	algo    string
+	reruns  int
+	overlap overlapResult
+}
+
+// rowRecord combines rank 0's gathered result of row into its record.
+func (r *rankRunner) rowRecord(row Row, res rowResult) (*results.Record, error) {
+	all, iters, draws, overlap := res.all, res.iters, res.draws, res.overlap
 	rec := combine(row, all, r.comm.Size(), iters, r.linkFor(row.Group), r.plan.Average)
 	if r.plan.Stats {
 		rec.RankIterUS = rankIterUS(all, r.comm.Size(), iters)
 	}
 	trafficRecord(&rec, row, draws)
+	var err error
 	if rec.Comment, err = r.plan.rankSummary(row, draws, rec); err != nil {
-		return results.Record{}, fmt.Errorf("rank summary: %w", err)
+		return nil, fmt.Errorf("rank summary: %w", err)
 	}
-	rec.Algo = algo
-	rec.Retries = r.comm.Reruns() - reruns
+	rec.Algo = res.algo
+	rec.Retries = r.comm.Reruns() - res.reruns
 	overlap.fill(&rec)
-	return rec, nil
+	return &rec, nil
 }
 
 // checkRun is what the checked runs of a row need: how many, the row, its
@@ -213,16 +264,16 @@ const salvageTimeout = time.Second
 // leaves the ranks' clocks apart, which the overlapped times would carry.
 // Rank 0 returns the record (Op set); others, and a failed gather, a zero
 // one.
-func (r *rankRunner) salvagePlain(ctx context.Context, row Row, algo string, samples []float64) results.Record {
+func (r *rankRunner) salvagePlain(ctx context.Context, row Row, algo string, samples []float64) *results.Record {
 	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), salvageTimeout)
 	defer cancel()
 	all, err := r.gatherFloats(gctx, samples)
 	if err != nil || r.comm.Rank() != 0 {
-		return results.Record{}
+		return nil
 	}
 	rec := combine(row, all, r.comm.Size(), len(samples)-sampleExtras, r.linkFor(row.Group), r.plan.Average)
 	rec.Algo = algo
-	return rec
+	return &rec
 }
 
 // linkFor returns the bandwidth of the link that bounds an op in domain

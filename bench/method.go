@@ -256,7 +256,7 @@ func (m Method) ValidateCheckIters() error {
 // composes: with --fusion an op is every bucket, --benchtime counts every
 // op's time, and --overlap's own iterations run one op each, as Blocking
 // none.
-func (p Plan) validateCPUTime() error {
+func (p *Plan) validateCPUTime() error {
 	if p.CPUTime && p.Caps().Simulated {
 		return fielderr.FieldErrorf("CPUTime", ": the %s backend's times are virtual, and its CPU time is the simulator's", p.Backend)
 	}
@@ -268,7 +268,7 @@ func (m Method) aggIters() int { return max(m.AggIters, 1) }
 
 // checkRuns is the checked runs of a row: 0 without a check, else
 // CheckIters, at least 1.
-func (p Plan) checkRuns() int {
+func (p *Plan) checkRuns() int {
 	if !p.Check {
 		return 0
 	}
@@ -277,7 +277,7 @@ func (p Plan) checkRuns() int {
 
 // unalignBytes is the most bytes Unalign moves a buffer's start by: that
 // many elements of the largest data type swept.
-func (p Plan) unalignBytes() int64 {
+func (p *Plan) unalignBytes() int64 {
 	var size int
 	for _, dt := range p.DTypes {
 		size = max(size, dt.Size())
@@ -286,7 +286,7 @@ func (p Plan) unalignBytes() int64 {
 }
 
 // methodDescription says how the rows are measured, for the header.
-func (p Plan) methodDescription() string {
+func (p *Plan) methodDescription() string {
 	parts := []string{"time is " + p.Average.describe()}
 	if m := p.aggIters(); m > 1 {
 		parts = append(parts, fmt.Sprintf("each iteration issues %d ops back to back and its time is divided by %d (-m %d)", m, m, m))

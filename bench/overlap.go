@@ -107,7 +107,7 @@ func combineOverlap(all []float64, n, iters int) overlapResult {
 // every rank's times and returns the result; other ranks return zero.
 func (r *rankRunner) measureOverlap(ctx context.Context, comm *coll.Comm, wd *runctl.Watchdog, algo string,
 	buckets []*coll.Args, own []float64) (overlapResult, error) {
-	p := r.plan
+	p := &r.plan
 	k := r.overlapCompute()
 	amount := p.Overlap
 	if p.OverlapAuto {
@@ -241,13 +241,13 @@ func (r *rankRunner) overlapCompute() overlapCompute {
 	if v, ok := runctl.VirtualClockOf(r.comm.Transport()); ok {
 		return overlapCompute{clock: v}
 	}
-	return overlapCompute{load: payload.NewComputeLoad(payload.ComputeUnitFor(computeRanks(r.plan)))}
+	return overlapCompute{load: payload.NewComputeLoad(payload.ComputeUnitFor(computeRanks(&r.plan)))}
 }
 
 // computeRanks returns how many ranks of this process compute at once: every
 // hosted rank on a backend whose ranks share the process, else one (ranks
 // of other processes on the host calibrate in their own).
-func computeRanks(p Plan) int {
+func computeRanks(p *Plan) int {
 	if p.Caps().InProcess {
 		return p.HostedRanksOrAll()
 	}

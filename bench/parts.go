@@ -309,10 +309,10 @@ func (l Links) Validate() error {
 const RunsForever = -1
 
 // Forever reports whether the sweep repeats until interrupted.
-func (s Sweep) Forever() bool { return s.Runs == RunsForever }
+func (s *Sweep) Forever() bool { return s.Runs == RunsForever }
 
 // runCount is how many times the sweep runs, RunsForever for no end.
-func (s Sweep) runCount() int {
+func (s *Sweep) runCount() int {
 	if s.Forever() {
 		return RunsForever
 	}

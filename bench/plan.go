@@ -57,7 +57,7 @@ type Plan struct {
 }
 
 // config is the backend configuration of the plan.
-func (p Plan) config() backends.Config {
+func (p *Plan) config() backends.Config {
 	return p.World.Config(p.Links.WorldLinks(p.Topology), p.Retry > 0)
 }
 
@@ -83,7 +83,7 @@ func DefaultPlan() Plan {
 // shows them as a command's flags). It runs every rule of every part's own
 // Validate and the rules that span parts, in the one order of rules: that
 // order says which of two wrong settings is reported.
-func (p Plan) Validate() error {
+func (p *Plan) Validate() error {
 	for _, r := range p.rules() {
 		if err := r.check(); err != nil {
 			return err
@@ -109,7 +109,7 @@ type planRule struct {
 // them where they did before the plan was made of parts, since that order
 // says which of two wrong settings a user has always been told about
 // (TestValidatePrecedence, TestValidateOrder).
-func (p Plan) rules() []planRule {
+func (p *Plan) rules() []planRule {
 	return []planRule{
 		{"World", "who", p.World.ValidateWho},
 		{"Sweep", "sizes", p.Sweep.validateSizes},
@@ -144,7 +144,7 @@ func (p Plan) rules() []planRule {
 
 // validateRoot checks Sweep.Root against the smallest group the sweep runs
 // in: the world's, or that of a domain of Groups.
-func (p Plan) validateRoot() error {
+func (p *Plan) validateRoot() error {
 	n := p.minGroupSize()
 	switch {
 	case p.Root >= -1 && p.Root < n:
@@ -157,7 +157,7 @@ func (p Plan) validateRoot() error {
 }
 
 // validateInterLink checks that a link between servers has servers.
-func (p Plan) validateInterLink() error {
+func (p *Plan) validateInterLink() error {
 	if p.LinkInterGBps > 0 && !p.Topology.TwoLevel() && !p.TopologyAuto {
 		return fielderr.FieldErrorf("LinkInterGBps", ": a link between servers needs %s with more than one server", fielderr.Field("Topology"))
 	}
@@ -166,11 +166,11 @@ func (p Plan) validateInterLink() error {
 
 // validateInject checks Faults.Inject against the world's ranks and the
 // sweep's check.
-func (p Plan) validateInject() error { return p.Inject.Validate(p.Ranks, p.Check) }
+func (p *Plan) validateInject() error { return p.Inject.Validate(p.Ranks, p.Check) }
 
 // validateRetryBackend checks that the backend can run a failed call
 // again.
-func (p Plan) validateRetryBackend() error {
+func (p *Plan) validateRetryBackend() error {
 	if p.Retry > 0 && !p.Caps().Recovers {
 		can := backends.NamesWith(func(c backends.Caps) bool { return c.Recovers })
 		return fielderr.FieldErrorf("Retry", " %d: the %s backend cannot run a failed call again (use %s)", p.Retry, p.Backend, strings.Join(can, " or "))
@@ -179,7 +179,7 @@ func (p Plan) validateRetryBackend() error {
 }
 
 // validateGroupLayout checks that Domains.Groups have a layout to split.
-func (p Plan) validateGroupLayout() error {
+func (p *Plan) validateGroupLayout() error {
 	if len(p.Groups) > 0 && !p.Layout.Split() {
 		return fielderr.FieldErrorf("Groups", " %s: needs %s to say how the world splits (e.g. %s tp=%d)",
 			strings.Join(p.Groups, ","), fielderr.Field("Layout"), fielderr.Field("Layout"), p.Ranks)
@@ -190,7 +190,7 @@ func (p Plan) validateGroupLayout() error {
 // validateGroupRuns checks that what the sweep asks of a run can be done
 // in a group: re-execution and MPI's own collectives cover the whole world
 // only.
-func (p Plan) validateGroupRuns() error {
+func (p *Plan) validateGroupRuns() error {
 	if len(p.Groups) == 0 {
 		return nil
 	}
@@ -204,7 +204,7 @@ func (p Plan) validateGroupRuns() error {
 }
 
 // validateBackend has the backend check the configuration it is given.
-func (p Plan) validateBackend() error {
+func (p *Plan) validateBackend() error {
 	b, err := p.Resolve()
 	if err != nil {
 		return err
@@ -222,7 +222,7 @@ const (
 // takes, all ranks of this machine together: the sweep's buffers, the
 // algorithms' scratch space and the copies --retry keeps. Without payload
 // (NoPayload) none of them is backed by memory.
-func (p Plan) MemoryNeeded() int64 {
+func (p *Plan) MemoryNeeded() int64 {
 	var need int64
 	for _, part := range p.Memory().Parts {
 		if part.Flag == "maxbytes" || part.Flag == "retry" {

@@ -25,7 +25,7 @@ const (
 
 // validateCounts refuses a plan with more than MaxSizes sizes or MaxRows
 // rows, in time and memory that do not grow with either count.
-func (p Plan) validateCounts() error {
+func (p *Plan) validateCounts() error {
 	n, exact := p.sizeCount()
 	if n > MaxSizes {
 		about := "about "
@@ -45,7 +45,7 @@ func (p Plan) validateCounts() error {
 // sizeCount returns how many sizes the sweep has (see Sizes), without
 // listing them, and whether the count is exact. Past MaxSizes a sweep by a
 // factor is estimated (estimateSteps).
-func (p Plan) sizeCount() (n int64, exact bool) {
+func (p *Plan) sizeCount() (n int64, exact bool) {
 	if p.MinBytes > p.MaxBytes {
 		return 0, true
 	}
@@ -92,7 +92,7 @@ func estimateSteps(s, end, f float64) int64 {
 // len(p.Rows()) times the runs would be), without listing them; past
 // MaxRows it may stop early and return MaxRows+1 or more. It assumes the
 // sizes were counted first (validateCounts).
-func (p Plan) rowCount() int64 {
+func (p *Plan) rowCount() int64 {
 	var perRun int64
 	buckets := p.bucketList()
 	for _, g := range p.groupList() {
@@ -133,7 +133,7 @@ func (p Plan) rowCount() int64 {
 // whose elements are unit bytes (see groupRows): a size that rounds to the
 // row before it is dropped, and a bucketed row (--fusion) needs at least
 // one element per collective.
-func (p Plan) distinctRows(unit int64, buckets []int) []int64 {
+func (p *Plan) distinctRows(unit int64, buckets []int) []int64 {
 	out := make([]int64, len(buckets))
 	last := int64(-1)
 	p.eachSize(func(s int64) bool {
@@ -152,7 +152,7 @@ func (p Plan) distinctRows(unit int64, buckets []int) []int64 {
 }
 
 // rowFactors names what the row count multiplies, for the message.
-func (p Plan) rowFactors() string {
+func (p *Plan) rowFactors() string {
 	n, _ := p.sizeCount()
 	roots := "1 root"
 	if p.Root < 0 {

@@ -46,7 +46,7 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 	defer later.free()
 	share := &worldShare{}
 	runErr := b.Run(ctx, p.config(), func(ctx context.Context, t backends.Transport) error {
-		if err := agreePlan(ctx, p, t); err != nil {
+		if err := agreePlan(ctx, &p, t); err != nil {
 			return err
 		}
 		ft, gate := inject.WrapGated(t, p.Inject, p.Seed)
@@ -78,19 +78,19 @@ func Run(ctx context.Context, p Plan, sink results.Sink) (results.Summary, error
 		r.measuredWithoutPayload()
 		defer runctl.Track(r.comm)()
 		prepErr := r.prepare(ctx)
-		var emit func(results.Record) error
+		var emit func(*results.Record) error
 		if t.Rank() == 0 {
 			// The header goes out even when preparing failed, so that the
 			// footer can report the error; and the footer goes out even
 			// when one output failed the header, so that the others say
 			// the run stopped early.
 			begun = true
-			if err := sink.Begin(r.header()); err != nil {
+			if err := r.begin(sink); err != nil {
 				return errors.Join(prepErr, fmt.Errorf("writing output: %w", err))
 			}
-			emit = func(rec results.Record) error {
-				sum.Add(rec)
-				return sink.Write(rec)
+			emit = func(rec *results.Record) error {
+				sum.Add(*rec)
+				return sink.Write(*rec)
 			}
 		}
 		if prepErr != nil {
@@ -140,6 +140,13 @@ type rankRunner struct {
 	// share is the work every rank of the process shares; nil outside
 	// Run.
 	share *worldShare
+	// sweeping is set while sweep runs, whose rows share one watchdog,
+	// wd (watch); wd is nil outside it.
+	sweeping bool
+	wd       *runctl.Watchdog
+	// fused is the time of the latest one-collective row of each shape in
+	// the sweep (--fusion; finishRecord); nil without --fusion.
+	fused map[Row]float64
 }
 
 // makeGroups makes this rank's communicator in each domain the sweep runs
@@ -243,9 +250,17 @@ func (r *rankRunner) prepare(ctx context.Context) error {
 	return nil
 }
 
+// begin writes the run's header to sink. The header is built on this
+// frame, not the caller's: it takes 750 bytes of stack, which every rank's
+// closure in Run would hold (and a simulated world of thousands of ranks
+// grow every rank's stack for) where only rank 0 writes it.
+//
+//go:noinline
+func (r *rankRunner) begin(sink results.Sink) error { return sink.Begin(r.header()) }
+
 // header describes the run.
 func (r *rankRunner) header() results.Header {
-	p := r.plan
+	p := &r.plan
 	h := results.Header{
 		Version: Version, Backend: p.Backend, Ranks: p.Ranks, Algo: p.AlgoString(),
 		Iters: p.Iters, BenchTime: p.BenchTime, Warmup: p.Warmup, Check: p.Check, Timeout: p.Timeout,
@@ -329,12 +344,23 @@ func (r *rankRunner) header() results.Header {
 
 // sweep measures every row on this rank; rank 0 passes emit to receive the
 // records.
-func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Record) error) error {
+func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(*results.Record) error) error {
 	runs := r.plan.runCount()
 	forever := runs == RunsForever
-	// fused holds the time of the latest one-collective row of each shape,
-	// which the bucketed rows after it compare with (--fusion).
-	fused := map[Row]float64{}
+	r.sweeping = true
+	defer func() {
+		r.sweeping = false
+		r.endWatch()
+	}()
+	// r.fused holds the time of the latest one-collective row of each
+	// shape, which the bucketed rows after it compare with (--fusion). It
+	// lives on the heap, not on this frame: a map's first group of Row keys
+	// takes 840 bytes of a rank's stack, which with the frames below it
+	// grew every rank's stack of a simulated world once.
+	r.fused = nil
+	if len(r.plan.Fusion) > 0 {
+		r.fused = map[Row]float64{}
+	}
 	compares := r.plan.Compares() // rows then say which algorithm they asked for
 	for run := 1; forever || run <= runs; run++ {
 		if forever && ctx.Err() != nil {
@@ -347,6 +373,10 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 			}
 			rec, err := r.measureRow(ctx, row)
 			if err != nil {
+				// The row's watchdog ends with the row that failed, as it
+				// would were it the row's own: what still runs under it
+				// (an overlapped op started without waiting) ends now.
+				r.endWatch()
 				err = fmt.Errorf("%s: %w", describe(row), err)
 				switch {
 				case forever:
@@ -356,15 +386,18 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 				}
 				// A row whose plain timing was measured before the failure
 				// (in its overlap phase) is written all the same.
-				if rec.Op != "" && emit != nil {
-					r.finishRecord(&rec, row, run, started, compares, fused)
+				if rec != nil && rec.Op != "" && emit != nil {
+					r.finishRecord(rec, row, run, started, compares)
 					if werr := emit(rec); werr != nil {
 						err = errors.Join(err, fmt.Errorf("writing output: %w", werr))
 					}
 				}
 				return err
 			}
-			r.finishRecord(&rec, row, run, started, compares, fused)
+			if rec == nil { // a rank but 0: rank 0 writes the row
+				continue
+			}
+			r.finishRecord(rec, row, run, started, compares)
 			if emit != nil {
 				if err := emit(rec); err != nil {
 					return fmt.Errorf("writing output: %w", err)
@@ -377,9 +410,9 @@ func (r *rankRunner) sweep(ctx context.Context, rows []Row, emit func(results.Re
 
 // finishRecord completes rank 0's record of row, measured in run from
 // started: which algorithm was asked for when the rows compare several,
-// the time over the one-collective row of its shape (--fusion; fused holds
+// the time over the one-collective row of its shape (--fusion; r.fused holds
 // those), and with --stats the cost model's prediction.
-func (r *rankRunner) finishRecord(rec *results.Record, row Row, run int, started time.Time, compares bool, fused map[Row]float64) {
+func (r *rankRunner) finishRecord(rec *results.Record, row Row, run int, started time.Time, compares bool) {
 	rec.Run, rec.Started, rec.Ended = run, started, time.Now()
 	if compares {
 		rec.AlgoRequested = row.Algo
@@ -388,8 +421,8 @@ func (r *rankRunner) finishRecord(rec *results.Record, row Row, run int, started
 		shape := row
 		shape.Count, shape.Bytes, shape.Buckets = 0, 0, 0
 		if row.Buckets <= 1 {
-			fused[shape] = rec.TimeUS
-		} else if t := fused[shape]; t > 0 {
+			r.fused[shape] = rec.TimeUS
+		} else if t := r.fused[shape]; t > 0 {
 			rec.FusionSpeedup = rec.TimeUS / t
 		}
 	}

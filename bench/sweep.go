@@ -16,7 +16,7 @@ import (
 // exceed MaxBytes. MaxBytes itself is included when the steps land on it.
 // A multiplicative step always advances by at least one byte. Validate
 // bounds how many there are (maxSizes); call it first.
-func (p Plan) Sizes() []int64 {
+func (p *Plan) Sizes() []int64 {
 	var out []int64
 	p.eachSize(func(s int64) bool {
 		out = append(out, s)
@@ -27,7 +27,7 @@ func (p Plan) Sizes() []int64 {
 
 // eachSize calls f with every size of the sweep in order (see Sizes), until
 // f returns false, without listing them.
-func (p Plan) eachSize(f func(int64) bool) {
+func (p *Plan) eachSize(f func(int64) bool) {
 	for s := p.MinBytes; s <= p.MaxBytes; {
 		if !f(s) {
 			return
@@ -45,7 +45,7 @@ func (p Plan) eachSize(f func(int64) bool) {
 // first row is sized by this, not by MaxBytes. Past MaxSizes sizes (a plan
 // Validate refuses) it returns MaxBytes without counting further; with no
 // size at all, MaxBytes too.
-func (p Plan) largestSize() int64 {
+func (p *Plan) largestSize() int64 {
 	if p.MinBytes > p.MaxBytes {
 		return p.MaxBytes
 	}
@@ -69,7 +69,7 @@ func (p Plan) largestSize() int64 {
 
 // nextSize returns the size after s, or -1 past the largest size a plan
 // accepts.
-func (p Plan) nextSize(s int64) int64 {
+func (p *Plan) nextSize(s int64) int64 {
 	if p.StepBytes > 0 {
 		if s > units.MaxSize-p.StepBytes {
 			return -1
@@ -84,7 +84,7 @@ func (p Plan) nextSize(s int64) int64 {
 }
 
 // SweepString describes the sizes for the header.
-func (p Plan) SweepString() string {
+func (p *Plan) SweepString() string {
 	step := fmt.Sprintf("factor %g", p.StepFactor)
 	if p.StepBytes > 0 {
 		step = fmt.Sprintf("step %d B", p.StepBytes)
@@ -97,7 +97,7 @@ func (p Plan) SweepString() string {
 // reduction, root and size, then placement, so the placements of one shape
 // come together. Sizes that round to the size of the row before are
 // dropped.
-func (p Plan) Rows() []Row {
+func (p *Plan) Rows() []Row {
 	var rows []Row
 	for _, g := range p.groupList() {
 		rows = append(rows, p.groupRows(g)...)
@@ -106,7 +106,7 @@ func (p Plan) Rows() []Row {
 }
 
 // groupRows enumerates the rows of one domain (see Rows).
-func (p Plan) groupRows(group string) []Row {
+func (p *Plan) groupRows(group string) []Row {
 	var rows []Row
 	sizes := p.Sizes()
 	n := p.GroupSize(group)

@@ -21,7 +21,7 @@ const addressSpaceMargin = 512 << 20
 // with ranks in processes of their own (tcp) a process takes its share of
 // the estimate, but where ranks map each other's buffers (proc) every
 // process maps them all.
-func (p Plan) AddressSpace() int64 {
+func (p *Plan) AddressSpace() int64 {
 	need := p.Memory().Total()
 	if c := p.Caps(); !c.InProcess && !c.SharedMemory {
 		need /= int64(max(p.Processes().Processes, 1))
@@ -31,14 +31,14 @@ func (p Plan) AddressSpace() int64 {
 
 // Processes returns what the run takes of the limits on tasks and
 // descriptors (world.ProcessNeedsOf).
-func (p Plan) Processes() world.ProcessNeeds {
+func (p *Plan) Processes() world.ProcessNeeds {
 	return world.ProcessNeedsOf(p.Caps(), p.Ranks, p.HostedRanksOrAll(), p.PerProcess, p.peersPerRank(), p.LaunchedRank >= 0)
 }
 
 // checkLimits refuses a plan that needs more than a limit of the system
 // leaves: address space (RLIMIT_AS), the user's tasks (RLIMIT_NPROC), open
 // files (RLIMIT_NOFILE). Memory itself is checkMemory's.
-func (p Plan) checkLimits() error {
+func (p *Plan) checkLimits() error {
 	l := p.Limits
 	if as := l.AddressSpace; as.Set {
 		if need := p.AddressSpace(); need > as.Room {

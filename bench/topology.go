@@ -4,11 +4,11 @@ import "strings"
 
 // crossesServers reports whether some group of domain kind ("" for the
 // world) spans servers under the plan's topology.
-func (p Plan) crossesServers(kind string) bool { return p.Topology.Crosses(p.Layout, p.Ranks, kind) }
+func (p *Plan) crossesServers(kind string) bool { return p.Topology.Crosses(p.Layout, p.Ranks, kind) }
 
 // linkRule says, for the header, which link bounds the ops of each domain
 // the sweep runs in.
-func (p Plan) linkRule() string {
+func (p *Plan) linkRule() string {
 	if !p.Topology.TwoLevel() {
 		return ""
 	}

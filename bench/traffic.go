@@ -34,7 +34,7 @@ const MaxDraws = 16
 // trafficSpec returns the plan's traffic: Sweep.Traffic, or with none
 // given nccl-tests' generated pattern, as alltoallv_perf runs without its
 // variables.
-func (p Plan) trafficSpec() traffic.Spec {
+func (p *Plan) trafficSpec() traffic.Spec {
 	if p.Traffic.Kind != "" {
 		return p.Traffic
 	}
@@ -44,7 +44,7 @@ func (p Plan) trafficSpec() traffic.Spec {
 }
 
 // variableOps reports whether the plan sweeps a variable-size collective.
-func (p Plan) variableOps() bool {
+func (p *Plan) variableOps() bool {
 	for _, op := range p.Ops {
 		if op.Desc().Variable() {
 			return true
@@ -65,7 +65,7 @@ func drawBytes(op coll.Op, n int, size int64) int64 {
 }
 
 // drawCount is how many matrices a row of p draws.
-func (p Plan) drawCount(g *traffic.Generator) int {
+func (p *Plan) drawCount(g *traffic.Generator) int {
 	if g.Fixed() {
 		return 1
 	}
@@ -77,7 +77,7 @@ func (p Plan) drawCount(g *traffic.Generator) int {
 // spec against the ranks (its file read here), the largest size against
 // its limits, a matrix file's or a fixed routing's sizes against a sweep
 // of sizes, and the row shapes the counts cannot take.
-func (p Plan) validateTraffic() error {
+func (p *Plan) validateTraffic() error {
 	if !p.variableOps() {
 		return nil
 	}
@@ -216,7 +216,7 @@ func (p *Plan) drawnRows(row Row, n int) ([]Row, []*draw, error) {
 // the most any rank sends or receives over the row's draws. A matrix
 // grows with the size (a routing of more tokens routes the same first
 // ones; the spread pattern scales), so the largest size bounds the others.
-func (p Plan) variableNeed(op coll.Op, dt dtype.DType, n int) (int64, error) {
+func (p *Plan) variableNeed(op coll.Op, dt dtype.DType, n int) (int64, error) {
 	_, bytes := payload.RowCount(op, dt, n, p.largestSize())
 	rows, _, err := p.drawnRows(Row{Op: op, DType: dt, Bytes: bytes, Count: 1}, n)
 	if err != nil {
@@ -286,7 +286,7 @@ func trafficRecord(rec *results.Record, row Row, draws []*draw) {
 // NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY (Outputs.RankSummary), of the row's
 // first draw over the row's time, one comment line each; nil for other
 // rows, with the option off, or before a time.
-func (p Plan) rankSummary(row Row, draws []*draw, rec results.Record) ([]string, error) {
+func (p *Plan) rankSummary(row Row, draws []*draw, rec results.Record) ([]string, error) {
 	if !p.RankSummary || row.Op != coll.AllToAllV || len(draws) == 0 || draws[0].m == nil || rec.TimeUS <= 0 {
 		return nil, nil
 	}

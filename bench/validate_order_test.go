@@ -23,7 +23,8 @@ func TestValidateOrder(t *testing.T) {
 		"memory", "limits",
 	}
 	var got []string
-	for _, r := range DefaultPlan().rules() {
+	p := DefaultPlan()
+	for _, r := range p.rules() {
 		name := r.name
 		if r.part != "" {
 			name = r.part + " " + r.name

@@ -208,3 +208,64 @@ func TestWatchdogsShareTicker(t *testing.T) {
 		t.Fatal("overrunning op not stopped after every earlier watchdog stopped")
 	}
 }
+
+// TestWatchdogStopKeepsOthersWatched: the hub keeps its watchdogs in a
+// slice, the last taking the slot of one that stops. Whichever stop
+// (first, middle, last, all but one), the hub holds exactly the others,
+// each at its slot, and a stuck op on one still standing (one that was
+// moved into a stopped one's slot among them) is still ended.
+func TestWatchdogStopKeepsOthersWatched(t *testing.T) {
+	const n, timeout = 8, 50 * time.Millisecond
+	tests := []struct {
+		name  string
+		stop  []int // indexes stopped, in this order
+		stuck int   // the index whose op then overruns
+	}{
+		{"the first stops", []int{0}, n - 1},
+		{"the last stops", []int{n - 1}, 0},
+		{"one in the middle stops", []int{3}, n - 1},
+		{"several, out of order", []int{5, 0, 7, 2}, 6},
+		{"all but one", []int{0, 1, 2, 3, 4, 5, 7}, 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dogs := make([]*Watchdog, n)
+			for i := range dogs {
+				dogs[i] = NewWatchdog(context.Background(), timeout)
+			}
+			stopped := map[int]bool{}
+			for _, i := range tc.stop {
+				dogs[i].Stop()
+				stopped[i] = true
+			}
+			defer func() {
+				for i, w := range dogs {
+					if !stopped[i] {
+						w.Stop()
+					}
+				}
+			}()
+			h := dogs[tc.stuck].h
+			hubs.mu.Lock()
+			held := map[*Watchdog]bool{}
+			for slot, w := range h.dogs {
+				held[w] = true
+				if w.slot != slot {
+					t.Errorf("a watchdog at slot %d says it is at %d", slot, w.slot)
+				}
+			}
+			hubs.mu.Unlock()
+			for i, w := range dogs {
+				if held[w] == stopped[i] {
+					t.Errorf("watchdog %d: held by the hub %v, stopped %v", i, held[w], stopped[i])
+				}
+			}
+			dogs[tc.stuck].ArmNow()
+			select {
+			case <-dogs[tc.stuck].Context().Done():
+			case <-time.After(watchdogHang):
+				t.Fatal("overrunning op not stopped")
+			}
+		})
+	}
+}
