@@ -107,3 +107,38 @@ func TestOptimaRefused(t *testing.T) {
 		t.Errorf("Load: %v, want one line beginning %q", err, want)
 	}
 }
+
+// TestOptimaWidenCoversTruth fits one 2 x 8 allreduce log of a cluster
+// whose reduction (25 GB/s) is slower than its link between servers (50
+// GB/s): the rows' own start ends at other figures (the link inside and
+// between servers about 34 and 24 GB/s), whose band at 4 x 8 and 16 MiB
+// misses the true time; the other optima's widening covers it. (At 128
+// MiB and more the true time lies outside both: no start reaches the true
+// figures; docs/predict.md says so.)
+func TestOptimaWidenCoversTruth(t *testing.T) {
+	tr := truth
+	tr.Intra.GBps, tr.ReduceGBps = 120, 25
+	tr.Inter = &clustermodel.Level{AlphaUS: truth.Inter.AlphaUS, GBps: 50}
+	m := fitSynthetic(t, &tr, []coll.Op{coll.AllReduce}, []clustermodel.World{{Servers: 2, PerServer: 8}}).Model
+	w := clustermodel.World{Servers: 4, PerServer: 8}
+	q := Query{World: w, Ops: []coll.Op{coll.AllReduce}, Sizes: []int64{16 << 20}}
+	rows, err := Predict(m, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := *m
+	own.Alternatives = nil
+	narrow, err := Predict(&own, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, _ := predictSample(&tr, clustermodel.Op{Name: "allreduce", BWScale: 1, LatScale: 1}, Sample{Op: coll.AllReduce, World: w, Bytes: rows[0].Bytes})
+	want, r, n := sec*1e6, rows[0], narrow[0]
+	t.Logf("true %.0f us; band %.0f..%.0f us, of the model's own figures %.0f..%.0f; %d other optima", want, r.LowUS, r.HighUS, n.LowUS, n.HighUS, len(m.Alternatives))
+	if want >= n.LowUS && want <= n.HighUS {
+		t.Errorf("the own figures' band %.0f..%.0f us holds the true %.0f us: the case no longer shows the widening", n.LowUS, n.HighUS, want)
+	}
+	if want < r.LowUS || want > r.HighUS {
+		t.Errorf("the band %.0f..%.0f us misses the true %.0f us", r.LowUS, r.HighUS, want)
+	}
+}
