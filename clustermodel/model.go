@@ -68,6 +68,10 @@ type Model struct {
 	Ops []Op `json:"ops"`
 	// Fitted is the span of the fitted rows.
 	Fitted Span `json:"fitted"`
+	// Alternatives are other optima of the fit that the rows cannot tell
+	// from the model's figures (Alternative); absent in files written
+	// before fit searched from several starts, and where it found none.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
 }
 
 // Level is the latency and bandwidth of one level of links, and the rows
@@ -212,6 +216,9 @@ func (m *Model) Validate() error {
 			return invalid("op %s fitted twice", o.Name)
 		}
 		seen[o.Name] = true
+	}
+	if err := m.validateAlternatives(); err != nil {
+		return err
 	}
 	return m.Fitted.validate(m.Inter != nil)
 }

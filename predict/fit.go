@@ -118,6 +118,7 @@ func FitFiles(files []*File, opt Options) (*Fit, error) {
 	m.Fused, m.SenderMoves = fused, sender
 	fit := &Fit{Skipped: skipped}
 	fit.fitPorts(m, samples, opt.Cores, cpu)
+	findOptima(m, samples)
 	fitGrowth(m, samples)
 	fit.Model = m
 	type predicted struct {
@@ -176,98 +177,17 @@ type params struct {
 // model whose figures stand in for those the samples cannot show (a level
 // they have no world of, a reduction they have no reducing row of).
 func fitModel(m *clustermodel.Model, samples []Sample, fixed *clustermodel.Model) {
-	var single, multi, reducing []Sample
-	for _, s := range samples {
-		if s.World.Servers > 1 {
-			multi = append(multi, s)
-		} else {
-			single = append(single, s)
-		}
-		if s.Op.Reduces() {
-			reducing = append(reducing, s)
-		}
-	}
-	// A start from the rows themselves: the fastest row's busbw as the
-	// bandwidth, half the quickest row's time as the latency.
-	start := func(rows []Sample) (alpha, bw float64) {
-		alpha, bw = math.Inf(1), 0
-		for _, s := range rows {
-			alpha, bw = min(alpha, s.TimeUS*1e-6/2), max(bw, s.BusBW()*1e9)
-		}
-		return alpha, bw
-	}
-	intra := single
-	if len(intra) == 0 {
-		intra = samples
-	}
-	a, bw := start(intra)
-	p := params{math.Log(a), math.Log(bw), math.Log(bw), 0, 0}
-	free := []bool{true, true, len(reducing) > 0, len(multi) > 0, len(multi) > 0}
-	if len(multi) > 0 {
-		a, bw := start(multi)
-		p.interAlpha, p.interBW = math.Log(a), math.Log(bw)
-	}
-	if fixed != nil {
-		if !free[2] {
-			p.reduceBW = math.Log(fixed.ReduceGBps * 1e9)
-		}
-		if !free[3] && fixed.Inter != nil {
-			p.interAlpha, p.interBW = math.Log(fixed.Inter.AlphaUS*1e-6), math.Log(fixed.Inter.GBps*1e9)
-			free[3], free[4] = false, false
-		}
-	}
-	hasInter := len(multi) > 0 || fixed != nil && fixed.Inter != nil
-	// Whose the link between servers is stays what the caller set on m
-	// (FitFiles tries each), or the fixed model's.
-	ports := ""
-	if m.Inter != nil {
-		ports = m.Inter.Ports
-	}
-	if fixed != nil && fixed.Inter != nil {
-		ports = fixed.Inter.Ports
-	}
-	x := []float64{p.intraAlpha, p.intraBW, p.reduceBW, p.interAlpha, p.interBW}
-	set := func(x []float64) {
-		x = slices.Clone(x)
-		for i := range x {
-			x[i] = min(max(x[i], logLo), logHi)
-		}
-		m.Intra = clustermodel.Level{AlphaUS: math.Exp(x[0]) * 1e6, GBps: math.Exp(x[1]) / 1e9, From: m.Intra.From}
-		m.ReduceGBps = math.Exp(x[2]) / 1e9
-		m.Inter = nil
-		if hasInter {
-			m.Inter = &clustermodel.Level{AlphaUS: math.Exp(x[3]) * 1e6, GBps: math.Exp(x[4]) / 1e9, Ports: ports}
-		}
-	}
-	ops := opsOf(samples)
-	m.Ops = nil
-	for _, op := range ops {
-		m.Ops = append(m.Ops, clustermodel.Op{Name: op.String(), BWScale: 1, LatScale: 1})
-	}
-	// The levels, with every op at scale 1. A weak pull toward the start
-	// keeps a figure the rows cannot tell (a reduction rate the links
-	// hide) where it started rather than drifting to a limit; against rows
-	// that show it, it moves a figure by about a millionth.
-	x0 := slices.Clone(x)
-	x = minimize(x, free, func(x []float64) float64 {
-		set(x)
-		return cost(m, samples) + ridge(x, x0)
-	})
-	set(x)
+	lf := newLevelFit(m, samples, fixed)
+	lf.set(lf.search(lf.x0))
 	// Then each op's own scales, the levels held.
 	for i := range m.Ops {
 		o := &m.Ops[i]
-		rows := slices.DeleteFunc(slices.Clone(samples), func(s Sample) bool { return s.Op.String() != o.Name })
-		y := minimize([]float64{0, 0}, []bool{true, true}, func(y []float64) float64 {
-			o.LatScale, o.BWScale = clampScale(math.Exp(y[0])), clampScale(math.Exp(y[1]))
-			return cost(m, rows) + ridge(y, []float64{0, 0})
-		})
-		o.LatScale, o.BWScale = clampScale(math.Exp(y[0])), clampScale(math.Exp(y[1]))
+		rows := fitScales(m, o, samples)
 		o.OneServer = !slices.ContainsFunc(rows, func(s Sample) bool { return s.World.Servers > 1 })
 		describeOp(m, o, rows)
 	}
 	markInNetwork(m)
-	describeLevels(m, single, multi, reducing)
+	describeLevels(m, lf.single, lf.multi, lf.reducing)
 	m.Fitted = spanOf(samples)
 }
 
@@ -288,10 +208,12 @@ func ridge(x, x0 []float64) float64 {
 // clampScale keeps a scale within what a model may hold (1e-3 to 1e3).
 func clampScale(v float64) float64 { return min(max(v, 1e-3), 1e3) }
 
-// minimize runs Nelder-Mead on f from x over the coordinates marked free,
-// restarting from its result until a restart gains nothing, and returns
-// the best point.
-func minimize(x []float64, free []bool, f func([]float64) float64) []float64 {
+// minimizeN runs Nelder-Mead on f from x over the coordinates marked
+// free, restarting from its result until a restart gains nothing or runs
+// ran, each run ending once the best value has not improved for still
+// iterations or after evals evaluations of f (0: no limit), and returns
+// the best point. The fit's own searches take 4 runs of 150.
+func minimizeN(x []float64, free []bool, f func([]float64) float64, runs, still, evals int) []float64 {
 	var idx []int
 	for i, ok := range free {
 		if ok {
@@ -314,10 +236,11 @@ func minimize(x []float64, free []bool, f func([]float64) float64) []float64 {
 	}
 	prob := optimize.Problem{Func: func(y []float64) float64 { return f(expand(y)) }}
 	best := prob.Func(y)
-	for range 4 {
+	for range runs {
 		res, err := optimize.Minimize(prob, y, &optimize.Settings{
 			MajorIterations: 5000,
-			Converger:       &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-10, Iterations: 150},
+			FuncEvaluations: evals,
+			Converger:       &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-10, Iterations: still},
 		}, &optimize.NelderMead{SimplexSize: 0.5})
 		if res == nil || (err != nil && res.F >= best) {
 			break

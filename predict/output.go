@@ -81,6 +81,10 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 	}
 	b.WriteString("# band: the time lies within time/(1+band) and time*(1+band), busbw likewise; the band is the fit's own error " +
 		"plus its growth per doubling of ranks or servers beyond the fitted ones (extrap, in doublings)\n")
+	if n := len(m.Alternatives); n > 0 {
+		fmt.Fprintf(&b, "# band also covers %d other fits of the model's rows of like error (the rows cannot tell them apart): "+
+			"time_lo and time_hi reach what each predicts, and band is then the wider side\n", n)
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "op\tsize\talgo\ttime\ttime_lo\ttime_hi\talgbw\tbusbw\tbusbw_lo\tbusbw_hi\tband\textrap\t")
 	fmt.Fprintln(tw, "\t(B)\t\t(us)\t(us)\t(us)\t(GB/s)\t(GB/s)\t(GB/s)\t(GB/s)\t(%)\t\t")

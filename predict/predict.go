@@ -61,7 +61,9 @@ type Row struct {
 	// SizeWeight per doubling of size beyond the fitted sizes.
 	Doublings float64
 	// BandPct is the band's half-width, in percent: the time lies within
-	// TimeUS/(1+BandPct/100) and TimeUS*(1+BandPct/100).
+	// TimeUS/(1+BandPct/100) and TimeUS*(1+BandPct/100); where the model
+	// records other optima (clustermodel.Alternative) LowUS and HighUS
+	// also cover what each predicts, and BandPct is the wider side.
 	BandPct float64
 }
 
@@ -133,7 +135,11 @@ func Predict(m *clustermodel.Model, q Query) ([]Row, error) {
 			if !(t > 0) || math.IsInf(t, 0) {
 				return nil, fmt.Errorf("%v on %d ranks, %d bytes: no algorithm of ours asked for has a cost there", op, n, bytes)
 			}
-			rows = append(rows, bandRow(m, o, Row{Op: op, World: w, Bytes: bytes, Algo: algo, TimeUS: t * 1e6}))
+			asked := ""
+			if q.Algo != "" && q.Algo != coll.Auto {
+				asked = q.Algo
+			}
+			rows = append(rows, widenByOptima(m, bandRow(m, o, Row{Op: op, World: w, Bytes: bytes, Algo: algo, TimeUS: t * 1e6}), asked))
 		}
 	}
 	return rows, nil

@@ -53,6 +53,7 @@ func (f *Fit) WriteReport(w io.Writer) error {
 	default:
 		b.WriteString("transport: devices that move data without the CPUs\n")
 	}
+	f.writeOptima(&b)
 	b.WriteString("#\n# per collective: scales on the levels' bandwidths and latencies, the algorithm of ours its curve fits, residuals of its rows\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "op\tbw_scale\tlat_scale\trows\tmedian_err%\tworst_err%\tlarge_p75%\tgrowth%/doubling\tshape")

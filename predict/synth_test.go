@@ -117,6 +117,11 @@ func TestFitRecoversSynthetic(t *testing.T) {
 			t.Errorf("%s: fitted %.4g, true %.4g (more than 2%% off)", c.name, c.got, c.want)
 		}
 	}
+	// Logs that identify every figure: every start of the search ends
+	// at the same predictions (findOptima records none).
+	if len(m.Alternatives) != 0 {
+		t.Errorf("%d other optima recorded from logs that identify the figures: %+v", len(m.Alternatives), m.Alternatives)
+	}
 	if m.Device != "Example Accelerator X1" || m.Source != "nccl-tests" {
 		t.Errorf("cluster %q on %q", m.Source, m.Device)
 	}

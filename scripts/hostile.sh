@@ -456,6 +456,7 @@ row "fit: -o the log itself" - 0 null -- "$bin" fit -o results/testdata/logs/ncc
 row "fit: -o /proc/x.json" - 0 null -- "$bin" fit -o /proc/x.json results/testdata/logs/nccl-tests-2.19.log
 row "predict: a model of version 2" - 0 null -- "$bin" predict --model predict/testdata/model-v2.json --topology servers=4,per-server=4
 row "predict: a hand-edited model" - 0 null -- "$bin" predict --model predict/testdata/model-edited.json --topology servers=4,per-server=4
+row "predict: a model's other optimum hand-edited" - 0 null -- "$bin" predict --model predict/testdata/model-optima.json --topology servers=4,per-server=4
 row "predict: a 100 MB model of zeros" - 0 null -- "$bin" predict --model "$work/zero.json" --topology servers=4,per-server=4
 row "predict: a FIFO model" - 0 null -- "$bin" predict --model "$work/fifo" --topology servers=4,per-server=4
 row "predict: 131072 ranks" - 0 null -- "$bin" predict --model predict/testdata/model.json --topology servers=1024,per-server=128
