@@ -59,6 +59,9 @@ type Fit struct {
 	// PortsTold says whether the rows told the choices apart (PortsTold);
 	// where they did not, the model keeps a link a rank.
 	PortsTold bool
+	// Host is how the fit with a host's rate did against the one without
+	// (CPU backends only; zero otherwise).
+	Host HostTry
 }
 
 // Residual is one measured row under the fitted model.
@@ -226,7 +229,17 @@ func fitModel(m *clustermodel.Model, samples []Sample, fixed *clustermodel.Model
 	if fixed != nil && fixed.Inter != nil {
 		ports = fixed.Inter.Ports
 	}
-	x := []float64{p.intraAlpha, p.intraBW, p.reduceBW, p.interAlpha, p.interBW}
+	// A host's rate (HostGBps) is fitted where the caller set one to
+	// start from, or held from the fixed model's.
+	hostBW := m.HostGBps
+	if fixed != nil && fixed.HostGBps > 0 && hostBW == 0 {
+		hostBW = fixed.HostGBps
+	}
+	x := []float64{p.intraAlpha, p.intraBW, p.reduceBW, p.interAlpha, p.interBW, 0}
+	free = append(free, m.HostGBps > 0)
+	if hostBW > 0 {
+		x[5] = math.Log(hostBW * 1e9)
+	}
 	set := func(x []float64) {
 		x = slices.Clone(x)
 		for i := range x {
@@ -237,6 +250,9 @@ func fitModel(m *clustermodel.Model, samples []Sample, fixed *clustermodel.Model
 		m.Inter = nil
 		if hasInter {
 			m.Inter = &clustermodel.Level{AlphaUS: math.Exp(x[3]) * 1e6, GBps: math.Exp(x[4]) / 1e9, Ports: ports}
+		}
+		if hostBW > 0 {
+			m.HostGBps = math.Exp(x[5]) / 1e9
 		}
 	}
 	ops := opsOf(samples)
@@ -362,10 +378,14 @@ func cost(m *clustermodel.Model, samples []Sample) float64 {
 func predictSample(m *clustermodel.Model, o clustermodel.Op, s Sample) (float64, string) {
 	cm := m.Coll(o, s.World)
 	b := int(s.Bytes / int64(s.Op.Blocks(s.World.Ranks())))
-	if s.Algo != "" {
-		return coll.Predict(s.Op, s.Algo, s.World.Ranks(), max(b, 1), cm), s.Algo
+	var t float64
+	algo := s.Algo
+	if algo != "" {
+		t = coll.Predict(s.Op, algo, s.World.Ranks(), max(b, 1), cm)
+	} else {
+		t, algo = fastest(s.Op, s.World.Ranks(), max(b, 1), cm)
 	}
-	return fastest(s.Op, s.World.Ranks(), max(b, 1), cm)
+	return hostTime(m, s.Op, s.World, s.Bytes, t), algo
 }
 
 // fastest returns the time in seconds of the fastest of our algorithms for
