@@ -67,6 +67,9 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 			// The simulator gives every rank ports of its own (docs/sim.md).
 			without += " and the link a server's ranks share: each rank gets one of its own there"
 		}
+		if m.HostGBps > 0 {
+			without += fmt.Sprintf(" and the host's rate its ranks share, %.3g GB/s (host_GBps)", m.HostGBps)
+		}
 		fmt.Fprintf(&b, "# the same links on the simulator (without %s): %s\n", without, SimCommand(m, rows[0].World))
 	}
 	b.WriteString("# band: the time lies within time/(1+band) and time*(1+band), busbw likewise; the band is the fit's own error " +
@@ -88,9 +91,9 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 // SimCommand returns the hccl-test command line that runs the model's
 // links on the simulated backend for world w, without payload: the levels'
 // latencies and bandwidths and the reduction rate. The per-collective
-// scales, a CPU backend's shared CPUs and a link between servers shared by
-// a server's ranks (Level.Ports) have no simulator flag and are
-// left out.
+// scales, a CPU backend's shared CPUs and its host's rate (HostGBps), and a
+// link between servers shared by a server's ranks (Level.Ports) have no
+// simulator flag and are left out.
 func SimCommand(m *clustermodel.Model, w clustermodel.World) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 	cmd := fmt.Sprintf("hccl-test --backend sim --sim-data=false -p %d", w.Ranks())
