@@ -62,6 +62,13 @@ type Model struct {
 	// run, and a server of more ranks gives each Cores/ranks of them. 0
 	// for devices that move data without slowing each other.
 	Cores int `json:"cores,omitempty"`
+	// HostGBps, when above 0, is how fast the ranks of a server together
+	// write the results of a collective into memory (hccl-test's CPU
+	// backends, whose ranks copy through the one memory bus of their
+	// host): a call on a server of P ranks takes at least P times the
+	// bytes each rank writes (HostBytes) over it, whatever its algorithm.
+	// 0 for none (devices, or a fit whose rows did not show one).
+	HostGBps float64 `json:"host_GBps,omitempty"`
 	// SenderMoves says that a sender's CPU copies each message out (tcp).
 	SenderMoves bool `json:"sender_moves,omitempty"`
 	// Ops is what was fitted per collective, by name in --op's order.
@@ -203,6 +210,11 @@ func (m *Model) Validate() error {
 	}
 	if m.Cores < 0 || m.Cores > limits.MaxCount {
 		return invalid("cores %d: want 0 (devices) to %d", m.Cores, limits.MaxCount)
+	}
+	if m.HostGBps != 0 {
+		if err := rate("host_GBps", m.HostGBps); err != nil {
+			return err
+		}
 	}
 	if len(m.Ops) == 0 {
 		return invalid("no collective fitted (ops is empty)")

@@ -80,6 +80,8 @@ func TestValidate(t *testing.T) {
 		{"ports of no kind", func(m *Model) { m.Inter.Ports = "switch" }, `inter.ports "switch": want "rank"`},
 		{"ports in another case", func(m *Model) { m.Inter.Ports = "Server" }, `inter.ports "Server"`},
 		{"ports inside a server", func(m *Model) { m.Intra.Ports = PortsServer }, `intra.ports "server": only the link between servers`},
+		{"host rate below 0", func(m *Model) { m.HostGBps = -3 }, `host_GBps -3: want a rate`},
+		{"host rate NaN", func(m *Model) { m.HostGBps = math.NaN() }, `host_GBps NaN: want a rate`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := valid()

@@ -162,7 +162,7 @@ func fitGrowth(m *clustermodel.Model, samples []Sample) {
 		if Doublings(span, out, span.MaxBytes) == 0 {
 			continue // inside what the others span: no extrapolation to measure
 		}
-		held := &clustermodel.Model{Version: m.Version, Kind: m.Kind, Fused: m.Fused, Cores: m.Cores, SenderMoves: m.SenderMoves}
+		held := &clustermodel.Model{Version: m.Version, Kind: m.Kind, Fused: m.Fused, Cores: m.Cores, SenderMoves: m.SenderMoves, HostGBps: m.HostGBps}
 		fitModel(held, train, m)
 		for i := range m.Ops {
 			o := &m.Ops[i]

@@ -59,6 +59,9 @@ type Fit struct {
 	// PortsTold says whether the rows told the choices apart (PortsTold);
 	// where they did not, the model keeps a link a rank.
 	PortsTold bool
+	// Host is how the fit with a host's rate did against the one without
+	// (CPU backends only; zero otherwise).
+	Host HostTry
 }
 
 // Residual is one measured row under the fitted model.
@@ -286,10 +289,14 @@ func cost(m *clustermodel.Model, samples []Sample) float64 {
 func predictSample(m *clustermodel.Model, o clustermodel.Op, s Sample) (float64, string) {
 	cm := m.Coll(o, s.World)
 	b := int(s.Bytes / int64(s.Op.Blocks(s.World.Ranks())))
-	if s.Algo != "" {
-		return coll.Predict(s.Op, s.Algo, s.World.Ranks(), max(b, 1), algoModel(m, cm, s.Algo)), s.Algo
+	var t float64
+	algo := s.Algo
+	if algo != "" {
+		t = coll.Predict(s.Op, algo, s.World.Ranks(), max(b, 1), algoModel(m, cm, algo))
+	} else {
+		t, algo = fastest(m, s.Op, s.World.Ranks(), max(b, 1), cm)
 	}
-	return fastest(m, s.Op, s.World.Ranks(), max(b, 1), cm)
+	return hostTime(m, s.Op, s.World, s.Bytes, t), algo
 }
 
 // fastest returns the time in seconds of the fastest of our algorithms for

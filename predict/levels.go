@@ -21,6 +21,10 @@ type levelFit struct {
 	// hasInter and ports are what set gives the link between servers.
 	hasInter bool
 	ports    string
+	// hostBW is the host's rate (HostGBps) set gives the model, in B/s,
+	// where the caller set one to fit from or the fixed model has one;
+	// 0 leaves the model without.
+	hostBW float64
 }
 
 // newLevelFit prepares the search of m's levels over samples, and sets
@@ -75,7 +79,17 @@ func newLevelFit(m *clustermodel.Model, samples []Sample, fixed *clustermodel.Mo
 	if fixed != nil && fixed.Inter != nil {
 		lf.ports = fixed.Inter.Ports
 	}
-	lf.x0 = []float64{p.intraAlpha, p.intraBW, p.reduceBW, p.interAlpha, p.interBW}
+	// A host's rate (HostGBps) is fitted where the caller set one to
+	// start from, or held from the fixed model's.
+	lf.hostBW = m.HostGBps * 1e9
+	if fixed != nil && fixed.HostGBps > 0 && lf.hostBW == 0 {
+		lf.hostBW = fixed.HostGBps * 1e9
+	}
+	lf.x0 = []float64{p.intraAlpha, p.intraBW, p.reduceBW, p.interAlpha, p.interBW, 0}
+	lf.free = append(lf.free, m.HostGBps > 0)
+	if lf.hostBW > 0 {
+		lf.x0[5] = math.Log(lf.hostBW)
+	}
 	m.Ops = nil
 	for _, op := range opsOf(samples) {
 		m.Ops = append(m.Ops, clustermodel.Op{Name: op.String(), BWScale: 1, LatScale: 1})
@@ -83,8 +97,9 @@ func newLevelFit(m *clustermodel.Model, samples []Sample, fixed *clustermodel.Mo
 	return lf
 }
 
-// set puts the point x (params' fields in order, clamped to logLo..logHi)
-// on the model as its levels and reduction.
+// set puts the point x (params' fields in order, then the host's rate,
+// clamped to logLo..logHi) on the model as its levels, reduction and
+// host's rate.
 func (lf *levelFit) set(x []float64) {
 	m := lf.m
 	x = slices.Clone(x)
@@ -96,6 +111,9 @@ func (lf *levelFit) set(x []float64) {
 	m.Inter = nil
 	if lf.hasInter {
 		m.Inter = &clustermodel.Level{AlphaUS: math.Exp(x[3]) * 1e6, GBps: math.Exp(x[4]) / 1e9, Ports: lf.ports}
+	}
+	if lf.hostBW > 0 {
+		m.HostGBps = math.Exp(x[5]) / 1e9
 	}
 }
 

@@ -194,6 +194,7 @@ func widenByOptima(m *clustermodel.Model, r Row, algo string) Row {
 		if algo != "" {
 			t = coll.Predict(r.Op, algo, n, b, algoModel(alt, cm, algo))
 		}
+		t = hostTime(alt, r.Op, r.World, r.Bytes, t)
 		if t > 0 && !math.IsInf(t, 0) {
 			r.LowUS, r.HighUS = min(r.LowUS, t*1e6), max(r.HighUS, t*1e6)
 		}

@@ -69,6 +69,9 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 			// The simulator gives every rank ports of its own (docs/sim.md).
 			without += " and the link a server's ranks share: each rank gets one of its own there"
 		}
+		if m.HostGBps > 0 {
+			without += fmt.Sprintf(" and the host's rate its ranks share, %.3g GB/s (host_GBps)", m.HostGBps)
+		}
 		var algos []string
 		for _, r := range rows {
 			if !slices.Contains(algos, r.Algo) {
@@ -102,7 +105,7 @@ func WriteTable(w io.Writer, modelPath string, m *clustermodel.Model, rows []Row
 // SimCommand returns the hccl-test command line that runs the model's
 // links on the simulated backend for world w, without payload: the levels'
 // latencies and bandwidths and the reduction rate. The per-collective
-// scales, a CPU backend's shared CPUs and a link between servers shared by
+// scales, a CPU backend's shared CPUs and its host's rate (HostGBps), and a link between servers shared by
 // a server's ranks (Level.Ports) have no simulator flag and are
 // left out. Where the model costs algo's channels as issuing apart
 // (ChannelGap: multiring on devices), the command gives the simulated

@@ -57,6 +57,11 @@ func (f *Fit) fitPorts(m *clustermodel.Model, samples []Sample, most int, cpu bo
 	sums := make([]float64, len(ports))
 	cores := make([][]CoresTry, len(ports))
 	rms := func(sum float64) float64 { return 100 * math.Expm1(math.Sqrt(sum/float64(len(samples)))) }
+	hostStart := 0.0
+	if cpu {
+		hostStart = hostRate(samples)
+	}
+	var hosts []HostTry
 	for i, p := range ports {
 		sums[i] = math.Inf(1)
 		for _, c := range coreCounts(most, cpu) {
@@ -65,6 +70,16 @@ func (f *Fit) fitPorts(m *clustermodel.Model, samples []Sample, most int, cpu bo
 			try.Inter = &clustermodel.Level{Ports: p}
 			fitModel(&try, samples, nil)
 			sum := cost(&try, samples)
+			if hostStart > 0 {
+				// The same with a host's rate shared by its ranks, kept
+				// only where it fits the rows better by hostTold.
+				host, hsum := fitHost(try, samples, hostStart)
+				hosts = append(hosts, HostTry{Cores: c, Ports: p, GBps: host.HostGBps, RMSPct: rms(hsum), NoneRMSPct: rms(sum)})
+				if hsum < sum*(1-hostTold) {
+					sum, try = hsum, host
+					hosts[len(hosts)-1].Told = true
+				}
+			}
 			if sum < sums[i] {
 				sums[i], fits[i] = sum, try
 			}
@@ -83,6 +98,11 @@ func (f *Fit) fitPorts(m *clustermodel.Model, samples []Sample, most int, cpu bo
 	*m = fits[pick]
 	if cpu {
 		f.Cores = cores[pick]
+		for _, h := range hosts {
+			if h.Cores == m.Cores && h.Ports == ports[pick] {
+				f.Host = h
+			}
+		}
 	}
 }
 

@@ -132,6 +132,7 @@ func Predict(m *clustermodel.Model, q Query) ([]Row, error) {
 			if q.Algo != "" && q.Algo != coll.Auto {
 				t, algo = coll.Predict(op, q.Algo, n, b, algoModel(m, cm, q.Algo)), q.Algo
 			}
+			t = hostTime(m, op, w, bytes, t)
 			if !(t > 0) || math.IsInf(t, 0) {
 				return nil, fmt.Errorf("%v on %d ranks, %d bytes: no algorithm of ours asked for has a cost there", op, n, bytes)
 			}

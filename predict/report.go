@@ -53,6 +53,14 @@ func (f *Fit) WriteReport(w io.Writer) error {
 	default:
 		b.WriteString("transport: devices that move data without the CPUs\n")
 	}
+	if h := f.Host; h.GBps > 0 {
+		verdict := "left out: it fits no better by 5% of the summed squared log errors"
+		if h.Told {
+			verdict = "kept"
+		}
+		fmt.Fprintf(&b, "host   %.3f GB/s written by a server's ranks together (host_GBps; rms error of every fitted row with it %.2f%%, without %.2f%%): %s\n",
+			h.GBps, h.RMSPct, h.NoneRMSPct, verdict)
+	}
 	f.writeOptima(&b)
 	b.WriteString("#\n# per collective: scales on the levels' bandwidths and latencies, the algorithm of ours its curve fits, residuals of its rows\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
