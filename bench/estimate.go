@@ -93,9 +93,10 @@ func (p Plan) calibrates() bool {
 }
 
 // peersPerRank is how many peers one rank exchanges messages with, which
-// each take a link: the most any of the plan's collectives has
-// (coll.Op.Peers).
-func (p Plan) peersPerRank() int { return coll.PeersOf(p.Ops, p.Ranks) }
+// each take a link: the most any of the plan's collectives has with the
+// algorithms asked for (coll.AlgoPeers; auto may pick any, twoshot's
+// rank talks to every other).
+func (p Plan) peersPerRank() int { return coll.AlgoPeersOf(p.Ops, p.AlgosFor, p.Ranks) }
 
 // checkMemory refuses a plan whose estimate is more than the memory
 // available, naming the part that takes the most and the flag that

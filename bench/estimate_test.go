@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"github.com/hccl-test/hccl-test/backends"
 	"os"
 	"strconv"
 	"strings"
@@ -135,7 +136,7 @@ func TestMemoryRefused(t *testing.T) {
 		want []string
 	}{
 		{"buffers", func(p *Plan) { p.MaxBytes = 1 << 40 }, []string{"MaxBytes 1099511627776", "sweep buffers", "smaller MaxBytes"}},
-		{"probe", func(p *Plan) { p.Ranks = 4096; p.MemLimit = 600 << 20 }, []string{"LinkGBps auto", "link probe", "LinkGBps hccs"}},
+		{"probe", func(p *Plan) { p.Ranks, p.Algo = 4096, "ring"; p.MemLimit = 600 << 20 }, []string{"LinkGBps auto", "link probe", "LinkGBps hccs"}},
 		{"links", func(p *Plan) { p.Ranks, p.Ops, p.LinkSource, p.LinkGBps = 4096, []coll.Op{coll.AllToAll}, "given", 1 }, []string{"Ranks 4096", "links"}},
 	}
 	for _, tc := range tests {
@@ -170,6 +171,49 @@ func TestDryRunMemory(t *testing.T) {
 	for _, w := range []string{want, "link probe 1.0GiB", "estimate.Calibration 256.0MiB", "sweep buffers", "links", "ranks' goroutines"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("dry run lacks %q:\n%s", w, b.String())
+		}
+	}
+}
+
+// TestMemoryLinksFollowAlgorithms checks that the links part counts, for
+// a rank, the peers of the algorithms the plan may run
+// (coll.AlgoPeers, checked against the peers counted from the algorithms'
+// messages in coll): auto and twoshot on 1024 ranks talk to every rank,
+// ring and rhd to a few, and alltoall to every rank whatever is named.
+func TestMemoryLinksFollowAlgorithms(t *testing.T) {
+	const n = 1024
+	links := func(p Plan) int64 {
+		for _, part := range p.Memory().Parts {
+			if part.Name == "links" {
+				return part.Bytes
+			}
+		}
+		return 0
+	}
+	for _, tc := range []struct {
+		ops   []coll.Op
+		algo  string
+		peers int
+	}{
+		{[]coll.Op{coll.AllReduce}, coll.Auto, n},
+		{[]coll.Op{coll.AllReduce}, "twoshot", n},
+		{[]coll.Op{coll.AllReduce}, "ring,oneshot", n},
+		{[]coll.Op{coll.AllReduce}, "ring", coll.Op(0).Peers(n)},
+		{[]coll.Op{coll.AllReduce}, "rhd", coll.Op(0).Peers(n)},
+		{[]coll.Op{coll.ReduceScatter}, coll.Auto, n},
+		{[]coll.Op{coll.AllGather}, coll.Auto, coll.Op(0).Peers(n)},
+		{[]coll.Op{coll.AllGather, coll.AllToAll}, "ring", n},
+	} {
+		p := DefaultPlan()
+		p.Backend, p.Ranks, p.Ops, p.Algo, p.NoPayload = "sim", n, tc.ops, tc.algo, true
+		p.MinBytes, p.MaxBytes, p.LinkSource, p.LinkGBps = 1024, 1<<28, "given", 10
+		b, err := p.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := b.(backends.LinkMemory).LinkBytes(n, tc.peers) * n
+		if got := links(p); got != want {
+			t.Errorf("%v -a %s on %d ranks: links %s, want %s (%d peers a rank)", tc.ops, tc.algo, n, units.HumanSize(got), units.HumanSize(want), tc.peers)
 		}
 	}
 }
