@@ -178,8 +178,12 @@ func TestDryRunMemory(t *testing.T) {
 // TestMemoryLinksFollowAlgorithms checks that the links part counts, for
 // a rank, the peers of the algorithms the plan may run
 // (coll.AlgoPeers, checked against the peers counted from the algorithms'
-// messages in coll): auto and twoshot on 1024 ranks talk to every rank,
-// ring and rhd to a few, and alltoall to every rank whatever is named.
+// messages in coll): on 1024 ranks of sim, auto picks twoshot from 32 MiB,
+// whose rank talks to every rank on two levels and with payload, and to
+// none where the call is timed for the world in closed form (one server,
+// no payload); ring and rhd talk to a few; alltoall to every rank
+// whatever is named; on a backend measured at the start auto may pick
+// any.
 func TestMemoryLinksFollowAlgorithms(t *testing.T) {
 	const n = 1024
 	links := func(p Plan) int64 {
@@ -190,30 +194,39 @@ func TestMemoryLinksFollowAlgorithms(t *testing.T) {
 		}
 		return 0
 	}
+	few, servers := coll.Op(0).Peers(n), Topology{Servers: n / 8, PerServer: 8}
 	for _, tc := range []struct {
-		ops   []coll.Op
-		algo  string
-		peers int
+		backend   string
+		ops       []coll.Op
+		algo      string
+		topo      Topology
+		noPayload bool
+		maxBytes  int64
+		peers     int
 	}{
-		{[]coll.Op{coll.AllReduce}, coll.Auto, n},
-		{[]coll.Op{coll.AllReduce}, "twoshot", n},
-		{[]coll.Op{coll.AllReduce}, "ring,oneshot", n},
-		{[]coll.Op{coll.AllReduce}, "ring", coll.Op(0).Peers(n)},
-		{[]coll.Op{coll.AllReduce}, "rhd", coll.Op(0).Peers(n)},
-		{[]coll.Op{coll.ReduceScatter}, coll.Auto, n},
-		{[]coll.Op{coll.AllGather}, coll.Auto, coll.Op(0).Peers(n)},
-		{[]coll.Op{coll.AllGather, coll.AllToAll}, "ring", n},
+		{"sim", []coll.Op{coll.AllReduce}, coll.Auto, servers, true, 1 << 28, n},
+		{"sim", []coll.Op{coll.AllReduce}, coll.Auto, servers, true, 16 << 20, few}, // rhd up to 16 MiB
+		{"sim", []coll.Op{coll.AllReduce}, coll.Auto, Topology{}, true, 1 << 28, few},
+		{"sim", []coll.Op{coll.AllReduce}, coll.Auto, Topology{}, false, 1 << 28, n},
+		{"sim", []coll.Op{coll.AllReduce}, "twoshot", Topology{}, true, 1 << 28, n},
+		{"sim", []coll.Op{coll.AllReduce}, "ring,oneshot", servers, true, 1 << 28, n},
+		{"sim", []coll.Op{coll.AllReduce}, "ring", servers, true, 1 << 28, few},
+		{"sim", []coll.Op{coll.AllReduce}, "rhd", servers, true, 1 << 28, few},
+		{"sim", []coll.Op{coll.AllGather, coll.AllToAll}, "ring", servers, true, 1 << 28, n},
+		{"shm", []coll.Op{coll.AllReduce}, coll.Auto, Topology{}, false, 1 << 10, n},
+		{"shm", []coll.Op{coll.AllGather}, coll.Auto, Topology{}, false, 1 << 10, few},
 	} {
 		p := DefaultPlan()
-		p.Backend, p.Ranks, p.Ops, p.Algo, p.NoPayload = "sim", n, tc.ops, tc.algo, true
-		p.MinBytes, p.MaxBytes, p.LinkSource, p.LinkGBps = 1024, 1<<28, "given", 10
+		p.Backend, p.Ranks, p.Ops, p.Algo, p.Topology, p.NoPayload = tc.backend, n, tc.ops, tc.algo, tc.topo, tc.noPayload
+		p.MinBytes, p.MaxBytes = 1024, tc.maxBytes
 		b, err := p.Resolve()
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := b.(backends.LinkMemory).LinkBytes(n, tc.peers) * n
 		if got := links(p); got != want {
-			t.Errorf("%v -a %s on %d ranks: links %s, want %s (%d peers a rank)", tc.ops, tc.algo, n, units.HumanSize(got), units.HumanSize(want), tc.peers)
+			t.Errorf("%s %v -a %s on %d ranks %+v, no payload %v, -e %d: links %s, want %s (%d peers a rank)",
+				tc.backend, tc.ops, tc.algo, n, tc.topo, tc.noPayload, tc.maxBytes, units.HumanSize(got), units.HumanSize(want), tc.peers)
 		}
 	}
 }

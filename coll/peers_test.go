@@ -109,3 +109,26 @@ func TestAlgoPeersCoverCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestWorldTimed checks which calls the memory estimate counts no peers
+// for, as timeWorld times them in closed form: twoshot's allreduce whose
+// parts are even, nothing else.
+func TestWorldTimed(t *testing.T) {
+	for _, tc := range []struct {
+		op         Op
+		name       string
+		count, n   int
+		worldTimed bool
+	}{
+		{AllReduce, "twoshot", 1 << 20, 1024, true},
+		{AllReduce, "twoshot", 1024*3 + 1, 1024, false},
+		{AllReduce, "twoshot", 8, 1, false},
+		{AllReduce, "oneshot", 1 << 20, 1024, false},
+		{AllReduce, "rhd", 1 << 20, 1024, false},
+		{ReduceScatter, "direct", 1 << 20, 1024, false},
+	} {
+		if got := WorldTimed(tc.op, tc.name, tc.count, tc.n); got != tc.worldTimed {
+			t.Errorf("WorldTimed(%v, %s, %d, %d) = %v, want %v", tc.op, tc.name, tc.count, tc.n, got, tc.worldTimed)
+		}
+	}
+}
