@@ -186,9 +186,9 @@ func TestDryRunMemory(t *testing.T) {
 // any.
 func TestMemoryLinksFollowAlgorithms(t *testing.T) {
 	const n = 1024
-	links := func(p Plan) int64 {
+	part := func(p Plan, name string) int64 {
 		for _, part := range p.Memory().Parts {
-			if part.Name == "links" {
+			if part.Name == name {
 				return part.Bytes
 			}
 		}
@@ -224,9 +224,19 @@ func TestMemoryLinksFollowAlgorithms(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := b.(backends.LinkMemory).LinkBytes(n, tc.peers) * n
-		if got := links(p); got != want {
+		if got := part(p, "links"); got != want {
 			t.Errorf("%s %v -a %s on %d ranks %+v, no payload %v, -e %d: links %s, want %s (%d peers a rank)",
 				tc.backend, tc.ops, tc.algo, n, tc.topo, tc.noPayload, tc.maxBytes, units.HumanSize(got), units.HumanSize(want), tc.peers)
+		}
+		// A rank that posts to every peer at once holds a send's and a
+		// receive's request for each.
+		wantReqs := int64(0)
+		if tc.peers > few {
+			wantReqs = int64(2*tc.peers) * requestBytes * n
+		}
+		if got := part(p, "requests in flight"); got != wantReqs {
+			t.Errorf("%s %v -a %s on %d ranks %+v: requests in flight %s, want %s",
+				tc.backend, tc.ops, tc.algo, n, tc.topo, units.HumanSize(got), units.HumanSize(wantReqs))
 		}
 	}
 }
