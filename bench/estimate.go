@@ -81,7 +81,7 @@ func (p Plan) Memory() MemoryEstimate {
 // or from every peer at once (twoshot, direct): its request and the
 // transport's state for it beyond the link's, as the heap grows between
 // collections. Measured on sim: twoshot over 1024 ranks of 8 a server
-// peaked at 2.5 to 3.0 GiB resident where the links count 2.5 GiB, about
+// peaked at 2.5 to 3.1 GiB (five runs) resident where the links count 2.5 GiB, about
 // 300 bytes a request (a send and a receive a peer); 512 errs high.
 const requestBytes = 512
 
