@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/dtype"
 	"github.com/hccl-test/hccl-test/estimate"
@@ -12,6 +13,7 @@ import (
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/units"
+	"github.com/hccl-test/hccl-test/world"
 )
 
 // recordBytes is one measured row held until every run is done (the
@@ -67,9 +69,21 @@ func (p *Plan) Memory() MemoryEstimate {
 		rows += recordBytes * p.rowCount()
 	}
 	b, _ := p.Resolve() // nil for an unknown name, which Validate refuses
-	e.Parts = append(e.Parts, estimate.OverheadParts(b, p.Ranks, int(hosted), p.PerProcess, p.peersPerRank(), rows)...)
+	peers := p.peersPerRank()
+	e.Parts = append(e.Parts, estimate.OverheadParts(b, p.Ranks, int(hosted), p.PerProcess, peers, rows)...)
+	if peers > coll.Op(0).Peers(p.Ranks) {
+		add("requests in flight", "ranks", int64(2*peers)*requestBytes)
+	}
 	return e
 }
+
+// requestBytes is one request in flight where a rank posts a message to
+// or from every peer at once (twoshot, direct): its request and the
+// transport's state for it beyond the link's, as the heap grows between
+// collections. Measured on sim: twoshot over 1024 ranks of 8 a server
+// peaked at 2.5 to 3.1 GiB (five runs) resident where the links count 2.5 GiB, about
+// 300 bytes a request (a send and a receive a peer); 512 errs high.
+const requestBytes = 512
 
 // memoryReport is the estimate as -M prints it before the sweep, part by
 // part as --dry-run lists them and nccl-tests' -M splits its GPU memory:
@@ -93,9 +107,59 @@ func (p *Plan) calibrates() bool {
 }
 
 // peersPerRank is how many peers one rank exchanges messages with, which
-// each take a link: the most any of the plan's collectives has
-// (coll.Op.Peers).
-func (p *Plan) peersPerRank() int { return coll.PeersOf(p.Ops, p.Ranks) }
+// each take a link: the most any of the plan's collectives has with the
+// algorithms asked for (coll.AlgoPeers; auto may pick any, twoshot's
+// rank talks to every other).
+func (p *Plan) peersPerRank() int { return coll.AlgoPeersOf(p.Ops, p.memoryAlgos, p.Ranks) }
+
+// memoryAlgos is the algorithms the plan may run op with, whose peers the
+// links part counts: those named, and for auto on a simulated backend,
+// whose model is known before the run, the ones auto picks for the plan's
+// rows (as the run's rowModel makes it) but a pick that sends no message
+// (worldTimed). Elsewhere auto's model is measured at the start and auto
+// may pick any of op's (Auto stays in).
+func (p *Plan) memoryAlgos(op coll.Op) []string {
+	names := p.AlgosFor(op)
+	m := p.modeled()
+	if !slices.Contains(names, coll.Auto) || m == nil {
+		return names
+	}
+	figs := m.LinkFigures(p.settings())
+	cal := estimate.SimCalibration(figs, p.DTypes)
+	// rd sends to a few peers, no more than any algorithm: the least a
+	// sweep of only world-timed picks counts.
+	picks := []string{"rd"}
+	for _, n := range names {
+		if n != coll.Auto {
+			picks = append(picks, n)
+		}
+	}
+	for _, row := range p.Rows() {
+		if row.Op != op || row.Algo != coll.Auto {
+			continue
+		}
+		model := world.DomainModel(cal.Model(row.DType, row.Bytes), row.Group, p.crossesServers(row.Group))
+		name, err := coll.Choose(op, coll.Auto, row.Count*row.DType.Size(), p.GroupSize(row.Group), model)
+		if err != nil {
+			return names
+		}
+		if !p.worldTimed(figs, row, name) {
+			picks = append(picks, name)
+		}
+	}
+	return picks
+}
+
+// worldTimed reports whether row's calls by the algorithm name are timed
+// for the whole world in closed form, sending no message
+// (coll.WorldTimed): without payload, on the world of a simulator on one
+// server whose senders' ports time the messages (not fused: not
+// --sim-pull), and not mulsum.
+func (p *Plan) worldTimed(figs backends.LinkFigures, row Row, name string) bool {
+	oneServer := figs.PerServer <= 0 || figs.PerServer >= p.Ranks
+	return p.NoPayload && oneServer && !figs.Fused && row.Group == "" && row.RedOp != dtype.MulSum &&
+		coll.WorldTimed(row.Op, name, row.Count, p.Ranks)
+}
 
 // checkMemory refuses a plan whose estimate is more than the memory
 // available, naming the part that takes the most and the flag that

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"github.com/hccl-test/hccl-test/backends"
 	"os"
 	"strconv"
 	"strings"
@@ -135,7 +136,7 @@ func TestMemoryRefused(t *testing.T) {
 		want []string
 	}{
 		{"buffers", func(p *Plan) { p.MaxBytes = 1 << 40 }, []string{"MaxBytes 1099511627776", "sweep buffers", "smaller MaxBytes"}},
-		{"probe", func(p *Plan) { p.Ranks = 4096; p.MemLimit = 600 << 20 }, []string{"LinkGBps auto", "link probe", "LinkGBps hccs"}},
+		{"probe", func(p *Plan) { p.Ranks, p.Algo = 4096, "ring"; p.MemLimit = 600 << 20 }, []string{"LinkGBps auto", "link probe", "LinkGBps hccs"}},
 		{"links", func(p *Plan) { p.Ranks, p.Ops, p.LinkSource, p.LinkGBps = 4096, []coll.Op{coll.AllToAll}, "given", 1 }, []string{"Ranks 4096", "links"}},
 	}
 	for _, tc := range tests {
@@ -170,6 +171,72 @@ func TestDryRunMemory(t *testing.T) {
 	for _, w := range []string{want, "link probe 1.0GiB", "estimate.Calibration 256.0MiB", "sweep buffers", "links", "ranks' goroutines"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("dry run lacks %q:\n%s", w, b.String())
+		}
+	}
+}
+
+// TestMemoryLinksFollowAlgorithms checks that the links part counts, for
+// a rank, the peers of the algorithms the plan may run
+// (coll.AlgoPeers, checked against the peers counted from the algorithms'
+// messages in coll): on 1024 ranks of sim, auto picks twoshot from 32 MiB,
+// whose rank talks to every rank on two levels and with payload, and to
+// none where the call is timed for the world in closed form (one server,
+// no payload); ring and rhd talk to a few; alltoall to every rank
+// whatever is named; on a backend measured at the start auto may pick
+// any.
+func TestMemoryLinksFollowAlgorithms(t *testing.T) {
+	const n = 1024
+	part := func(p Plan, name string) int64 {
+		for _, part := range p.Memory().Parts {
+			if part.Name == name {
+				return part.Bytes
+			}
+		}
+		return 0
+	}
+	few, servers := coll.Op(0).Peers(n), Topology{Servers: n / 8, PerServer: 8}
+	for _, tc := range []struct {
+		backend   string
+		ops       []coll.Op
+		algo      string
+		topo      Topology
+		noPayload bool
+		maxBytes  int64
+		peers     int
+	}{
+		{"sim", []coll.Op{coll.AllReduce}, coll.Auto, servers, true, 1 << 28, n},
+		{"sim", []coll.Op{coll.AllReduce}, coll.Auto, servers, true, 16 << 20, few}, // rhd up to 16 MiB
+		{"sim", []coll.Op{coll.AllReduce}, coll.Auto, Topology{}, true, 1 << 28, few},
+		{"sim", []coll.Op{coll.AllReduce}, coll.Auto, Topology{}, false, 1 << 28, n},
+		{"sim", []coll.Op{coll.AllReduce}, "twoshot", Topology{}, true, 1 << 28, n},
+		{"sim", []coll.Op{coll.AllReduce}, "ring,oneshot", servers, true, 1 << 28, n},
+		{"sim", []coll.Op{coll.AllReduce}, "ring", servers, true, 1 << 28, few},
+		{"sim", []coll.Op{coll.AllReduce}, "rhd", servers, true, 1 << 28, few},
+		{"sim", []coll.Op{coll.AllGather, coll.AllToAll}, "ring", servers, true, 1 << 28, n},
+		{"shm", []coll.Op{coll.AllReduce}, coll.Auto, Topology{}, false, 1 << 10, n},
+		{"shm", []coll.Op{coll.AllGather}, coll.Auto, Topology{}, false, 1 << 10, few},
+	} {
+		p := DefaultPlan()
+		p.Backend, p.Ranks, p.Ops, p.Algo, p.Topology, p.NoPayload = tc.backend, n, tc.ops, tc.algo, tc.topo, tc.noPayload
+		p.MinBytes, p.MaxBytes = 1024, tc.maxBytes
+		b, err := p.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := b.(backends.LinkMemory).LinkBytes(n, tc.peers) * n
+		if got := part(p, "links"); got != want {
+			t.Errorf("%s %v -a %s on %d ranks %+v, no payload %v, -e %d: links %s, want %s (%d peers a rank)",
+				tc.backend, tc.ops, tc.algo, n, tc.topo, tc.noPayload, tc.maxBytes, units.HumanSize(got), units.HumanSize(want), tc.peers)
+		}
+		// A rank that posts to every peer at once holds a send's and a
+		// receive's request for each.
+		wantReqs := int64(0)
+		if tc.peers > few {
+			wantReqs = int64(2*tc.peers) * requestBytes * n
+		}
+		if got := part(p, "requests in flight"); got != wantReqs {
+			t.Errorf("%s %v -a %s on %d ranks %+v: requests in flight %s, want %s",
+				tc.backend, tc.ops, tc.algo, n, tc.topo, units.HumanSize(got), units.HumanSize(wantReqs))
 		}
 	}
 }

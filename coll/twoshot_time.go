@@ -46,7 +46,7 @@ func (c *Comm) timeWorld(ctx context.Context, alg *algorithm, a *Args) (bool, er
 	if !ok || c.parent != nil || !c.noPayload || a.RedOp == dtype.MulSum || c.size < 2 || !sameOnEveryRank(a) {
 		return false, nil
 	}
-	if alg.op != AllReduce || alg.name != "twoshot" || a.Count%c.size != 0 {
+	if !WorldTimed(alg.op, alg.name, a.Count, c.size) {
 		return false, nil
 	}
 	n, es := c.size, a.DType.Size()
@@ -58,6 +58,16 @@ func (c *Comm) timeWorld(ctx context.Context, alg *algorithm, a *Args) (bool, er
 	return wt.TimeWorld(ctx, func(l backends.LinkTimes, ranks []backends.RankTimes) bool {
 		return twoshotTimes(l, ranks, s, inPlace, avg)
 	})
+}
+
+// WorldTimed reports whether a call of op by the algorithm name of count
+// elements on n ranks has a closed form for the whole world (timeWorld):
+// twoshot's allreduce whose parts are even. Without payload on a
+// transport that times a call for the whole world (sim on one server, the
+// senders' ports) such a call sends no message, so it keeps no state per
+// peer (the memory estimate counts none).
+func WorldTimed(op Op, name string, count, n int) bool {
+	return op == AllReduce && name == "twoshot" && n >= 2 && count%n == 0
 }
 
 // twoshotTimes moves every rank's state through one twoshot call of
