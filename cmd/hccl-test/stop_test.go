@@ -22,11 +22,16 @@ import (
 // loaded host.
 const stopLimit = 3 * time.Second
 
-// stopSweep is the sweep a rank is stopped in: 13 rows of 200 iterations,
-// each a few hundred milliseconds long.
+// stopSweep is the sweep a rank is stopped in: 13 rows of at least 200
+// iterations and 300 ms each, so that on a quiet host too the sweep still
+// runs past the latest stop (900 ms after the second row: 200 iterations
+// of 4 MiB alone took less on proc).
 func stopSweep(backend, csv string) []string {
 	flags := []string{"--backend", backend, "-p", "4", "--op", "allreduce", "--algo", "ring", "-b", "1K", "-e", "4M",
 		"-n", "200", "-w", "2", "--link-bw", "10GB/s", "-T", stopLimit.String(), "--csv", csv}
+	if backend != "sim" { // the simulator's iterations all take one virtual time
+		flags = append(flags, "--benchtime", "300ms")
+	}
 	if backend == "proc" || backend == "tcp" {
 		flags = append(flags, "--connect-timeout", "30s")
 	}
