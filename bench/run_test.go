@@ -137,18 +137,7 @@ func TestRunTimeout(t *testing.T) {
 			t.Fatalf("the healthy run: %v", err)
 		}
 	})
-	var c capture
-	done := make(chan error, 1)
-	go func() {
-		_, err := Run(context.Background(), p, &c)
-		done <- err
-	}()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(wallbound.Bound(p.Timeout, base)):
-		t.Fatalf("no end %v after a %v op timeout (a healthy run takes %v)", wallbound.Bound(p.Timeout, base), p.Timeout, base)
-	}
+	c, err := runWithin(t, p, base)
 	if !errors.Is(err, backends.ErrTimeout) {
 		t.Fatalf("got %v, want a timeout", err)
 	}
@@ -327,4 +316,24 @@ func TestRunCalibrates(t *testing.T) {
 			t.Errorf("row without a prediction: %+v", r)
 		}
 	}
+}
+
+// runWithin runs p and returns what it wrote and its error, failing t if
+// the run does not end within the bound that p's op timeout and a healthy
+// run's time base (wallbound.Bound) give.
+func runWithin(t *testing.T, p Plan, base time.Duration) (*capture, error) {
+	t.Helper()
+	var c capture
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), p, &c)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return &c, err
+	case <-time.After(wallbound.Bound(p.Timeout, base)):
+		t.Fatalf("no end %v after a %v op timeout (a healthy run takes %v)", wallbound.Bound(p.Timeout, base), p.Timeout, base)
+	}
+	return nil, nil
 }

@@ -91,18 +91,7 @@ func TestRowWatchdogFiresInLaterRow(t *testing.T) {
 					t.Fatalf("the healthy run wrote %d rows, want 3", len(c.records))
 				}
 			})
-			var c capture
-			done := make(chan error, 1)
-			go func() {
-				_, err := Run(context.Background(), p, &c)
-				done <- err
-			}()
-			var err error
-			select {
-			case err = <-done:
-			case <-time.After(wallbound.Bound(p.Timeout, base)):
-				t.Fatalf("no end %v after a %v op timeout", wallbound.Bound(p.Timeout, base), p.Timeout)
-			}
+			c, err := runWithin(t, p, base)
 			if !errors.Is(err, backends.ErrTimeout) {
 				t.Fatalf("got %v, want a timeout", err)
 			}

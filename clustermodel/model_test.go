@@ -24,9 +24,12 @@ func valid() *Model {
 }
 
 // TestRoundTrip writes a model and reads it back unchanged.
-func TestRoundTrip(t *testing.T) {
+func TestRoundTrip(t *testing.T) { roundTrip(t, valid()) }
+
+// roundTrip writes m, reads it back and fails t unless it is unchanged.
+func roundTrip(t *testing.T, m *Model) {
+	t.Helper()
 	var buf bytes.Buffer
-	m := valid()
 	if err := m.Encode(&buf); err != nil {
 		t.Fatal(err)
 	}

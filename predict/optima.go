@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -115,18 +116,8 @@ func findOptima(m *clustermodel.Model, samples []Sample) {
 		}
 		found = append(found, a)
 	}
-	slices.SortStableFunc(found, func(a, b clustermodel.Alternative) int { return cmpFloat(a.SqLogErr, b.SqLogErr) })
+	slices.SortStableFunc(found, func(a, b clustermodel.Alternative) int { return cmp.Compare(a.SqLogErr, b.SqLogErr) })
 	m.Alternatives = found[:min(len(found), clustermodel.MaxAlternatives)]
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // probeKeys are the rows two optima are compared at: every fitted

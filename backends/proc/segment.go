@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -65,7 +66,7 @@ func newSegment(n int, name string) (*segment, error) {
 	s := &segment{id: nextSegID.Add(1), fd: fd, mem: mem[:n:n], full: mem, base: uintptr(unsafe.Pointer(&mem[0]))}
 	sharedBytes.Add(int64(size))
 	segments.mu.Lock()
-	i, _ := slices.BinarySearchFunc(segments.list, s.base, func(x *segment, b uintptr) int { return cmpPtr(x.base, b) })
+	i, _ := slices.BinarySearchFunc(segments.list, s.base, func(x *segment, b uintptr) int { return cmp.Compare(x.base, b) })
 	segments.list = slices.Insert(segments.list, i, s)
 	segments.mu.Unlock()
 	return s, nil
@@ -97,7 +98,7 @@ func findSegment(buf []byte) (*segment, int) {
 	p := uintptr(unsafe.Pointer(&buf[0]))
 	segments.mu.RLock()
 	defer segments.mu.RUnlock()
-	i, found := slices.BinarySearchFunc(segments.list, p, func(x *segment, b uintptr) int { return cmpPtr(x.base, b) })
+	i, found := slices.BinarySearchFunc(segments.list, p, func(x *segment, b uintptr) int { return cmp.Compare(x.base, b) })
 	if !found {
 		i-- // the last segment that starts below p
 	}
@@ -110,16 +111,6 @@ func findSegment(buf []byte) (*segment, int) {
 		return nil, 0
 	}
 	return s, off
-}
-
-func cmpPtr(a, b uintptr) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // allocShared is the allocator (hugemem.SetAllocator) that proc's rank
