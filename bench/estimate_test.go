@@ -182,8 +182,8 @@ func TestDryRunMemory(t *testing.T) {
 // whose rank talks to every rank on two levels and with payload, and to
 // none where the call is timed for the world in closed form (one server,
 // no payload); ring and rhd talk to a few; alltoall to every rank
-// whatever is named; on a backend measured at the start auto may pick
-// any.
+// whatever is named; on a backend measured at the start auto counts at
+// the op's usual peers.
 func TestMemoryLinksFollowAlgorithms(t *testing.T) {
 	const n = 1024
 	part := func(p Plan, name string) int64 {
@@ -213,7 +213,8 @@ func TestMemoryLinksFollowAlgorithms(t *testing.T) {
 		{"sim", []coll.Op{coll.AllReduce}, "ring", servers, true, 1 << 28, few},
 		{"sim", []coll.Op{coll.AllReduce}, "rhd", servers, true, 1 << 28, few},
 		{"sim", []coll.Op{coll.AllGather, coll.AllToAll}, "ring", servers, true, 1 << 28, n},
-		{"shm", []coll.Op{coll.AllReduce}, coll.Auto, Topology{}, false, 1 << 10, n},
+		{"shm", []coll.Op{coll.AllReduce}, coll.Auto, Topology{}, false, 1 << 10, few},
+		{"shm", []coll.Op{coll.AllReduce}, "auto,twoshot", Topology{}, false, 1 << 10, n},
 		{"shm", []coll.Op{coll.AllGather}, coll.Auto, Topology{}, false, 1 << 10, few},
 	} {
 		p := DefaultPlan()

@@ -95,10 +95,14 @@ func (o Op) Peers(n int) int {
 }
 
 // PeersOf returns the most peers one rank of n exchanges messages with in
-// any of ops run by any of their algorithms, as auto may pick any
-// (AlgoPeers), and the default of Op.Peers with no ops.
+// any of ops (Op.Peers: auto's usual pick, whose model is measured at the
+// start), and the default with no ops.
 func PeersOf(ops []Op, n int) int {
-	return AlgoPeersOf(ops, func(Op) []string { return nil }, n)
+	peers := Op(0).Peers(n)
+	for _, o := range ops {
+		peers = max(peers, o.Peers(n))
+	}
+	return peers
 }
 
 // BenchName returns the name in Go benchmark format of the collective that
