@@ -214,7 +214,7 @@ func (b *stopBackend) Name() string                { return "isolate-stop" }
 func (b *stopBackend) Capabilities() backends.Caps { return shm.Backend{}.Capabilities() }
 func (b *stopBackend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	return shm.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
-		return body(ctx, &stopTransport{Transport: t, b: b})
+		return body(ctx, &sendRecvHook{Transport: t, on: b.began})
 	})
 }
 
@@ -222,25 +222,34 @@ var stopper = &stopBackend{}
 
 func init() { backends.Register(stopper) }
 
-type stopTransport struct {
-	backends.Transport
-	b *stopBackend
+// began counts a sendrecv measurement begun by rank and stops the run
+// once every rank has begun its second.
+func (b *stopBackend) began(rank int) {
+	b.begunMu.Lock()
+	defer b.begunMu.Unlock()
+	b.begun[rank]++
+	second := 0
+	for _, n := range b.begun {
+		if n >= 2 {
+			second++
+		}
+	}
+	if second == b.ranks {
+		b.cancel(errors.New("SIGINT received"))
+	}
 }
 
-func (s *stopTransport) BeginCall(call backends.Call) {
+// sendRecvHook is a transport that calls on with its rank as each
+// sendrecv measurement (the call of Seq 1) begins, then tags the call as
+// the transport beneath it does.
+type sendRecvHook struct {
+	backends.Transport
+	on func(rank int)
+}
+
+func (s *sendRecvHook) BeginCall(call backends.Call) {
 	if call.Op == uint8(coll.SendRecv) && call.Seq == 1 {
-		s.b.begunMu.Lock()
-		s.b.begun[s.Rank()]++
-		second := 0
-		for _, n := range s.b.begun {
-			if n >= 2 {
-				second++
-			}
-		}
-		if second == s.b.ranks {
-			s.b.cancel(errors.New("SIGINT received"))
-		}
-		s.b.begunMu.Unlock()
+		s.on(s.Rank())
 	}
 	if tg, ok := s.Transport.(backends.CallTagger); ok {
 		tg.BeginCall(call)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hccl-test/hccl-test/backends"
 	"github.com/hccl-test/hccl-test/backends/shm"
-	"github.com/hccl-test/hccl-test/coll"
 )
 
 // stop0Backend is shm on which rank stop alone is stopped (as a signal
@@ -38,7 +37,7 @@ func (b *stop0Backend) Run(ctx context.Context, cfg backends.Config, body backen
 		b.mu.Lock()
 		b.begun, b.cancel = 0, cancel
 		b.mu.Unlock()
-		return body(ctx, &stop0Transport{Transport: t, b: b})
+		return body(ctx, &stop0Transport{sendRecvHook{Transport: t, on: b.began}})
 	})
 }
 
@@ -46,23 +45,19 @@ var stopper0 = &stop0Backend{}
 
 func init() { backends.Register(stopper0) }
 
-type stop0Transport struct {
-	backends.Transport
-	b *stop0Backend
+// began counts a sendrecv measurement of the stopped rank begun, and
+// stops that rank as its third begins.
+func (b *stop0Backend) began(int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.begun++; b.begun == 3 {
+		b.cancel(errors.New("SIGTERM received"))
+	}
 }
 
-func (s *stop0Transport) BeginCall(call backends.Call) {
-	if call.Op == uint8(coll.SendRecv) && call.Seq == 1 {
-		s.b.mu.Lock()
-		if s.b.begun++; s.b.begun == 3 {
-			s.b.cancel(errors.New("SIGTERM received"))
-		}
-		s.b.mu.Unlock()
-	}
-	if tg, ok := s.Transport.(backends.CallTagger); ok {
-		tg.BeginCall(call)
-	}
-}
+// stop0Transport is the stopped rank's transport: sendRecvHook, and the
+// links it drops dropped beneath it.
+type stop0Transport struct{ sendRecvHook }
 
 func (s *stop0Transport) DropLink(peer int, err error) {
 	if d, ok := s.Transport.(backends.LinkDropper); ok {
