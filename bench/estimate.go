@@ -124,26 +124,21 @@ func (p *Plan) memoryAlgos(op coll.Op) []string {
 	if !slices.Contains(names, coll.Auto) {
 		return names
 	}
+	// The names besides auto, and rd, which sends to a few peers, no more
+	// than any algorithm: it stands for op's usual peers (Op.Peers), as
+	// no names at all would mean any algorithm.
+	picks := append(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == coll.Auto }), "rd")
 	if m == nil {
 		// Auto's pick is unknown before the run: it is counted at op's
-		// usual peers (Op.Peers), as the pick of most rows of a large
-		// world (a doubling at small sizes; a run large enough for a
-		// direct algorithm's pick has its buffers counted as well).
-		// Counting every rank here refused a 4096-rank shm sweep of 1 KiB
-		// that ran in 1.3 GB.
-		// rd stands for that count as below (no names would mean any).
-		return append(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == coll.Auto }), "rd")
+		// usual peers, as the pick of most rows of a large world (a
+		// doubling at small sizes; a run large enough for a direct
+		// algorithm's pick has its buffers counted as well). Counting
+		// every rank here refused a 4096-rank shm sweep of 1 KiB that ran
+		// in 1.3 GB.
+		return picks
 	}
 	figs := m.LinkFigures(p.settings())
 	cal := estimate.SimCalibration(figs, p.DTypes)
-	// rd sends to a few peers, no more than any algorithm: the least a
-	// sweep of only world-timed picks counts.
-	picks := []string{"rd"}
-	for _, n := range names {
-		if n != coll.Auto {
-			picks = append(picks, n)
-		}
-	}
 	for _, row := range p.Rows() {
 		if row.Op != op || row.Algo != coll.Auto {
 			continue
