@@ -37,6 +37,19 @@ type Scales struct {
 	Name     string  `json:"op"`
 	BWScale  float64 `json:"bw_scale"`
 	LatScale float64 `json:"lat_scale"`
+	// InterBWScale and InterLatScale are Op's of the same names.
+	InterBWScale  float64 `json:"inter_bw_scale,omitempty"`
+	InterLatScale float64 `json:"inter_lat_scale,omitempty"`
+}
+
+// Scales returns o's scales.
+func (o Op) Scales() Scales {
+	return Scales{Name: o.Name, BWScale: o.BWScale, LatScale: o.LatScale, InterBWScale: o.InterBWScale, InterLatScale: o.InterLatScale}
+}
+
+// set puts s's scales in o.
+func (s Scales) set(o *Op) {
+	o.BWScale, o.LatScale, o.InterBWScale, o.InterLatScale = s.BWScale, s.LatScale, s.InterBWScale, s.InterLatScale
 }
 
 // With returns a copy of m that has a's figures in place of its own and
@@ -53,7 +66,7 @@ func (m *Model) With(a Alternative) *Model {
 	c.ReduceGBps = a.ReduceGBps
 	c.Ops = append([]Op(nil), m.Ops...)
 	for i := range c.Ops {
-		c.Ops[i].BWScale, c.Ops[i].LatScale = a.Ops[i].BWScale, a.Ops[i].LatScale
+		a.Ops[i].set(&c.Ops[i])
 	}
 	return &c
 }
@@ -86,7 +99,7 @@ func (m *Model) validateAlternatives() error {
 		}
 		for j, s := range a.Ops {
 			o := m.Ops[j]
-			o.BWScale, o.LatScale = s.BWScale, s.LatScale
+			s.set(&o)
 			if s.Name != o.Name {
 				return invalid("%s: op %q where the model's ops have %q", name("ops"), s.Name, o.Name)
 			}

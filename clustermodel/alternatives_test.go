@@ -12,7 +12,7 @@ import (
 // alt returns an alternative that valid()'s model accepts.
 func alt() Alternative {
 	return Alternative{IntraAlphaUS: 2, IntraGBps: 300, InterAlphaUS: 10, InterGBps: 1e6, ReduceGBps: 40,
-		Ops: []Scales{{Name: "allreduce", BWScale: 1.2, LatScale: 0.9}}, SqLogErr: 0.2}
+		Ops: []Scales{{Name: "allreduce", BWScale: 1.2, LatScale: 0.9, InterBWScale: 0.8, InterLatScale: 1.1}}, SqLogErr: 0.2}
 }
 
 // TestAlternativesRoundTrip writes a model with other optima and reads it
@@ -48,6 +48,7 @@ func TestAlternativesRefused(t *testing.T) {
 		{"an op missing", func(_ *Model, a *Alternative) { a.Ops = nil }, "0 collectives, the model has 1"},
 		{"another op", func(_ *Model, a *Alternative) { a.Ops[0].Name = "allgather" }, `op "allgather" where the model's ops have "allreduce"`},
 		{"scale off", func(_ *Model, a *Alternative) { a.Ops[0].BWScale = 1e6 }, "bw_scale 1e+06"},
+		{"scale between servers off", func(_ *Model, a *Alternative) { a.Ops[0].InterBWScale, a.Ops[0].InterLatScale = 1, math.Inf(1) }, "inter_lat_scale +Inf"},
 		{"negative error", func(_ *Model, a *Alternative) { a.SqLogErr = -1 }, "sq_log_err -1"},
 		{"too many", func(m *Model, _ *Alternative) {
 			for range MaxAlternatives {
@@ -77,7 +78,7 @@ func TestWith(t *testing.T) {
 	m.Alternatives = []Alternative{a}
 	c := m.With(a)
 	if c.Intra.GBps != 300 || c.Inter.GBps != 1e6 || c.Inter.AlphaUS != 10 || c.ReduceGBps != 40 ||
-		c.Ops[0].BWScale != 1.2 || c.Ops[0].LatScale != 0.9 || c.Ops[0].Shape != "ring" || c.Alternatives != nil {
+		c.Ops[0].BWScale != 1.2 || c.Ops[0].LatScale != 0.9 || c.Ops[0].InterBWScale != 0.8 || c.Ops[0].InterLatScale != 1.1 || c.Ops[0].Shape != "ring" || c.Alternatives != nil {
 		t.Errorf("With: %+v", c)
 	}
 	if !reflect.DeepEqual(m, func() *Model { v := valid(); v.Alternatives = []Alternative{alt()}; return v }()) {

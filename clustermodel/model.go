@@ -121,6 +121,15 @@ type Op struct {
 	// server (and in its reduction), nothing of the link between servers,
 	// which it then takes at the level's own figures (scale 1).
 	OneServer bool `json:"one_server,omitempty"`
+	// InterBWScale and InterLatScale, where set (not 0), are the
+	// collective's own scales on the link between servers, in place of
+	// BWScale and LatScale there: fitted on its rows of several servers
+	// with those two held at what its rows of one server gave. A
+	// collective that reduces in the switches inside a server (NVLS) does
+	// not between them, so one pair of scales for both levels would carry
+	// that speed onto the network.
+	InterBWScale  float64 `json:"inter_bw_scale,omitempty"`
+	InterLatScale float64 `json:"inter_lat_scale,omitempty"`
 	// Shape is the algorithm whose cost fitted the curve best among ours
 	// (ring, rhd, ...), and Shapes the winner at each fitted world and
 	// size band, as "ranks/band:name".
@@ -282,10 +291,20 @@ func (o Op) validate() error {
 	if err != nil || op.String() != o.Name {
 		return invalid("op %q: not a collective's name", o.Name)
 	}
-	for _, s := range []struct {
+	scales := []struct {
 		name string
 		v    float64
-	}{{"bw_scale", o.BWScale}, {"lat_scale", o.LatScale}} {
+	}{{"bw_scale", o.BWScale}, {"lat_scale", o.LatScale}}
+	if o.InterBWScale != 0 || o.InterLatScale != 0 {
+		if o.OneServer {
+			return invalid("op %s: scales of the link between servers and one_server: fitted on one server, it has no such rows", o.Name)
+		}
+		scales = append(scales, []struct {
+			name string
+			v    float64
+		}{{"inter_bw_scale", o.InterBWScale}, {"inter_lat_scale", o.InterLatScale}}...)
+	}
+	for _, s := range scales {
 		if !(s.v >= 1e-3 && s.v <= 1e3) {
 			return invalid("op %s: %s %v: want a factor from 0.001 to 1000", o.Name, s.name, s.v)
 		}
@@ -361,9 +380,10 @@ func (s Span) Largest() (w World, servers int) {
 // collective o on a world of w: the levels' figures, each bandwidth times
 // o's BWScale and each latency times its LatScale, two levels when w has
 // several servers, the link between them shared by a server's ranks where
-// Inter.Ports says so. Where o's scales were fitted on one server only
-// (OneServer), the link between servers keeps the level's own figures:
-// those rows said nothing of it. Where the ranks share Cores CPUs and a
+// Inter.Ports says so. Where o has scales of its own for the link between
+// servers (InterBWScale), that link takes those; where o's scales were
+// fitted on one server only (OneServer), it keeps the level's own
+// figures: those rows said nothing of it. Where the ranks share Cores CPUs and a
 // server holds more ranks than that, every bandwidth is that share of it.
 func (m *Model) Coll(o Op, w World) coll.Model {
 	share := 1.0
@@ -378,7 +398,10 @@ func (m *Model) Coll(o Op, w World) coll.Model {
 		Gamma: 1 / (m.ReduceGBps * 1e9 * bw), Fused: m.Fused, Cores: m.Cores, SenderMoves: m.SenderMoves,
 	}
 	if w.Servers > 1 && m.Inter != nil {
-		if o.OneServer {
+		switch {
+		case o.InterBWScale > 0:
+			lat, bw = o.InterLatScale, o.InterBWScale*share
+		case o.OneServer:
 			lat, bw = 1, share
 		}
 		cm.PerServer = w.PerServer

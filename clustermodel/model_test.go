@@ -60,6 +60,11 @@ func TestValidate(t *testing.T) {
 		{"unknown op", func(m *Model) { m.Ops[0].Name = "allsmash" }, `op "allsmash"`},
 		{"op twice", func(m *Model) { m.Ops = append(m.Ops, m.Ops[0]) }, "fitted twice"},
 		{"scale", func(m *Model) { m.Ops[0].BWScale = 1e6 }, "bw_scale 1e+06"},
+		{"scale between servers", func(m *Model) { m.Ops[0].InterBWScale, m.Ops[0].InterLatScale = 1e6, 1 }, "inter_bw_scale 1e+06"},
+		{"half the scales between servers", func(m *Model) { m.Ops[0].InterBWScale = 1 }, "inter_lat_scale 0"},
+		{"scales between servers of one server", func(m *Model) {
+			m.Ops[0].InterBWScale, m.Ops[0].InterLatScale, m.Ops[0].OneServer = 1, 1, true
+		}, "one_server"},
 		{"shape of another op", func(m *Model) { m.Ops[0].Shape = "pairwise" }, `shape "pairwise"`},
 		{"negative error", func(m *Model) { m.Ops[0].WorstPct = -1 }, "an error of -1%"},
 		{"no rows", func(m *Model) { m.Ops[0].Rows = 0 }, "rows 0"},
@@ -143,21 +148,25 @@ func TestLoadRefusals(t *testing.T) {
 }
 
 // TestCollOneServer checks that a collective's scales apply to the link
-// between servers only where they were fitted on rows that crossed it.
+// between servers only where they were fitted on rows that crossed it,
+// and that its own scales there, where it has them, take their place.
 func TestCollOneServer(t *testing.T) {
 	w := World{Servers: 2, PerServer: 8}
 	tests := []struct {
 		name                string
-		oneServer           bool
+		op                  Op
 		interBW, interAlpha float64 // GB/s and us the link between servers gets
 	}{
-		{"fitted across servers", false, 22 * 1.5, 14 * 0.5},
-		{"fitted on one server", true, 22, 14},
+		{"fitted across servers", Op{}, 22 * 1.5, 14 * 0.5},
+		{"fitted on one server", Op{OneServer: true}, 22, 14},
+		{"its own scales between servers", Op{InterBWScale: 0.8, InterLatScale: 2}, 22 * 0.8, 14 * 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := valid()
-			cm := m.Coll(Op{Name: "allreduce", BWScale: 1.5, LatScale: 0.5, OneServer: tc.oneServer}, w)
+			o := tc.op
+			o.Name, o.BWScale, o.LatScale = "allreduce", 1.5, 0.5
+			cm := m.Coll(o, w)
 			near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
 			if !near(1/cm.Beta/1e9, 120*1.5) || !near(cm.Alpha*1e6, 3*0.5) || !near(1/cm.Gamma/1e9, 60*1.5) {
 				t.Errorf("inside a server: %.3f GB/s, %.3f us, reduce %.3f GB/s; want the scales applied (180, 1.5, 90)", 1/cm.Beta/1e9, cm.Alpha*1e6, 1/cm.Gamma/1e9)

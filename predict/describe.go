@@ -73,6 +73,9 @@ func describeOp(m *clustermodel.Model, o *clustermodel.Op, rows []Sample) {
 	if o.OneServer && m.Inter != nil && (o.BWScale != 1 || o.LatScale != 1) {
 		notes = append(notes, "its scales are of one server's rows: between servers it takes the link's own figures")
 	}
+	if o.InterBWScale > 0 {
+		notes = append(notes, fmt.Sprintf("its scales are of one server's rows; between servers its own, of its rows of several (bw %.3f, lat %.3f)", o.InterBWScale, o.InterLatScale))
+	}
 	o.Note = strings.Join(notes, "; ")
 }
 

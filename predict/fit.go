@@ -186,7 +186,6 @@ func fitModel(m *clustermodel.Model, samples []Sample, fixed *clustermodel.Model
 	for i := range m.Ops {
 		o := &m.Ops[i]
 		rows := fitScales(m, o, samples)
-		o.OneServer = !slices.ContainsFunc(rows, func(s Sample) bool { return s.World.Servers > 1 })
 		describeOp(m, o, rows)
 	}
 	markInNetwork(m)

@@ -141,13 +141,34 @@ func fitScales(m *clustermodel.Model, o *clustermodel.Op, samples []Sample) []Sa
 	return fitScalesN(m, o, samples, 4, 150, 0)
 }
 
-// fitScalesN is fitScales with minimizeN's runs, still and evals.
+// fitScalesN is fitScales with minimizeN's runs, still and evals. Where
+// o's rows hold worlds of one server and of several, its scales are
+// fitted on the rows of one server and then its scales of the link
+// between servers (InterBWScale, InterLatScale) on the rows of several,
+// the first held: what a collective does inside a server is not what it
+// does between them. Where they hold one kind only, one pair of scales
+// fits them all, and OneServer says whether that kind was one server.
 func fitScalesN(m *clustermodel.Model, o *clustermodel.Op, samples []Sample, runs, still, evals int) []Sample {
 	rows := slices.DeleteFunc(slices.Clone(samples), func(s Sample) bool { return s.Op.String() != o.Name })
+	multi := slices.DeleteFunc(slices.Clone(rows), func(s Sample) bool { return s.World.Servers < 2 })
+	one := len(multi) == 0
+	o.InterBWScale, o.InterLatScale, o.OneServer = 0, 0, one
+	if one || len(multi) == len(rows) {
+		fitPair(m, rows, &o.LatScale, &o.BWScale, runs, still, evals)
+		return rows
+	}
+	single := slices.DeleteFunc(slices.Clone(rows), func(s Sample) bool { return s.World.Servers > 1 })
+	fitPair(m, single, &o.LatScale, &o.BWScale, runs, still, evals)
+	fitPair(m, multi, &o.InterLatScale, &o.InterBWScale, runs, still, evals)
+	return rows
+}
+
+// fitPair fits the scales *lat and *bw of m to rows from 1, the rest of
+// m held.
+func fitPair(m *clustermodel.Model, rows []Sample, lat, bw *float64, runs, still, evals int) {
 	y := minimizeN([]float64{0, 0}, []bool{true, true}, func(y []float64) float64 {
-		o.LatScale, o.BWScale = clampScale(math.Exp(y[0])), clampScale(math.Exp(y[1]))
+		*lat, *bw = clampScale(math.Exp(y[0])), clampScale(math.Exp(y[1]))
 		return cost(m, rows) + ridge(y, []float64{0, 0})
 	}, runs, still, evals)
-	o.LatScale, o.BWScale = clampScale(math.Exp(y[0])), clampScale(math.Exp(y[1]))
-	return rows
+	*lat, *bw = clampScale(math.Exp(y[0])), clampScale(math.Exp(y[1]))
 }

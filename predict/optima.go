@@ -87,9 +87,7 @@ func findOptima(m *clustermodel.Model, samples []Sample) {
 		lf.set(lf.searchN(st, optimaRuns, optimaStill, optimaEvals))
 		for i := range probe.Ops {
 			o := &probe.Ops[i]
-			o.BWScale, o.LatScale, o.OneServer = 1, 1, false
 			fitScalesN(&probe, o, samples, optimaRuns, optimaStill, optimaEvals/3)
-			o.OneServer = m.Ops[i].OneServer
 		}
 		sse := cost(&probe, samples)
 		if !(sse <= limit) {
@@ -107,7 +105,7 @@ func findOptima(m *clustermodel.Model, samples []Sample) {
 			a.InterAlphaUS, a.InterGBps = probe.Inter.AlphaUS, probe.Inter.GBps
 		}
 		for _, o := range probe.Ops {
-			a.Ops = append(a.Ops, clustermodel.Scales{Name: o.Name, BWScale: o.BWScale, LatScale: o.LatScale})
+			a.Ops = append(a.Ops, o.Scales())
 		}
 		check := *m
 		check.Alternatives = []clustermodel.Alternative{a}
@@ -221,6 +219,9 @@ func (f *Fit) writeOptima(b *strings.Builder) {
 		fmt.Fprintf(b, "  reduce %.3f GB/s  scales", a.ReduceGBps)
 		for _, s := range a.Ops {
 			fmt.Fprintf(b, " %s bw %.3f lat %.3f", s.Name, s.BWScale, s.LatScale)
+			if s.InterBWScale > 0 {
+				fmt.Fprintf(b, " (between servers bw %.3f lat %.3f)", s.InterBWScale, s.InterLatScale)
+			}
 		}
 		b.WriteString("\n")
 	}
