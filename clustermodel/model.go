@@ -236,6 +236,9 @@ func (m *Model) Validate() error {
 		if seen[o.Name] {
 			return invalid("op %s fitted twice", o.Name)
 		}
+		if o.InterBWScale != 0 && m.Inter == nil {
+			return invalid("op %s: scales of the link between servers in a model that has none", o.Name)
+		}
 		seen[o.Name] = true
 	}
 	if err := m.validateAlternatives(); err != nil {

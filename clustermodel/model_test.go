@@ -62,6 +62,10 @@ func TestValidate(t *testing.T) {
 		{"scale", func(m *Model) { m.Ops[0].BWScale = 1e6 }, "bw_scale 1e+06"},
 		{"scale between servers", func(m *Model) { m.Ops[0].InterBWScale, m.Ops[0].InterLatScale = 1e6, 1 }, "inter_bw_scale 1e+06"},
 		{"half the scales between servers", func(m *Model) { m.Ops[0].InterBWScale = 1 }, "inter_lat_scale 0"},
+		{"scales between servers without a link there", func(m *Model) {
+			m.Inter, m.Fitted.Worlds = nil, m.Fitted.Worlds[:1]
+			m.Ops[0].InterBWScale, m.Ops[0].InterLatScale = 1, 1
+		}, "a model that has none"},
 		{"scales between servers of one server", func(m *Model) {
 			m.Ops[0].InterBWScale, m.Ops[0].InterLatScale, m.Ops[0].OneServer = 1, 1, true
 		}, "one_server"},
