@@ -34,11 +34,13 @@ level (inside a server, between servers) latency and bandwidth, whose
 the link between servers is (a rank's, or one a server that its ranks
 share: told where the runs of several servers have two widths, as 2 x 1
 and 2 x 2), the reduction rate, and per collective the scales its curve
-shows, the
-algorithm of ours its curve fits, and whether it passes what the links
-allow (a reduction in the network). It prints every figure, the rows it
-came from and the residual of every fitted row, and writes the model as
-JSON for predict. See docs/predict.md.
+shows (inside a server and, where it ran on one server and on several,
+between servers apart), the algorithm of ours its curve fits, and
+whether it passes what the links allow (a reduction in the network). It
+prints every figure, the rows it came from, the other optima of like
+error that the rows cannot tell from the model's (predict's band covers
+them) and the residual of every fitted row, and writes the model as JSON
+for predict. See docs/predict.md.
 
 Exit status: 0 fitted; 1 the model could not be written; 2 bad flags or
 logs (a log of two clusters, a topology its rank lines contradict, ...);
