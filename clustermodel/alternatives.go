@@ -3,6 +3,7 @@ package clustermodel
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // MaxAlternatives is the most other optima a model file holds: fit
@@ -103,8 +104,14 @@ func (m *Model) validateAlternatives() error {
 			if s.Name != o.Name {
 				return invalid("%s: op %q where the model's ops have %q", name("ops"), s.Name, o.Name)
 			}
+			if own := m.Ops[j].InterBWScale != 0; (s.InterBWScale != 0 || s.InterLatScale != 0) != own {
+				if own {
+					return invalid("%s: op %s: no scales between servers where the model's op has them", name("ops"), s.Name)
+				}
+				return invalid("%s: op %s: scales between servers where the model's op has none", name("ops"), s.Name)
+			}
 			if err := o.validate(); err != nil {
-				return invalid("%s: %v", name("ops"), err)
+				return invalid("%s: %s", name("ops"), strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 			}
 		}
 		if !(a.SqLogErr >= 0) || math.IsInf(a.SqLogErr, 0) {

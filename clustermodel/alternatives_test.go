@@ -43,12 +43,18 @@ func TestAlternativesRefused(t *testing.T) {
 		{"zero intra latency", func(_ *Model, a *Alternative) { a.IntraAlphaUS = 0 }, "alternatives[0].intra.alpha_us 0"},
 		{"infinite inter latency", func(_ *Model, a *Alternative) { a.InterAlphaUS = math.Inf(1) }, "alternatives[0].inter.alpha_us"},
 		{"inter beyond the limit", func(_ *Model, a *Alternative) { a.InterGBps = 1e9 }, "alternatives[0].inter.bw_GBps"},
-		{"inter without a level", func(m *Model, _ *Alternative) { m.Inter = nil; m.Fitted.Worlds = []World{{1, 8}} }, "a link between servers in a model that has none"},
+		{"inter without a level", func(m *Model, _ *Alternative) {
+			m.Inter, m.Fitted.Worlds, m.Ops[0].InterBWScale, m.Ops[0].InterLatScale = nil, []World{{1, 8}}, 0, 0
+		}, "a link between servers in a model that has none"},
 		{"reduction NaN", func(_ *Model, a *Alternative) { a.ReduceGBps = math.NaN() }, "alternatives[0].reduce_GBps"},
 		{"an op missing", func(_ *Model, a *Alternative) { a.Ops = nil }, "0 collectives, the model has 1"},
 		{"another op", func(_ *Model, a *Alternative) { a.Ops[0].Name = "allgather" }, `op "allgather" where the model's ops have "allreduce"`},
 		{"scale off", func(_ *Model, a *Alternative) { a.Ops[0].BWScale = 1e6 }, "bw_scale 1e+06"},
 		{"scale between servers off", func(_ *Model, a *Alternative) { a.Ops[0].InterBWScale, a.Ops[0].InterLatScale = 1, math.Inf(1) }, "inter_lat_scale +Inf"},
+		{"scales between servers the model's op has not", func(m *Model, _ *Alternative) { m.Ops[0].InterBWScale, m.Ops[0].InterLatScale = 0, 0 },
+			"scales between servers where the model's op has none"},
+		{"no scales between servers the model's op has", func(_ *Model, a *Alternative) { a.Ops[0].InterBWScale, a.Ops[0].InterLatScale = 0, 0 },
+			"no scales between servers where the model's op has them"},
 		{"negative error", func(_ *Model, a *Alternative) { a.SqLogErr = -1 }, "sq_log_err -1"},
 		{"too many", func(m *Model, _ *Alternative) {
 			for range MaxAlternatives {
@@ -63,8 +69,9 @@ func TestAlternativesRefused(t *testing.T) {
 			tc.edit(m, &a)
 			m.Alternatives = append([]Alternative{a}, m.Alternatives...)
 			err := m.Validate()
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("Validate: %v, want one line with %q", err, tc.want)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") ||
+				strings.Count(err.Error(), ErrInvalid.Error()) != 1 {
+				t.Errorf("Validate: %v, want one line with %q, saying %q once", err, tc.want, ErrInvalid)
 			}
 		})
 	}

@@ -102,12 +102,13 @@ type Op struct {
 	// Name is the collective (coll's name: allreduce, ...).
 	Name string `json:"op"`
 	// BWScale multiplies every bandwidth (links and reduction; not the
-	// link between servers where OneServer) for this collective: 1 when it moves data at the levels' rates, below 1 when
-	// it reaches less, above 1 when more than the links allow
+	// link between servers where OneServer or InterBWScale is set) for
+	// this collective: 1 when it moves data at the levels' rates, below 1
+	// when it reaches less, above 1 when more than the links allow
 	// (InNetwork).
 	BWScale float64 `json:"bw_scale"`
 	// LatScale multiplies every latency for this collective (not the
-	// link between servers' where OneServer).
+	// link between servers' where OneServer or InterLatScale is set).
 	LatScale float64 `json:"lat_scale"`
 	// OneServer says that the collective's scales were fitted on rows of
 	// one server only: they say what it reaches on the link inside a

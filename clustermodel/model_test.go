@@ -18,7 +18,7 @@ func valid() *Model {
 		Version: Version, Kind: Kind, Source: "nccl-tests", Device: "Example Accelerator X1",
 		Intra: Level{AlphaUS: 3, GBps: 120, From: "rows"}, Inter: &Level{AlphaUS: 14, GBps: 22, From: "rows"},
 		ReduceGBps: 60,
-		Ops:        []Op{{Name: "allreduce", BWScale: 1, LatScale: 1, Shape: "ring", Rows: 10, MedianPct: 1, WorstPct: 3}},
+		Ops:        []Op{{Name: "allreduce", BWScale: 1, LatScale: 1, InterBWScale: 0.9, InterLatScale: 1.2, Shape: "ring", Rows: 10, MedianPct: 1, WorstPct: 3}},
 		Fitted:     Span{Worlds: []World{{1, 8}, {2, 8}}, MinBytes: 1024, MaxBytes: 1 << 28},
 	}
 }
@@ -61,7 +61,7 @@ func TestValidate(t *testing.T) {
 		{"op twice", func(m *Model) { m.Ops = append(m.Ops, m.Ops[0]) }, "fitted twice"},
 		{"scale", func(m *Model) { m.Ops[0].BWScale = 1e6 }, "bw_scale 1e+06"},
 		{"scale between servers", func(m *Model) { m.Ops[0].InterBWScale, m.Ops[0].InterLatScale = 1e6, 1 }, "inter_bw_scale 1e+06"},
-		{"half the scales between servers", func(m *Model) { m.Ops[0].InterBWScale = 1 }, "inter_lat_scale 0"},
+		{"half the scales between servers", func(m *Model) { m.Ops[0].InterLatScale = 0 }, "inter_lat_scale 0"},
 		{"scales between servers without a link there", func(m *Model) {
 			m.Inter, m.Fitted.Worlds = nil, m.Fitted.Worlds[:1]
 			m.Ops[0].InterBWScale, m.Ops[0].InterLatScale = 1, 1
@@ -76,7 +76,7 @@ func TestValidate(t *testing.T) {
 		{"one rank", func(m *Model) { m.Fitted.Worlds[0] = World{1, 1} }, "fitted world 1 x 1"},
 		{"out of order", func(m *Model) { m.Fitted.Worlds[0] = World{4, 8} }, "out of order"},
 		{"inter without worlds", func(m *Model) { m.Fitted.Worlds = m.Fitted.Worlds[:1] }, "inter is set"},
-		{"worlds without inter", func(m *Model) { m.Inter = nil }, "inter is missing"},
+		{"worlds without inter", func(m *Model) { m.Inter, m.Ops[0].InterBWScale, m.Ops[0].InterLatScale = nil, 0, 0 }, "inter is missing"},
 		{"sizes", func(m *Model) { m.Fitted.MinBytes = 0 }, "fitted sizes 0.."},
 		// A product of servers and ranks that wraps round to a few ranks.
 		{"servers wrap round", func(m *Model) { m.Fitted.Worlds[1] = World{1<<62 + 1, 4} }, "fitted world 4611686018427387905 x 4"},

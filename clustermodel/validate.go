@@ -26,8 +26,10 @@ func invalid(format string, a ...any) error {
 // Validate reports the first figure of m that makes no sense: the wrong
 // version or kind, a latency or bandwidth that is not a finite positive
 // number within the tool's limits, a collective that is unknown or twice,
-// a scale off by more than a thousand, a world or size span that is empty
-// or out of order.
+// a scale off by more than a thousand, scales between servers half set,
+// on a collective fitted on one server or in a model without that link,
+// a world or size span that is empty or out of order, an alternative
+// that does not match the model's collectives.
 func (m *Model) Validate() error {
 	if m.Version != Version {
 		return invalid("version %d, this build reads version %d only (fit the logs again with this build)", m.Version, Version)

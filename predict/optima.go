@@ -84,6 +84,13 @@ func findOptima(m *clustermodel.Model, samples []Sample) {
 	seen := []map[sampleKey]float64{timesAt(m, keys)}
 	var found []clustermodel.Alternative
 	for _, st := range startsOf(lf.x0, lf.free) {
+		// The levels are searched with the ops at the scales the last
+		// start's fit left them (scale 1 at the first): the short searches
+		// converge from there. Where every op has scales of its own
+		// between servers, the level's latency there and those scales
+		// trade against each other, and an optimum may hold a latency far
+		// from the model's with scales that undo it: what it predicts is
+		// what counts (optimaApart).
 		lf.set(lf.searchN(st, optimaRuns, optimaStill, optimaEvals))
 		for i := range probe.Ops {
 			o := &probe.Ops[i]

@@ -129,6 +129,17 @@ func TestPredictClusterScales(t *testing.T) {
 			t.Errorf("%s: one_server %v, inter_bw_scale %v; want one_server %v", o.Name, o.OneServer, o.InterBWScale, one)
 		}
 	}
+	// The other optima carry each op's scales between servers too.
+	if len(fit.Model.Alternatives) == 0 {
+		t.Error("no other optima: the band's widening below is of them")
+	}
+	for i, a := range fit.Model.Alternatives {
+		for j, s := range a.Ops {
+			if (s.InterBWScale > 0) != (fit.Model.Ops[j].InterBWScale > 0) {
+				t.Errorf("optimum %d: %s inter_bw_scale %v, the model's %v", i+1, s.Name, s.InterBWScale, fit.Model.Ops[j].InterBWScale)
+			}
+		}
+	}
 	tests := []struct {
 		per    int
 		op     coll.Op

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/hccl-test/hccl-test/clustermodel"
@@ -12,15 +13,23 @@ import (
 // than them between servers, with the levels known, and checks that the
 // fit recovers each level's scales within 2% from rows of one server and
 // of two, and then predicts a world of eight servers as the truth does;
-// and that rows of one kind only give one pair of scales.
+// and that rows of one kind only (one server, or two) give one pair.
 func TestFitScalesPerLevel(t *testing.T) {
 	truthOp := clustermodel.Op{Name: "allreduce", BWScale: 1.3, LatScale: 0.7, InterBWScale: 0.8, InterLatScale: 1.6}
+	// truthOf is the truth for rows of worlds: where they are all of
+	// several servers, one pair of scales for both levels.
+	truthOf := func(worlds []clustermodel.World) clustermodel.Op {
+		if !slices.ContainsFunc(worlds, func(w clustermodel.World) bool { return w.Servers == 1 }) {
+			return clustermodel.Op{Name: "allreduce", BWScale: truthOp.BWScale, LatScale: truthOp.LatScale}
+		}
+		return truthOp
+	}
 	rowsOf := func(worlds ...clustermodel.World) []Sample {
 		var rows []Sample
 		for _, w := range worlds {
 			for size := int64(1024); size <= 128<<20; size *= 8 {
 				s := Sample{Op: coll.AllReduce, World: w, Bytes: size}
-				sec, _ := predictSample(&truth, truthOp, s)
+				sec, _ := predictSample(&truth, truthOf(worlds), s)
 				s.TimeUS = sec * 1e6
 				rows = append(rows, s)
 			}
@@ -36,6 +45,9 @@ func TestFitScalesPerLevel(t *testing.T) {
 	}{
 		{"one server and two", append(one, two...), truthOp},
 		{"one server only", one, clustermodel.Op{BWScale: 1.3, LatScale: 0.7, OneServer: true}},
+		// Rows of two servers only cannot tell the levels' scales apart:
+		// one pair fits them, here a truth with the same scales at both.
+		{"two servers only", two, clustermodel.Op{BWScale: 1.3, LatScale: 0.7}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,7 +78,7 @@ func TestFitScalesPerLevel(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range rows {
-				want, _ := predictSample(&truth, truthOp, Sample{Op: coll.AllReduce, World: big, Bytes: r.Bytes})
+				want, _ := predictSample(&truth, truthOf(tc.worlds), Sample{Op: coll.AllReduce, World: big, Bytes: r.Bytes})
 				if !within(r.TimeUS, want*1e6, 0.02) {
 					t.Errorf("%d bytes on %v: predicted %.2f us, the truth %.2f", r.Bytes, big, r.TimeUS, want*1e6)
 				}
