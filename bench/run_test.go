@@ -146,21 +146,35 @@ func TestRunTimeout(t *testing.T) {
 	}
 }
 
-// silentBackend is shm whose rank 1 stops answering after its first row.
-type silentBackend struct{}
+// rankOneBackend is shm whose rank 1 runs rank1 in place of the rank's
+// body: the test backends that make one rank misbehave.
+type rankOneBackend struct {
+	name  string
+	rank1 func(ctx context.Context, t backends.Transport, body backends.RankFunc) error
+}
 
-// Registered once for the test binary: a test that registered it itself
-// could not run twice (-count 2), the registry refusing a second one.
-func init() { backends.Register(silentBackend{}) }
+// Registered once for the test binary: a test that registered them
+// itself could not run twice (-count 2), the registry refusing a second
+// one. silent-rank-1's rank 1 stops answering after its first row;
+// stall-rank-1's never completes a send of stallBytes or more
+// (watchrows_test.go).
+func init() {
+	backends.Register(rankOneBackend{"silent-rank-1", func(ctx context.Context, _ backends.Transport, _ backends.RankFunc) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}})
+	backends.Register(rankOneBackend{"stall-rank-1", func(ctx context.Context, t backends.Transport, body backends.RankFunc) error {
+		return body(ctx, stallTransport{t})
+	}})
+}
 
-func (silentBackend) Name() string { return "silent-rank-1" }
+func (b rankOneBackend) Name() string { return b.name }
 
-func (silentBackend) Capabilities() backends.Caps { return shm.Backend{}.Capabilities() }
-func (silentBackend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
+func (rankOneBackend) Capabilities() backends.Caps { return shm.Backend{}.Capabilities() }
+func (b rankOneBackend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
 	return shm.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
 		if t.Rank() == 1 {
-			<-ctx.Done()
-			return ctx.Err()
+			return b.rank1(ctx, t, body)
 		}
 		return body(ctx, t)
 	})

@@ -8,31 +8,14 @@ import (
 	"time"
 
 	"github.com/hccl-test/hccl-test/backends"
-	"github.com/hccl-test/hccl-test/backends/shm"
 	"github.com/hccl-test/hccl-test/coll"
 	"github.com/hccl-test/hccl-test/internal/wallbound"
 )
 
-// stallBackend is shm whose rank 1 never completes a send of stallBytes
-// or more: the rows of smaller sizes run, the first row of that size
-// stalls.
-type stallBackend struct{}
-
+// stallBytes is the smallest send that stall-rank-1's rank 1 never
+// completes (rankOneBackend): the rows of smaller sizes run, the first
+// row of that size stalls.
 const stallBytes = 1024
-
-func init() { backends.Register(stallBackend{}) }
-
-func (stallBackend) Name() string { return "stall-rank-1" }
-
-func (stallBackend) Capabilities() backends.Caps { return shm.Backend{}.Capabilities() }
-func (stallBackend) Run(ctx context.Context, cfg backends.Config, body backends.RankFunc) error {
-	return shm.Backend{}.Run(ctx, cfg, func(ctx context.Context, t backends.Transport) error {
-		if t.Rank() == 1 {
-			t = stallTransport{t}
-		}
-		return body(ctx, t)
-	})
-}
 
 // stallTransport's sends of stallBytes or more never complete.
 type stallTransport struct{ backends.Transport }
