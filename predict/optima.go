@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hccl-test/hccl-test/clustermodel"
-	"github.com/hccl-test/hccl-test/coll"
 )
 
 // The other starts of a fit and what it keeps of their optima.
@@ -180,17 +179,10 @@ func widenByOptima(m *clustermodel.Model, r Row, algo string) Row {
 	if len(m.Alternatives) == 0 {
 		return r
 	}
-	n := r.World.Ranks()
-	b := max(int(r.Bytes/int64(r.Op.Blocks(n))), 1)
 	for _, a := range m.Alternatives {
 		alt := m.With(a)
 		o, _ := alt.Op(r.Op.String())
-		cm := alt.Coll(o, r.World)
-		t, _ := fastest(alt, r.Op, n, b, cm)
-		if algo != "" {
-			t = coll.Predict(r.Op, algo, n, b, algoModel(alt, cm, algo))
-		}
-		t = hostTime(alt, r.Op, r.World, r.Bytes, t)
+		t, _ := predictSample(alt, o, Sample{Op: r.Op, World: r.World, Bytes: r.Bytes, Algo: algo})
 		if t > 0 && !math.IsInf(t, 0) {
 			r.LowUS, r.HighUS = min(r.LowUS, t*1e6), max(r.HighUS, t*1e6)
 		}

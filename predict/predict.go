@@ -127,18 +127,13 @@ func Predict(m *clustermodel.Model, q Query) ([]Row, error) {
 		for _, size := range q.Sizes {
 			unit := int64(op.Blocks(n)) * elemBytes
 			bytes := max(size-size%unit, unit)
-			b := int(bytes / int64(op.Blocks(n)))
-			t, algo := fastest(m, op, n, b, cm)
-			if q.Algo != "" && q.Algo != coll.Auto {
-				t, algo = coll.Predict(op, q.Algo, n, b, algoModel(m, cm, q.Algo)), q.Algo
-			}
-			t = hostTime(m, op, w, bytes, t)
-			if !(t > 0) || math.IsInf(t, 0) {
-				return nil, fmt.Errorf("%v on %d ranks, %d bytes: no algorithm of ours asked for has a cost there", op, n, bytes)
-			}
 			asked := ""
 			if q.Algo != "" && q.Algo != coll.Auto {
 				asked = q.Algo
+			}
+			t, algo := predictSample(m, o, Sample{Op: op, World: w, Bytes: bytes, Algo: asked})
+			if !(t > 0) || math.IsInf(t, 0) {
+				return nil, fmt.Errorf("%v on %d ranks, %d bytes: no algorithm of ours asked for has a cost there", op, n, bytes)
 			}
 			rows = append(rows, widenByOptima(m, bandRow(m, o, Row{Op: op, World: w, Bytes: bytes, Algo: algo, TimeUS: t * 1e6}), asked))
 		}
