@@ -13,7 +13,6 @@ import (
 	"github.com/hccl-test/hccl-test/internal/limits"
 	"github.com/hccl-test/hccl-test/results"
 	"github.com/hccl-test/hccl-test/units"
-	"github.com/hccl-test/hccl-test/world"
 )
 
 // recordBytes is one measured row held until every run is done (the
@@ -143,7 +142,7 @@ func (p *Plan) memoryAlgos(op coll.Op) []string {
 		if row.Op != op || row.Algo != coll.Auto {
 			continue
 		}
-		model := world.DomainModel(cal.Model(row.DType, row.Bytes), row.Group, p.crossesServers(row.Group))
+		model := rowCostModel(cal, row, p.crossesServers(row.Group))
 		name, err := coll.Choose(op, coll.Auto, row.Count*row.DType.Size(), p.GroupSize(row.Group), model)
 		if err != nil {
 			return names

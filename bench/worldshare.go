@@ -71,8 +71,15 @@ func (s *worldShare) rowModel(cal *estimate.Calibration, row Row, crosses bool) 
 	return s.model.m
 }
 
-// makeRowModel is rowModel's work.
+// makeRowModel is rowModel's work, counted (rowModelsMade).
 func makeRowModel(cal *estimate.Calibration, row Row, crosses bool) coll.Model {
 	rowModelsMade.Add(1)
+	return rowCostModel(cal, row, crosses)
+}
+
+// rowCostModel is the cost model of row under cal, in a domain that
+// crosses servers or not: what auto chooses the row's algorithm by, in
+// the run (rowModel) and in the memory estimate before it (memoryAlgos).
+func rowCostModel(cal *estimate.Calibration, row Row, crosses bool) coll.Model {
 	return world.DomainModel(cal.Model(row.DType, row.Bytes), row.Group, crosses)
 }
